@@ -1,1 +1,24 @@
+//! Shared harness for rdma-lab's integration and real-browser tests, and the bench.
+//!
+//! A test starts the real `native-probe serve` on an ephemeral port over the built `dist/`
+//! and drives Debian's Chromium through chromedriver. Both must be built first; `./lab test`
+//! does that before running `cargo test`.
 
+pub mod browser;
+pub mod site;
+pub mod topics;
+
+use std::path::PathBuf;
+
+/// The repository root, where `dist/` and `target/` live.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits inside the repository")
+        .to_path_buf()
+}
+
+/// Where browser tests leave their PNG screenshots for a person to look at.
+pub fn screenshot_dir() -> PathBuf {
+    repo_root().join("target").join("screenshots")
+}

@@ -1,0 +1,223 @@
+//! `native-probe serve` as a learner runs it: the real binary, a real socket, a site folder.
+
+use std::{
+    io::{BufRead, BufReader, Read},
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{Child, Command, Output, Stdio},
+    time::Duration,
+};
+
+const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
+const WASM_NAME: &str = "app-0123456789abcdef_bg.wasm";
+const INDEX: &str = "<!DOCTYPE html><html><head><title>rdma-lab</title></head><body></body></html>";
+
+/// A small built site: index.html and a fingerprinted wasm file, as trunk lays them out.
+fn site_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rdma-lab-serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), INDEX).unwrap();
+    // Compressible like real wasm: the magic number, then repetitive sections.
+    let mut wasm = b"\0asm\x01\0\0\0".to_vec();
+    wasm.extend(std::iter::repeat_n(b"rdma-lab ".as_slice(), 4000).flatten());
+    std::fs::write(dir.join(WASM_NAME), wasm).unwrap();
+    dir
+}
+
+struct Probe {
+    child: Child,
+    base: String,
+}
+
+impl Probe {
+    fn start(ui: &Path) -> Probe {
+        let mut child = Command::new(PROBE)
+            .args(["serve", "--listen", "127.0.0.1:0", "--ui"])
+            .arg(ui)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .strip_prefix("Serving rdma-lab at ")
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+        Probe {
+            child,
+            base: url.trim_end_matches('/').to_string(),
+        }
+    }
+
+    async fn get(&self, path: &str, accept_encoding: Option<&str>) -> reqwest::Response {
+        let client = reqwest::Client::builder()
+            .no_gzip()
+            .no_brotli()
+            .build()
+            .unwrap();
+        let mut request = client.get(format!("{}{path}", self.base));
+        if let Some(encoding) = accept_encoding {
+            request = request.header("accept-encoding", encoding);
+        }
+        request.send().await.unwrap()
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn header<'a>(response: &'a reqwest::Response, name: &str) -> &'a str {
+    response
+        .headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap())
+        .unwrap_or("")
+}
+
+#[tokio::test]
+async fn serves_the_site_with_types_compression_and_caching() {
+    let dir = site_dir("types");
+    let probe = Probe::start(&dir);
+
+    let index = probe.get("/", None).await;
+    assert_eq!(index.status(), 200);
+    assert!(header(&index, "content-type").starts_with("text/html"));
+    assert_eq!(header(&index, "cache-control"), "no-cache");
+    assert_eq!(index.text().await.unwrap(), INDEX);
+
+    let wasm = probe.get(&format!("/{WASM_NAME}"), Some("gzip")).await;
+    assert_eq!(wasm.status(), 200);
+    assert_eq!(header(&wasm, "content-type"), "application/wasm");
+    assert_eq!(header(&wasm, "content-encoding"), "gzip");
+    assert_eq!(
+        header(&wasm, "cache-control"),
+        "public, max-age=31536000, immutable"
+    );
+    let compressed = wasm.bytes().await.unwrap();
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut plain)
+        .unwrap();
+    assert_eq!(plain, std::fs::read(dir.join(WASM_NAME)).unwrap());
+    assert!(
+        compressed.len() * 10 < plain.len(),
+        "gzip shrinks the repetitive test file"
+    );
+
+    let brotli = probe.get(&format!("/{WASM_NAME}"), Some("br")).await;
+    assert_eq!(header(&brotli, "content-encoding"), "br");
+}
+
+#[tokio::test]
+async fn app_routes_get_index_html_and_missing_files_get_404() {
+    let dir = site_dir("routes");
+    let probe = Probe::start(&dir);
+    for route in ["/qp", "/nccl-env", "/no/such/page"] {
+        let response = probe.get(route, None).await;
+        assert_eq!(response.status(), 200, "{route}");
+        assert!(
+            header(&response, "content-type").starts_with("text/html"),
+            "{route}"
+        );
+        assert_eq!(response.text().await.unwrap(), INDEX, "{route}");
+    }
+    let missing = probe.get("/app-ffffffffffffffff.js", None).await;
+    assert_eq!(missing.status(), 404);
+}
+
+fn run_to_end(args: &[&str]) -> Output {
+    let mut child = Command::new(PROBE)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("native-probe {args:?} kept running instead of failing");
+}
+
+#[test]
+fn missing_or_empty_site_folder_says_what_to_run() {
+    let missing = run_to_end(&["serve", "--ui", "/nonexistent/rdma-lab-dist"]);
+    assert!(!missing.status.success());
+    let message = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        message.contains("/nonexistent/rdma-lab-dist does not exist"),
+        "{message}"
+    );
+    assert!(message.contains("./lab run"), "{message}");
+
+    let empty = std::env::temp_dir().join(format!("rdma-lab-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = run_to_end(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--ui",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("has no index.html"), "{message}");
+}
+
+#[test]
+fn a_port_in_use_is_reported_with_a_way_out() {
+    let dir = site_dir("busy");
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let output = run_to_end(&["serve", "--listen", &addr, "--ui", dir.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("already in use"), "{message}");
+    assert!(message.contains("--listen 127.0.0.1:0"), "{message}");
+}
+
+#[test]
+fn sigterm_and_ctrl_c_stop_the_server_cleanly() {
+    for signal in ["TERM", "INT"] {
+        let dir = site_dir(&format!("signal-{signal}"));
+        let mut probe = Probe::start(&dir);
+        let status = Command::new("kill")
+            .args([format!("-{signal}"), probe.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let mut exited = None;
+        for _ in 0..50 {
+            if let Some(status) = probe.child.try_wait().unwrap() {
+                exited = Some(status);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let status = exited.unwrap_or_else(|| panic!("SIG{signal} did not stop the server"));
+        assert!(
+            status.success(),
+            "SIG{signal} ends with success, got {status}"
+        );
+        let mut rest = String::new();
+        probe
+            .child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut rest)
+            .unwrap();
+        assert!(rest.contains("stopped"), "{rest:?}");
+    }
+}

@@ -1,0 +1,249 @@
+//! Headless Chromium driven through chromedriver (Debian's `chromium` and `chromium-driver`).
+
+use std::{
+    net::{TcpListener, TcpStream},
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use fantoccini::{
+    elements::Element, wd::WebDriverCompatibleCommand, Client, ClientBuilder, Locator,
+};
+use serde_json::{json, Value};
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+/// One browser at a time: two Chromiums on a two-core machine only make both flaky.
+static BROWSER_SLOT: Semaphore = Semaphore::const_new(1);
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// Without the networking flags Chromium tries to reach the internet and stalls here.
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--force-device-scale-factor=1",
+    "--hide-scrollbars",
+];
+pub const DESKTOP: (u32, u32) = (1280, 860);
+pub const PHONE: (u32, u32) = (375, 740);
+const WAIT: Duration = Duration::from_secs(15);
+
+/// A browser session with its own chromedriver and a fresh profile.
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    profile: PathBuf,
+    _slot: SemaphorePermit<'static>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("the OS hands out a free loopback port")
+}
+
+impl Browser {
+    pub async fn start() -> Browser {
+        let slot = BROWSER_SLOT
+            .acquire()
+            .await
+            .expect("the slot is never closed");
+        for tool in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                std::path::Path::new(tool).exists(),
+                "{tool} is missing; `./lab test` installs Debian's chromium and chromium-driver"
+            );
+        }
+        let port = free_port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on port {port}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        let profile =
+            std::env::temp_dir().join(format!("rdma-lab-chromium-{port}-{}", std::process::id()));
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        args.push(format!("--user-data-dir={}", profile.display()));
+        args.push(format!("--window-size={},{}", DESKTOP.0, DESKTOP.1));
+        let capabilities = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": { "binary": CHROMIUM, "args": args },
+            "goog:loggingPrefs": { "browser": "ALL" },
+        });
+        let Value::Object(capabilities) = capabilities else {
+            unreachable!("built as an object")
+        };
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("chromedriver opens a Chromium session");
+        Browser {
+            client,
+            driver,
+            profile,
+            _slot: slot,
+        }
+    }
+
+    pub async fn goto(&self, url: &str) {
+        self.client
+            .goto(url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot open {url}: {e}"));
+    }
+
+    pub async fn resize(&self, (width, height): (u32, u32)) {
+        self.client
+            .set_window_size(width, height)
+            .await
+            .expect("window resizes");
+    }
+
+    /// Waits until `css` matches an element whose text is `text`.
+    pub async fn wait_for_text(&self, css: &str, text: &str) -> Element {
+        let deadline = Instant::now() + WAIT;
+        let mut last = String::from("(no element)");
+        loop {
+            if let Ok(element) = self.client.find(Locator::Css(css)).await {
+                if let Ok(found) = element.text().await {
+                    if found.trim() == text {
+                        return element;
+                    }
+                    last = found;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "`{css}` never showed {text:?}; last seen {last:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn find(&self, css: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no element matches `{css}`: {e}"))
+    }
+
+    pub async fn eval(&self, script: &str) -> Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {script}: {e}"))
+    }
+
+    pub async fn path(&self) -> String {
+        self.client
+            .current_url()
+            .await
+            .expect("a current URL")
+            .path()
+            .to_string()
+    }
+
+    /// Console errors (including Rust panics reported by the panic hook and failed loads)
+    /// since the last call.
+    pub async fn console_errors(&self) -> Vec<String> {
+        let entries = self
+            .client
+            .issue_cmd(BrowserLog)
+            .await
+            .expect("chromedriver returns the browser log");
+        entries
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry["level"] == "SEVERE")
+            .map(|entry| entry["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    pub async fn assert_no_console_errors(&self, context: &str) {
+        let errors = self.console_errors().await;
+        assert!(
+            errors.is_empty(),
+            "console errors on {context}:\n{}",
+            errors.join("\n")
+        );
+    }
+
+    /// Saves a PNG of the viewport under `target/screenshots/NAME.png`.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self
+            .client
+            .screenshot()
+            .await
+            .expect("Chromium takes a screenshot");
+        let dir = crate::screenshot_dir();
+        std::fs::create_dir_all(&dir).expect("screenshot folder can be created");
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png).expect("screenshot can be written");
+        path
+    }
+
+    /// Ends the session politely; `Drop` cleans up whatever is left.
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+}
+
+impl Drop for Browser {
+    /// Runs after a failed assertion too, so no Chromium outlives its test.
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let _ = Command::new("pkill")
+            .arg("-f")
+            .arg(format!("--user-data-dir={}", self.profile.display()))
+            .status();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// chromedriver's log endpoint, which W3C WebDriver lacks and fantoccini does not wrap.
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/se/log",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(r#"{"type":"browser"}"#.to_string()),
+        )
+    }
+}

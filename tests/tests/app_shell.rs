@@ -1,0 +1,259 @@
+//! The app shell in real headless Chromium, served by the real probe: every route, both
+//! themes, navigation, deep links, the narrow layout and keyboard access.
+
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use lab_tests::{
+    browser::{Browser, DESKTOP, PHONE},
+    site::Site,
+    topics,
+};
+
+#[tokio::test]
+async fn every_route_renders_in_both_themes_without_console_errors() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    let topics = topics::all();
+
+    for theme in ["light", "dark"] {
+        for topic in &topics {
+            browser.goto(&site.url(&topic.path)).await;
+            browser.wait_for_text("main h1", &topic.title).await;
+            browser
+                .wait_for_text("main .topic-summary", &topic.summary)
+                .await;
+            let applied = browser
+                .eval("return getComputedStyle(document.documentElement).colorScheme")
+                .await;
+            assert!(
+                applied
+                    .as_str()
+                    .is_some_and(|scheme| scheme.contains(theme)),
+                "{} should show the {theme} theme, computed color-scheme is {applied}",
+                topic.path
+            );
+            browser.assert_no_console_errors(&topic.path).await;
+            browser
+                .screenshot(&format!("{}-{theme}", topic.slug()))
+                .await;
+        }
+        if theme == "light" {
+            // Headless Chromium prefers light; the toggle switches and remembers dark.
+            browser
+                .find(".theme-toggle")
+                .await
+                .click()
+                .await
+                .expect("toggle clicks");
+            let chosen = browser
+                .eval("return document.documentElement.dataset.theme")
+                .await;
+            assert_eq!(chosen, "dark");
+        }
+    }
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn sidebar_navigation_back_button_and_deep_link_reload() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+
+    browser.goto(&site.url("/")).await;
+    browser.wait_for_text("main h1", "Overview").await;
+    browser
+        .find("nav a[href='/dcqcn']")
+        .await
+        .click()
+        .await
+        .expect("link clicks");
+    browser.wait_for_text("main h1", "DCQCN").await;
+    assert_eq!(browser.path().await, "/dcqcn");
+    let current = browser
+        .eval("return document.querySelector('nav a[aria-current=page]').getAttribute('href')")
+        .await;
+    assert_eq!(current, "/dcqcn", "the sidebar marks the page being read");
+
+    browser.client.back().await.expect("history goes back");
+    browser.wait_for_text("main h1", "Overview").await;
+
+    // A deep link survives a reload: the probe answers the app route with index.html.
+    browser.goto(&site.url("/nccl-env")).await;
+    browser
+        .wait_for_text("main h1", "NCCL environment variables")
+        .await;
+    browser.client.refresh().await.expect("page reloads");
+    browser
+        .wait_for_text("main h1", "NCCL environment variables")
+        .await;
+    let title = browser.eval("return document.title").await;
+    assert_eq!(title, "NCCL environment variables · rdma-lab");
+
+    browser.goto(&site.url("/no/such/page")).await;
+    browser.wait_for_text("main h1", "Page not found").await;
+    browser.screenshot("not-found").await;
+    browser
+        .find("main a[href='/']")
+        .await
+        .click()
+        .await
+        .expect("link clicks");
+    browser.wait_for_text("main h1", "Overview").await;
+
+    browser.assert_no_console_errors("navigation").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn theme_choice_is_remembered_across_visits() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/roce")).await;
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let label = browser
+        .find(".theme-toggle")
+        .await
+        .attr("aria-label")
+        .await
+        .expect("attribute read");
+    assert_eq!(label.as_deref(), Some("Switch to the dark theme"));
+    browser
+        .find(".theme-toggle")
+        .await
+        .click()
+        .await
+        .expect("toggle clicks");
+    browser.wait_for_text(".theme-toggle-text", "light").await;
+
+    browser.goto(&site.url("/qp")).await;
+    browser.wait_for_text("main h1", "QP state machine").await;
+    assert_eq!(
+        browser
+            .eval("return document.documentElement.dataset.theme")
+            .await,
+        "dark"
+    );
+    assert_eq!(
+        browser
+            .eval("return getComputedStyle(document.documentElement).colorScheme")
+            .await,
+        "dark"
+    );
+    browser
+        .find(".theme-toggle")
+        .await
+        .click()
+        .await
+        .expect("toggle clicks");
+    browser.client.refresh().await.expect("page reloads");
+    browser.wait_for_text("main h1", "QP state machine").await;
+    assert_eq!(
+        browser
+            .eval("return document.documentElement.dataset.theme")
+            .await,
+        "light"
+    );
+    browser.assert_no_console_errors("theme toggling").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn narrow_screen_menu_and_keyboard_access() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize(PHONE).await;
+    browser.goto(&site.url("/bandwidth")).await;
+    browser
+        .wait_for_text("main h1", "Bandwidth and latency")
+        .await;
+
+    let overflow = browser
+        .eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        .await;
+    assert_eq!(overflow, 0, "nothing is wider than a 375 px screen");
+    let sidebar_shown =
+        "return getComputedStyle(document.querySelector('nav.sidebar')).display !== 'none'";
+    assert_eq!(
+        browser.eval(sidebar_shown).await,
+        false,
+        "the topic list starts folded away"
+    );
+    browser.screenshot("phone-bandwidth").await;
+
+    let menu = browser.find(".menu-button").await;
+    menu.click().await.expect("menu opens");
+    assert_eq!(browser.eval(sidebar_shown).await, true);
+    assert_eq!(
+        menu.attr("aria-expanded")
+            .await
+            .expect("attribute read")
+            .as_deref(),
+        Some("true")
+    );
+    browser.screenshot("phone-menu").await;
+    browser
+        .find("nav a[href='/gpudirect']")
+        .await
+        .click()
+        .await
+        .expect("link clicks");
+    browser.wait_for_text("main h1", "GPUDirect RDMA").await;
+    assert_eq!(
+        browser.eval(sidebar_shown).await,
+        false,
+        "following a link folds the menu"
+    );
+
+    // Keyboard: the first Tab reaches the skip link, which moves focus to the content.
+    browser.resize(DESKTOP).await;
+    browser.goto(&site.url("/sharp")).await;
+    browser
+        .wait_for_text("main h1", "SHARP and NVLink SHARP")
+        .await;
+    let actions = KeyActions::new("keyboard".to_string())
+        .then(KeyAction::Down { value: '\u{E004}' })
+        .then(KeyAction::Up { value: '\u{E004}' });
+    browser
+        .client
+        .perform_actions(actions)
+        .await
+        .expect("Tab is pressed");
+    assert_eq!(
+        browser
+            .eval("return document.activeElement.className")
+            .await,
+        "skip-link"
+    );
+    let outline = browser
+        .eval("return getComputedStyle(document.activeElement).outlineStyle")
+        .await;
+    assert_eq!(outline, "solid", "focus is visible");
+    let landmarks = browser
+        .eval("return ['header','nav','main'].map(t => document.querySelectorAll(t).length)")
+        .await;
+    assert_eq!(landmarks, serde_json::json!([1, 1, 1]));
+    let levels = browser
+        .eval("return [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')].map(h => Number(h.tagName[1]))")
+        .await;
+    let levels: Vec<u64> = levels
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|l| l.as_u64())
+        .collect();
+    assert_eq!(
+        levels.first(),
+        Some(&1),
+        "the page's h1 is its first heading: {levels:?}"
+    );
+    assert_eq!(
+        levels.iter().filter(|&&l| l == 1).count(),
+        1,
+        "one h1 per page: {levels:?}"
+    );
+    assert!(
+        levels.windows(2).all(|w| w[1] <= w[0] + 1),
+        "no heading level is skipped: {levels:?}"
+    );
+    browser.assert_no_console_errors("narrow layout").await;
+    browser.close().await;
+}
