@@ -122,7 +122,8 @@ async fn theme_choice_is_remembered_across_visits() {
         .click()
         .await
         .expect("toggle clicks");
-    browser.wait_for_text(".theme-toggle-text", "light").await;
+    // WebDriver reports the text as rendered, after CSS capitalisation.
+    browser.wait_for_text(".theme-toggle-text", "Light").await;
 
     browser.goto(&site.url("/qp")).await;
     browser.wait_for_text("main h1", "QP state machine").await;
@@ -182,6 +183,15 @@ async fn narrow_screen_menu_and_keyboard_access() {
     let menu = browser.find(".menu-button").await;
     menu.click().await.expect("menu opens");
     assert_eq!(browser.eval(sidebar_shown).await, true);
+    let below_header =
+        "const nav = document.querySelector('nav.sidebar').getBoundingClientRect();\n\
+        const header = document.querySelector('header').getBoundingClientRect();\n\
+        return nav.top >= header.bottom && nav.bottom <= window.innerHeight";
+    assert_eq!(
+        browser.eval(below_header).await,
+        true,
+        "the open menu sits below the header, within the screen"
+    );
     assert_eq!(
         menu.attr("aria-expanded")
             .await

@@ -1,1 +1,151 @@
-fn main() {}
+//! `./lab bench`: the lab's performance figures, measured in real headless Chromium against
+//! the real probe serving the release site.
+//!
+//! - first visit: every byte the browser downloads for `/`, raw and gzip-compressed;
+//! - first render: time from navigation start to the first rendered route (the app's
+//!   `lab-first-route` performance mark), median of fresh-profile loads.
+
+use std::{io::Write, path::PathBuf, time::Duration};
+
+use flate2::{write::GzEncoder, Compression};
+use lab_tests::{browser::Browser, site::Site};
+use serde::Deserialize;
+
+const FIRST_VISIT_GZIP_TARGET: usize = 300 * 1000;
+const FIRST_RENDER_TARGET_MS: f64 = 300.0;
+const LOADS: usize = 7;
+
+#[derive(Debug, Deserialize)]
+struct Download {
+    name: String,
+    #[serde(rename = "transferSize")]
+    transfer_size: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct Visit {
+    first_route_ms: Option<f64>,
+    downloads: Vec<Download>,
+}
+
+const MEASURE: &str = r#"
+    const nav = performance.getEntriesByType('navigation')[0];
+    const resources = performance.getEntriesByType('resource');
+    const mark = performance.getEntriesByName('lab-first-route')[0];
+    return {
+        first_route_ms: mark ? mark.startTime : null,
+        downloads: [nav, ...resources].map(e => ({ name: e.name, transferSize: e.transferSize })),
+    };
+"#;
+
+fn gzip_len(bytes: &[u8]) -> usize {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder
+        .write_all(bytes)
+        .expect("writing to memory cannot fail");
+    encoder
+        .finish()
+        .expect("writing to memory cannot fail")
+        .len()
+}
+
+/// The file in `dist/` a URL of the site was served from.
+fn served_file(dist: &PathBuf, url: &str) -> Option<PathBuf> {
+    let path = url::Url::parse(url)
+        .ok()?
+        .path()
+        .trim_start_matches('/')
+        .to_string();
+    let file = if path.is_empty() || !path.contains('.') {
+        dist.join("index.html")
+    } else {
+        dist.join(path)
+    };
+    file.is_file().then_some(file)
+}
+
+async fn fresh_visit(site: &Site) -> Visit {
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/")).await;
+    browser.wait_for_text("main h1", "Overview").await;
+    // Let late resources (icons) finish so the byte count is complete.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let visit: Visit =
+        serde_json::from_value(browser.eval(MEASURE).await).expect("the page reports its timings");
+    browser.close().await;
+    visit
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "meets target"
+    } else {
+        "MISSES TARGET"
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let dist = lab_tests::repo_root().join("dist");
+    let site = Site::start();
+
+    let mut visits = Vec::new();
+    for _ in 0..LOADS {
+        visits.push(fresh_visit(&site).await);
+    }
+
+    println!("First visit to / (what a fresh browser downloads):");
+    let mut total_raw = 0;
+    let mut total_gzip = 0;
+    let mut total_transfer = 0.0;
+    for download in &visits[0].downloads {
+        let Some(file) = served_file(&dist, &download.name) else {
+            println!("  {:<48} (not a file of dist/, skipped)", download.name);
+            continue;
+        };
+        let bytes = std::fs::read(&file).expect("a dist file is readable");
+        let gzip = gzip_len(&bytes);
+        total_raw += bytes.len();
+        total_gzip += gzip;
+        total_transfer += download.transfer_size;
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        println!("  {name:<48} {:>9} B raw {:>9} B gzip", bytes.len(), gzip);
+    }
+    println!(
+        "  total: {:.1} KB raw, {:.1} KB gzip, {:.1} KB as transferred by the probe (target ≤ {} KB gzip: {})",
+        total_raw as f64 / 1000.0,
+        total_gzip as f64 / 1000.0,
+        total_transfer / 1000.0,
+        FIRST_VISIT_GZIP_TARGET / 1000,
+        verdict(total_gzip <= FIRST_VISIT_GZIP_TARGET)
+    );
+
+    let mut renders: Vec<f64> = visits.iter().filter_map(|v| v.first_route_ms).collect();
+    if renders.len() != visits.len() {
+        eprintln!("lab-bench: error: some loads never set the lab-first-route mark");
+        std::process::exit(1);
+    }
+    let runs = renders
+        .iter()
+        .map(|ms| format!("{ms:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let middle = median(&mut renders);
+    println!(
+        "First render: median {middle:.0} ms from navigation start over {LOADS} fresh loads [{runs} ms] (target ≤ {FIRST_RENDER_TARGET_MS:.0} ms: {})",
+        verdict(middle <= FIRST_RENDER_TARGET_MS)
+    );
+}
