@@ -24,3 +24,4 @@ pub use sim::{
 pub use state::{QpState, QpType};
 pub use table::{check_modify, transition_table, Errno, ModifyError, TransitionRule};
 pub use values::{Decoded, Psn, ValueError};
+pub use walkthrough::{connection_walkthrough, ConnectionStep, Walkthrough, UD_ADDRESS_HANDLE};
