@@ -5,7 +5,7 @@
 //!   a rejected modify changes nothing (ibv_modify_qp(3), NOTES).
 //! - entering ERR, by modify or by a fatal error, completes every outstanding work request;
 //!   the first failing send carries the real error, the rest `IBV_WC_WR_FLUSH_ERR`
-//!   (IBTA Vol. 1 §10.3.1, Error state; §10.8.3 completion errors).
+//!   (IBTA Vol. 1 §10.3.1, Error state; ibv_poll_cq(3)).
 //! - entering RESET discards outstanding work requests without completions and clears the
 //!   attributes (IBTA Vol. 1 §10.3.1, Reset state).
 //! - a send error on UD/UC parks the QP in SQE: the send queue is flushed, the receive
@@ -146,7 +146,7 @@ impl WcStatus {
         }
     }
 
-    /// What the status means, in plain words (after ibv_poll_cq(3) and IBTA Vol. 1 §10.8.3).
+    /// What the status means, in plain words (after ibv_poll_cq(3) and the IBTA completion error classes, Vol. 1 ch. 10).
     pub fn meaning(self) -> &'static str {
         match self {
             WcStatus::Success => "the work request finished without error",
@@ -962,8 +962,8 @@ impl Qp {
         };
         if !allowed {
             return Err(refuse(format!(
-                "{:?} is not an operation a {} QP can post (IBTA Vol. 1 §9.8 lists the \
-                 operations per transport)",
+                "{:?} is not an operation a {} QP can post (IBTA Vol. 1 ch. 9 lists the \
+                 operations each transport supports)",
                 wr.opcode, self.qp_type
             )));
         }

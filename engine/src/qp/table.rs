@@ -4,7 +4,7 @@
 //! `drivers/infiniband/core/verbs.c`. Every provider driver (mlx5, rxe, irdma, …) calls
 //! `ib_modify_qp_is_ok()` before touching hardware, so a mask it rejects fails with `EINVAL`
 //! on every device. The meaning of the states is IBTA Vol. 1 §10.3; the Modify QP verb and
-//! its per-transition attribute lists are IBTA Vol. 1 §11.2.5.
+//! its per-transition attribute lists are in IBTA Vol. 1 ch. 11 (verbs) and ibv_modify_qp(3).
 
 use core::fmt;
 use serde::{Deserialize, Serialize};
@@ -94,7 +94,7 @@ pub fn kernel_cell(from: QpState, to: QpState, qp_type: QpType) -> Option<Cell> 
     let cell = match (from, to) {
         // Reset and Error may always be entered from any state except that RESET → ERR is
         // not in the kernel table.
-        (Reset, Reset) | (_, Reset) => NONE,
+        (_, Reset) => NONE,
         (Reset, Err) => return None,
         (_, Err) => NONE,
 

@@ -260,7 +260,7 @@ pub fn decode_min_rnr_timer(code: u8) -> Result<Decoded, ValueError> {
     ))
 }
 
-/// A 24-bit packet sequence number (BTH PSN field, IBTA Vol. 1 §9.2 and §9.7.1).
+/// A 24-bit packet sequence number (BTH PSN field, IBTA Vol. 1 §9.2 and §9.7).
 ///
 /// Arithmetic wraps modulo 2^24. Ordering is circular: `a` is before `b` when `b − a`
 /// (mod 2^24) is in 1..2^23, the half window the responder uses to tell new requests from
