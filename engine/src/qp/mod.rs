@@ -1,0 +1,27 @@
+//! Queue pairs: the state machine, what `ibv_modify_qp()` accepts, and what happens to work
+//! requests when things go wrong.
+//!
+//! - [`table`]: the kernel's transition table (`ib_modify_qp_is_ok()`), [`check_modify`],
+//!   [`transition_table`].
+//! - [`attr`]: the `ibv_qp_attr_mask` bits ([`AttrMask`], [`AttrName`]).
+//! - [`values`]: the attribute value rules with decoded meaning (MTU, timeout, RNR timer,
+//!   PSN, access flags, RDMA Read/Atomic depths).
+//! - [`sim`]: a simulated QP ([`Qp`]) that applies modifies, posts, fatal errors and drains,
+//!   producing work completions and async events.
+//! - [`walkthrough`]: two peers bringing up an RC connection, as data, with failure variants.
+
+pub mod attr;
+pub mod sim;
+pub mod state;
+pub mod table;
+pub mod values;
+pub mod walkthrough;
+
+pub use attr::{AttrMask, AttrMaskError, AttrName};
+pub use sim::{
+    AsyncEvent, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, WcOpcode, WcStatus, WorkCompletion,
+};
+pub use state::{QpState, QpType};
+pub use table::{check_modify, transition_table, Errno, ModifyError, TransitionRule};
+pub use values::{Decoded, Psn, ValueError};
+pub use walkthrough::{connection_walkthrough, ConnectionStep, Walkthrough, UD_ADDRESS_HANDLE};
