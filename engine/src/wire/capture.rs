@@ -14,7 +14,9 @@ use core::fmt;
 use core::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
-use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+use pcap_file::pcapng::blocks::interface_description::{
+    InterfaceDescriptionBlock, InterfaceDescriptionOption,
+};
 use pcap_file::pcapng::blocks::section_header::SectionHeaderBlock;
 use pcap_file::pcapng::{Block, PcapNgParser, PcapNgWriter};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
@@ -85,9 +87,17 @@ pub struct CaptureError {
 impl fmt::Display for CaptureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.frame == 0 {
-            write!(f, "capture header at byte {}: {}", self.offset, self.message)
+            write!(
+                f,
+                "capture header at byte {}: {}",
+                self.offset, self.message
+            )
         } else {
-            write!(f, "frame {} at byte {}: {}", self.frame, self.offset, self.message)
+            write!(
+                f,
+                "frame {} at byte {}: {}",
+                self.frame, self.offset, self.message
+            )
         }
     }
 }
@@ -141,7 +151,11 @@ fn read_pcap(bytes: &[u8]) -> CaptureFile {
     let (mut rem, parser) = match PcapParser::new(bytes) {
         Ok(x) => x,
         Err(e) => {
-            out.error = Some(CaptureError { frame: 0, offset: 0, message: describe(&e) });
+            out.error = Some(CaptureError {
+                frame: 0,
+                offset: 0,
+                message: describe(&e),
+            });
             return out;
         }
     };
@@ -169,7 +183,11 @@ fn read_pcap(bytes: &[u8]) -> CaptureFile {
                 rem = next;
             }
             Err(e) => {
-                out.error = Some(CaptureError { frame, offset, message: describe(&e) });
+                out.error = Some(CaptureError {
+                    frame,
+                    offset,
+                    message: describe(&e),
+                });
                 break;
             }
         }
@@ -204,7 +222,11 @@ fn read_pcapng(bytes: &[u8]) -> CaptureFile {
     let (mut rem, mut parser) = match PcapNgParser::new(bytes) {
         Ok(x) => x,
         Err(e) => {
-            out.error = Some(CaptureError { frame: 0, offset: 0, message: describe(&e) });
+            out.error = Some(CaptureError {
+                frame: 0,
+                offset: 0,
+                message: describe(&e),
+            });
             return out;
         }
     };
@@ -217,7 +239,11 @@ fn read_pcapng(bytes: &[u8]) -> CaptureFile {
                 b
             }
             Err(e) => {
-                out.error = Some(CaptureError { frame, offset, message: describe(&e) });
+                out.error = Some(CaptureError {
+                    frame,
+                    offset,
+                    message: describe(&e),
+                });
                 break;
             }
         };
@@ -231,8 +257,18 @@ fn read_pcapng(bytes: &[u8]) -> CaptureFile {
         };
         let (id, ticks, orig_len, data) = match block {
             // The crate stores the raw 64-bit tick count as if it were nanoseconds.
-            Block::EnhancedPacket(p) => (p.interface_id, Some(p.timestamp.as_nanos() as u64), p.original_len, p.data),
-            Block::Packet(p) => (u32::from(p.interface_id), Some(p.timestamp), p.original_len, p.data),
+            Block::EnhancedPacket(p) => (
+                p.interface_id,
+                Some(p.timestamp.as_nanos() as u64),
+                p.original_len,
+                p.data,
+            ),
+            Block::Packet(p) => (
+                u32::from(p.interface_id),
+                Some(p.timestamp),
+                p.original_len,
+                p.data,
+            ),
             Block::SimplePacket(p) => (0, None, p.original_len, p.data),
             _ => continue,
         };
@@ -240,7 +276,9 @@ fn read_pcapng(bytes: &[u8]) -> CaptureFile {
             out.error = Some(CaptureError {
                 frame,
                 offset,
-                message: format!("packet refers to interface {id}, which no Interface Description Block defined"),
+                message: format!(
+                    "packet refers to interface {id}, which no Interface Description Block defined"
+                ),
             });
             break;
         };
@@ -265,7 +303,10 @@ fn write_error(frame: usize, e: PcapError) -> CaptureError {
 /// Writes a little-endian, nanosecond-resolution pcap file. Every frame must have the
 /// same link type (pcap has one per file).
 pub fn write_pcap(frames: &[CapturedFrame]) -> Result<Vec<u8>, CaptureError> {
-    let link = frames.first().map(|f| f.link_type).unwrap_or(LinkType::Ethernet);
+    let link = frames
+        .first()
+        .map(|f| f.link_type)
+        .unwrap_or(LinkType::Ethernet);
     let header = PcapHeader {
         datalink: link.datalink(),
         ts_resolution: TsResolution::NanoSecond,
@@ -282,7 +323,11 @@ pub fn write_pcap(frames: &[CapturedFrame]) -> Result<Vec<u8>, CaptureError> {
                 message: "pcap holds one link type per file; use pcapng for mixed captures".into(),
             });
         }
-        let p = PcapPacket::new(Duration::from_nanos(f.timestamp_ns), f.orig_len.max(f.data.len() as u32), &f.data);
+        let p = PcapPacket::new(
+            Duration::from_nanos(f.timestamp_ns),
+            f.orig_len.max(f.data.len() as u32),
+            &f.data,
+        );
         w.write_packet(&p).map_err(|e| write_error(i + 1, e))?;
     }
     Ok(w.into_writer())
@@ -295,7 +340,8 @@ pub fn write_pcapng(frames: &[CapturedFrame]) -> Result<Vec<u8>, CaptureError> {
         endianness: Endianness::Little,
         ..SectionHeaderBlock::default()
     };
-    let mut w = PcapNgWriter::with_section_header(Vec::new(), section).map_err(|e| write_error(0, e))?;
+    let mut w =
+        PcapNgWriter::with_section_header(Vec::new(), section).map_err(|e| write_error(0, e))?;
     let mut links: Vec<LinkType> = Vec::new();
     for (i, f) in frames.iter().enumerate() {
         let id = match links.iter().position(|l| *l == f.link_type) {
@@ -306,7 +352,8 @@ pub fn write_pcapng(frames: &[CapturedFrame]) -> Result<Vec<u8>, CaptureError> {
                     snaplen: 0,
                     options: vec![InterfaceDescriptionOption::IfTsResol(9)],
                 };
-                w.write_pcapng_block(idb).map_err(|e| write_error(i + 1, e))?;
+                w.write_pcapng_block(idb)
+                    .map_err(|e| write_error(i + 1, e))?;
                 links.push(f.link_type);
                 links.len() - 1
             }
@@ -318,7 +365,8 @@ pub fn write_pcapng(frames: &[CapturedFrame]) -> Result<Vec<u8>, CaptureError> {
             data: Cow::Borrowed(&f.data),
             options: vec![],
         };
-        w.write_pcapng_block(epb).map_err(|e| write_error(i + 1, e))?;
+        w.write_pcapng_block(epb)
+            .map_err(|e| write_error(i + 1, e))?;
     }
     Ok(w.into_inner())
 }
@@ -341,7 +389,10 @@ pub fn summarize_frames(file: &CaptureFile) -> Vec<Result<RoceSummary, FrameErro
                     },
                 )),
             };
-            r.map_err(|error| FrameError { frame: i + 1, error })
+            r.map_err(|error| FrameError {
+                frame: i + 1,
+                error,
+            })
         })
         .collect()
 }

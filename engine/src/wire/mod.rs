@@ -37,14 +37,14 @@ pub mod spec;
 pub mod udp;
 
 pub use bth::{BthPacket, BthRepr, Psn, Qpn};
-// pub use capture::{read_capture, CaptureFile, CapturedFrame, LinkType};
-// pub use dissect::{dissect, DecodedFrame, Field, FieldValue, Layer};
+pub use capture::{read_capture, CaptureFile, CapturedFrame, LinkType};
+pub use dissect::{dissect, DecodedFrame, Field, FieldValue, Layer};
 pub use error::{ErrorKind, FrameError, Header, WireError};
 pub use ethernet::{EtherType, EthernetFrame, EthernetRepr, MacAddr, VlanRepr};
 pub use ext::ExtHeaders;
 pub use opcode::{Opcode, Operation, Transport};
 pub use roce::{summarize, IpRepr, RoceFrameRepr, RoceSummary};
-// pub use spec::{build, BuildError, PacketSpec};
+pub use spec::{build, BuildError, PacketSpec};
 
 /// Result of a wire operation.
 pub type Result<T> = core::result::Result<T, WireError>;

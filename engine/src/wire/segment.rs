@@ -38,15 +38,22 @@ pub enum SegmentError {
     /// RDMA messages are at most 2^31 bytes (IBTA Vol 1 §9.4.3: DMA length is 32 bits).
     TooLong(u64),
     /// The transport does not offer this operation (e.g. UD only sends single packets).
-    Unsupported { transport: Transport, kind: MessageKind },
+    Unsupported {
+        transport: Transport,
+        kind: MessageKind,
+    },
 }
 
 impl fmt::Display for SegmentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SegmentError::BadMtu(m) => write!(f, "path MTU {m} is not one of 256, 512, 1024, 2048, 4096"),
+            SegmentError::BadMtu(m) => {
+                write!(f, "path MTU {m} is not one of 256, 512, 1024, 2048, 4096")
+            }
             SegmentError::TooLong(n) => write!(f, "message of {n} bytes exceeds 2^31"),
-            SegmentError::Unsupported { transport, kind } => write!(f, "{kind:?} is not available on {}", transport.abbrev()),
+            SegmentError::Unsupported { transport, kind } => {
+                write!(f, "{kind:?} is not available on {}", transport.abbrev())
+            }
         }
     }
 }
@@ -72,10 +79,20 @@ fn ops(kind: MessageKind) -> (Operation, Operation, Operation, Operation) {
     match kind {
         MessageKind::Send => (SendFirst, SendMiddle, SendLast, SendOnly),
         MessageKind::SendWithImmediate => (SendFirst, SendMiddle, SendLastImm, SendOnlyImm),
-        MessageKind::SendWithInvalidate => (SendFirst, SendMiddle, SendLastInvalidate, SendOnlyInvalidate),
+        MessageKind::SendWithInvalidate => (
+            SendFirst,
+            SendMiddle,
+            SendLastInvalidate,
+            SendOnlyInvalidate,
+        ),
         MessageKind::Write => (WriteFirst, WriteMiddle, WriteLast, WriteOnly),
         MessageKind::WriteWithImmediate => (WriteFirst, WriteMiddle, WriteLastImm, WriteOnlyImm),
-        MessageKind::ReadResponse => (ReadResponseFirst, ReadResponseMiddle, ReadResponseLast, ReadResponseOnly),
+        MessageKind::ReadResponse => (
+            ReadResponseFirst,
+            ReadResponseMiddle,
+            ReadResponseLast,
+            ReadResponseOnly,
+        ),
     }
 }
 
@@ -85,7 +102,13 @@ pub fn packet_count(len: u64, mtu: u32) -> u64 {
 }
 
 /// Splits a message into packets with consecutive PSNs starting at `start`.
-pub fn segment(transport: Transport, kind: MessageKind, len: u64, mtu: u32, start: Psn) -> Result<Vec<PacketPlan>, SegmentError> {
+pub fn segment(
+    transport: Transport,
+    kind: MessageKind,
+    len: u64,
+    mtu: u32,
+    start: Psn,
+) -> Result<Vec<PacketPlan>, SegmentError> {
     if !PATH_MTUS.contains(&mtu) {
         return Err(SegmentError::BadMtu(mtu));
     }
@@ -94,9 +117,15 @@ pub fn segment(transport: Transport, kind: MessageKind, len: u64, mtu: u32, star
     }
     let (first, middle, last, only) = ops(kind);
     let n = packet_count(len, mtu);
-    let op = |o: Operation| Opcode::new(transport, o).ok_or(SegmentError::Unsupported { transport, kind });
+    let op = |o: Operation| {
+        Opcode::new(transport, o).ok_or(SegmentError::Unsupported { transport, kind })
+    };
     // Check every opcode up front so that UD, for example, refuses a multi-packet send.
-    let (first, middle, last, only) = if n == 1 { (op(only)?, op(only)?, op(only)?, op(only)?) } else { (op(first)?, op(middle)?, op(last)?, op(only)?) };
+    let (first, middle, last, only) = if n == 1 {
+        (op(only)?, op(only)?, op(only)?, op(only)?)
+    } else {
+        (op(first)?, op(middle)?, op(last)?, op(only)?)
+    };
     let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
     for i in 0..n {
         let offset = i * u64::from(mtu);
@@ -173,7 +202,11 @@ pub fn packet_cost(framing: Framing, ext: u32, payload: u32) -> PacketCost {
         }
         Framing::Infiniband { grh } => {
             let frame = 8 + if grh { 40 } else { 0 } + transport + 2;
-            PacketCost { payload, frame, wire: frame }
+            PacketCost {
+                payload,
+                frame,
+                wire: frame,
+            }
         }
     }
 }
@@ -196,13 +229,24 @@ pub struct MessageCost {
 
 /// Wire cost of sending a message of `len` bytes at `mtu` over a link of `link_gbps`
 /// (the MAC/data rate, e.g. 100 for 100GbE or IB EDR 4x).
-pub fn message_cost(framing: Framing, transport: Transport, kind: MessageKind, len: u64, mtu: u32, link_gbps: f64) -> Result<MessageCost, SegmentError> {
+pub fn message_cost(
+    framing: Framing,
+    transport: Transport,
+    kind: MessageKind,
+    len: u64,
+    mtu: u32,
+    link_gbps: f64,
+) -> Result<MessageCost, SegmentError> {
     let plan = segment(transport, kind, len, mtu, Psn(0))?;
     let mut wire = 0u64;
     for p in &plan {
         wire += u64::from(packet_cost(framing, ext_bytes(p.headers), p.payload_len).wire);
     }
-    let efficiency = if wire == 0 { 0.0 } else { len as f64 / wire as f64 };
+    let efficiency = if wire == 0 {
+        0.0
+    } else {
+        len as f64 / wire as f64
+    };
     Ok(MessageCost {
         packets: plan.len() as u64,
         payload_bytes: len,
