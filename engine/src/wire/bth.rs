@@ -51,7 +51,7 @@ impl Psn {
         Psn(v & Self::MASK)
     }
     /// `self + n` modulo 2^24.
-    pub fn add(self, n: u32) -> Psn {
+    pub fn wrapping_add(self, n: u32) -> Psn {
         Psn(self.0.wrapping_add(n) & Self::MASK)
     }
     /// Signed distance `other - self` within half the PSN space (IBTA Vol 1 §9.7.1:

@@ -27,7 +27,7 @@ pub struct ExtHeaders {
 impl ExtHeaders {
     /// Total length of the extended headers.
     pub fn len(&self) -> usize {
-        self.iter().map(|h| header_len(h)).sum()
+        self.iter().map(header_len).sum()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -355,7 +355,7 @@ impl IbFrameRepr {
             )
         })?;
         let pad = usize::from(self.bth.pad_count);
-        if (self.payload.len() + pad) % 4 != 0 {
+        if (self.payload.len() + pad) & 3 != 0 {
             return Err(WireError::new(
                 Header::Bth,
                 0,

@@ -449,7 +449,7 @@ impl RoceFrameRepr {
             )
         })?;
         let pad = usize::from(r.bth.pad_count);
-        if (r.payload.len() + pad) % 4 != 0 || pad > 3 {
+        if (r.payload.len() + pad) & 3 != 0 || pad > 3 {
             return Err(WireError::new(
                 Header::Bth,
                 0,

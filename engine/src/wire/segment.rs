@@ -139,7 +139,7 @@ pub fn segment(
         let headers = opcode.info().map(|i| i.headers).unwrap_or_default();
         out.push(PacketPlan {
             opcode,
-            psn: start.add(i as u32),
+            psn: start.wrapping_add(i as u32),
             message_offset: offset,
             payload_len: payload,
             pad: ((4 - payload % 4) % 4) as u8,
