@@ -5,3 +5,4 @@
 //! builds for native targets and `wasm32-unknown-unknown` alike.
 
 pub mod qp;
+pub mod wire;

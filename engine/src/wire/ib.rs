@@ -1,0 +1,440 @@
+//! Native InfiniBand framing, for comparison with RoCE v2: Local Route Header
+//! (IBTA Vol 1 §7.7), optional Global Route Header (§8.3), BTH and the rest, ICRC
+//! (§7.8.1) and VCRC (§7.8.2).
+//!
+//! ```text
+//! LRH byte 0   VL(7-4) LVer(3-0)
+//!     byte 1   SL(7-4) Resv2(3-2) LNH(1-0): 00 raw, 01 IP, 10 IBA local (BTH next),
+//!                                           11 IBA global (GRH next)
+//!     bytes 2-3 DLID   bytes 4-5 Resv5(15-11) PktLen(10-0)   bytes 6-7 SLID
+//! ```
+//! PktLen counts 4-byte words from the first LRH byte through the ICRC (the VCRC is
+//! excluded). The GRH has the IPv6 header's layout (IPVer 6, TClass, FlowLabel,
+//! PayLen, NxtHdr 0x1B for an IBA transport header, HopLmt, SGID, DGID); RoCE v1
+//! (Annex A16) put exactly this GRH on Ethernet, and RoCE v2 replaced it with IP/UDP.
+
+use super::bth::{self, BthPacket, BthRepr};
+use super::bytes::{be16, be32, put, put16, put32, put_u8, slice, u8_at};
+use super::crc::{ib_icrc, vcrc, ICRC_LEN, VCRC_LEN};
+use super::ext::ExtRepr;
+use super::ipv6::addr_at;
+use super::{ErrorKind, Header, Result, WireError};
+use core::net::Ipv6Addr;
+use serde::{Deserialize, Serialize};
+
+mod field {
+    pub const VL_LVER: usize = 0;
+    pub const SL_LNH: usize = 1;
+    pub const DLID: usize = 2;
+    pub const PKTLEN: usize = 4;
+    pub const SLID: usize = 6;
+    pub const LRH_LEN: usize = 8;
+
+    pub const GRH_VER_TC_FLOW: usize = 0;
+    pub const GRH_PAYLEN: usize = 4;
+    pub const GRH_NXTHDR: usize = 6;
+    pub const GRH_HOPLMT: usize = 7;
+    pub const GRH_SGID: usize = 8;
+    pub const GRH_DGID: usize = 24;
+    pub const GRH_LEN: usize = 40;
+}
+
+/// LRH length.
+pub const LRH_LEN: usize = field::LRH_LEN;
+/// GRH length.
+pub const GRH_LEN: usize = field::GRH_LEN;
+/// GRH next-header value meaning "IBA transport header follows" (IBTA Vol 1 §8.3.1).
+pub const NXTHDR_IBA: u8 = 0x1B;
+/// LNH: IBA local, BTH follows the LRH.
+pub const LNH_IBA_LOCAL: u8 = 0b10;
+/// LNH: IBA global, GRH follows the LRH.
+pub const LNH_IBA_GLOBAL: u8 = 0b11;
+
+/// Zero-copy view of an LRH.
+#[derive(Debug, Clone)]
+pub struct LrhPacket<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> LrhPacket<T> {
+    pub fn new_checked(buffer: T) -> Result<Self> {
+        let len = buffer.as_ref().len();
+        if len < field::LRH_LEN {
+            return Err(WireError::truncated(Header::Lrh, 0, field::LRH_LEN, len));
+        }
+        Ok(LrhPacket { buffer })
+    }
+    fn b(&self) -> &[u8] {
+        self.buffer.as_ref()
+    }
+    pub fn vl(&self) -> u8 {
+        u8_at(self.b(), field::VL_LVER) >> 4
+    }
+    pub fn lver(&self) -> u8 {
+        u8_at(self.b(), field::VL_LVER) & 0x0F
+    }
+    pub fn sl(&self) -> u8 {
+        u8_at(self.b(), field::SL_LNH) >> 4
+    }
+    pub fn lnh(&self) -> u8 {
+        u8_at(self.b(), field::SL_LNH) & 0x3
+    }
+    pub fn dlid(&self) -> u16 {
+        be16(self.b(), field::DLID)
+    }
+    /// Packet length in 4-byte words, LRH through ICRC.
+    pub fn pkt_len(&self) -> u16 {
+        be16(self.b(), field::PKTLEN) & 0x07FF
+    }
+    pub fn slid(&self) -> u16 {
+        be16(self.b(), field::SLID)
+    }
+}
+
+/// Zero-copy view of a GRH.
+#[derive(Debug, Clone)]
+pub struct GrhPacket<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> GrhPacket<T> {
+    pub fn new_checked(buffer: T) -> Result<Self> {
+        let len = buffer.as_ref().len();
+        if len < field::GRH_LEN {
+            return Err(WireError::truncated(Header::Grh, 0, field::GRH_LEN, len));
+        }
+        Ok(GrhPacket { buffer })
+    }
+    fn b(&self) -> &[u8] {
+        self.buffer.as_ref()
+    }
+    pub fn ip_ver(&self) -> u8 {
+        u8_at(self.b(), 0) >> 4
+    }
+    pub fn tclass(&self) -> u8 {
+        (be32(self.b(), field::GRH_VER_TC_FLOW) >> 20) as u8
+    }
+    pub fn flow_label(&self) -> u32 {
+        be32(self.b(), field::GRH_VER_TC_FLOW) & 0x000F_FFFF
+    }
+    /// Bytes after the GRH through the ICRC.
+    pub fn pay_len(&self) -> u16 {
+        be16(self.b(), field::GRH_PAYLEN)
+    }
+    pub fn nxt_hdr(&self) -> u8 {
+        u8_at(self.b(), field::GRH_NXTHDR)
+    }
+    pub fn hop_lmt(&self) -> u8 {
+        u8_at(self.b(), field::GRH_HOPLMT)
+    }
+    pub fn sgid(&self) -> Ipv6Addr {
+        addr_at(self.b(), field::GRH_SGID)
+    }
+    pub fn dgid(&self) -> Ipv6Addr {
+        addr_at(self.b(), field::GRH_DGID)
+    }
+}
+
+/// High-level LRH; LNH and PktLen are derived on emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LrhRepr {
+    /// Virtual lane (VL15 is the subnet-management lane).
+    pub vl: u8,
+    /// Link version, 0.
+    pub lver: u8,
+    /// Service level, mapped to a VL at each hop.
+    pub sl: u8,
+    pub dlid: u16,
+    pub slid: u16,
+}
+
+/// High-level GRH; PayLen and NxtHdr are derived on emit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrhRepr {
+    pub tclass: u8,
+    pub flow_label: u32,
+    pub hop_limit: u8,
+    pub sgid: Ipv6Addr,
+    pub dgid: Ipv6Addr,
+}
+
+/// Offsets of a native IB packet's parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IbLayout {
+    pub grh: bool,
+    pub bth_offset: usize,
+    pub ext_offset: usize,
+    pub payload_offset: usize,
+    pub payload_len: usize,
+    pub pad_len: usize,
+    pub icrc_offset: usize,
+    pub vcrc_offset: usize,
+}
+
+/// Walks a native IB packet and checks its lengths (not its CRCs).
+pub fn locate_ib(pkt: &[u8]) -> Result<(IbLayout, super::opcode::OpcodeInfo)> {
+    let lrh = LrhPacket::new_checked(pkt)?;
+    let grh = match lrh.lnh() {
+        LNH_IBA_LOCAL => false,
+        LNH_IBA_GLOBAL => true,
+        other => {
+            return Err(WireError::new(
+                Header::Lrh,
+                0,
+                ErrorKind::NotRoce {
+                    reason: "a non-IBA link next header (raw or IP), LNH",
+                    value: u64::from(other),
+                },
+            ))
+        }
+    };
+    let end = usize::from(lrh.pkt_len()) * 4;
+    if end + VCRC_LEN > pkt.len() || end < field::LRH_LEN {
+        return Err(WireError::new(
+            Header::Lrh,
+            0,
+            ErrorKind::LengthMismatch {
+                field: "infiniband.lrh.pktlen (words, LRH..ICRC, plus 2-byte VCRC)",
+                claimed: end + VCRC_LEN,
+                available: pkt.len(),
+            },
+        ));
+    }
+    let mut bth_offset = field::LRH_LEN;
+    if grh {
+        let g = GrhPacket::new_checked(slice(pkt, field::LRH_LEN, end))
+            .map_err(|e| e.shifted(field::LRH_LEN))?;
+        if g.nxt_hdr() != NXTHDR_IBA {
+            return Err(WireError::new(
+                Header::Grh,
+                field::LRH_LEN,
+                ErrorKind::NotRoce {
+                    reason: "GRH next header",
+                    value: u64::from(g.nxt_hdr()),
+                },
+            ));
+        }
+        bth_offset += field::GRH_LEN;
+    }
+    let b =
+        BthPacket::new_checked(slice(pkt, bth_offset, end)).map_err(|e| e.shifted(bth_offset))?;
+    let info = b.opcode().info().ok_or_else(|| {
+        WireError::new(
+            Header::Bth,
+            bth_offset,
+            ErrorKind::UnknownOpcode {
+                opcode: b.opcode().0,
+            },
+        )
+    })?;
+    let ext_offset = bth_offset + bth::HEADER_LEN;
+    let mut at = ext_offset;
+    for h in info.headers.iter() {
+        let need = super::ext::header_len(h);
+        let avail = end.saturating_sub(at);
+        if avail < need {
+            return Err(WireError::truncated(h, at, need, avail));
+        }
+        at += need;
+    }
+    let room = end.saturating_sub(at);
+    if room < ICRC_LEN {
+        return Err(WireError::truncated(Header::Icrc, at, ICRC_LEN, room));
+    }
+    let pad_len = usize::from(b.pad_count());
+    if pad_len > room - ICRC_LEN || (!info.headers.payload && room != ICRC_LEN) {
+        return Err(WireError::new(
+            Header::Payload,
+            at,
+            ErrorKind::LengthMismatch {
+                field: "payload and pad",
+                claimed: pad_len,
+                available: room - ICRC_LEN,
+            },
+        ));
+    }
+    Ok((
+        IbLayout {
+            grh,
+            bth_offset,
+            ext_offset,
+            payload_offset: at,
+            payload_len: room - ICRC_LEN - pad_len,
+            pad_len,
+            icrc_offset: end - ICRC_LEN,
+            vcrc_offset: end,
+        },
+        info,
+    ))
+}
+
+/// A native InfiniBand packet, LRH through VCRC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IbFrameRepr {
+    pub lrh: LrhRepr,
+    pub grh: Option<GrhRepr>,
+    pub bth: BthRepr,
+    pub ext: ExtRepr,
+    pub payload: Vec<u8>,
+}
+
+impl IbFrameRepr {
+    /// Parses and checks lengths, ICRC and VCRC.
+    pub fn parse(pkt: &[u8]) -> Result<Self> {
+        let (l, info) = locate_ib(pkt)?;
+        let lrh_p = LrhPacket::new_checked(pkt)?;
+        let lrh = LrhRepr {
+            vl: lrh_p.vl(),
+            lver: lrh_p.lver(),
+            sl: lrh_p.sl(),
+            dlid: lrh_p.dlid(),
+            slid: lrh_p.slid(),
+        };
+        let grh = if l.grh {
+            let g = GrhPacket::new_checked(slice(pkt, field::LRH_LEN, l.icrc_offset))
+                .map_err(|e| e.shifted(field::LRH_LEN))?;
+            Some(GrhRepr {
+                tclass: g.tclass(),
+                flow_label: g.flow_label(),
+                hop_limit: g.hop_lmt(),
+                sgid: g.sgid(),
+                dgid: g.dgid(),
+            })
+        } else {
+            None
+        };
+        let bth_p = BthPacket::new_checked(slice(pkt, l.bth_offset, l.icrc_offset))
+            .map_err(|e| e.shifted(l.bth_offset))?;
+        let bth = BthRepr::parse(&bth_p)?;
+        let (ext, _) = ExtRepr::parse(info.headers, slice(pkt, l.ext_offset, l.icrc_offset))
+            .map_err(|e| e.shifted(l.ext_offset))?;
+        let icrc = u32::from_le_bytes(le4(slice(pkt, l.icrc_offset, l.icrc_offset + ICRC_LEN)));
+        let computed = ib_icrc(slice(pkt, 0, l.icrc_offset))?;
+        if icrc != computed {
+            return Err(WireError::new(
+                Header::Icrc,
+                l.icrc_offset,
+                ErrorKind::BadChecksum {
+                    field: "infiniband.invariant.crc",
+                    computed,
+                    found: icrc,
+                },
+            ));
+        }
+        let v = u16::from_le_bytes([u8_at(pkt, l.vcrc_offset), u8_at(pkt, l.vcrc_offset + 1)]);
+        let vc = vcrc(slice(pkt, 0, l.vcrc_offset));
+        if v != vc {
+            return Err(WireError::new(
+                Header::Vcrc,
+                l.vcrc_offset,
+                ErrorKind::BadChecksum {
+                    field: "infiniband.variant.crc",
+                    computed: u32::from(vc),
+                    found: u32::from(v),
+                },
+            ));
+        }
+        Ok(IbFrameRepr {
+            lrh,
+            grh,
+            bth,
+            ext,
+            payload: slice(pkt, l.payload_offset, l.payload_offset + l.payload_len).to_vec(),
+        })
+    }
+
+    /// Builds LRH [GRH] BTH ext payload pad ICRC VCRC.
+    pub fn emit(&self) -> Result<Vec<u8>> {
+        let info = self.bth.opcode.info().ok_or_else(|| {
+            WireError::new(
+                Header::Bth,
+                0,
+                ErrorKind::UnknownOpcode {
+                    opcode: self.bth.opcode.0,
+                },
+            )
+        })?;
+        let pad = usize::from(self.bth.pad_count);
+        if (self.payload.len() + pad) & 3 != 0 {
+            return Err(WireError::new(
+                Header::Bth,
+                0,
+                ErrorKind::BadValue {
+                    field: "infiniband.bth.padcnt (payload + pad must be a multiple of 4)",
+                    value: pad as u64,
+                },
+            ));
+        }
+        let bad = |h, field, value| Err(WireError::new(h, 0, ErrorKind::BadValue { field, value }));
+        if self.lrh.vl > 15 || self.lrh.sl > 15 || self.lrh.lver > 15 {
+            return bad(
+                Header::Lrh,
+                "infiniband.lrh.vl/sl/lver",
+                u64::from(self.lrh.vl),
+            );
+        }
+        let mut out = vec![
+            0u8;
+            field::LRH_LEN
+                + if self.grh.is_some() {
+                    field::GRH_LEN
+                } else {
+                    0
+                }
+        ];
+        out.extend_from_slice(&self.bth.emit()?);
+        self.ext.emit(info.headers, &mut out)?;
+        out.extend_from_slice(&self.payload);
+        out.resize(out.len() + pad, 0);
+        let total = out.len() + ICRC_LEN;
+        if total / 4 > 0x07FF {
+            return bad(Header::Lrh, "infiniband.lrh.pktlen", (total / 4) as u64);
+        }
+        let lnh = if self.grh.is_some() {
+            LNH_IBA_GLOBAL
+        } else {
+            LNH_IBA_LOCAL
+        };
+        put_u8(&mut out, field::VL_LVER, (self.lrh.vl << 4) | self.lrh.lver);
+        put_u8(&mut out, field::SL_LNH, (self.lrh.sl << 4) | lnh);
+        put16(&mut out, field::DLID, self.lrh.dlid);
+        put16(&mut out, field::PKTLEN, (total / 4) as u16);
+        put16(&mut out, field::SLID, self.lrh.slid);
+        if let Some(g) = self.grh {
+            if g.flow_label > 0x000F_FFFF {
+                return bad(
+                    Header::Grh,
+                    "infiniband.grh.flowlabel",
+                    u64::from(g.flow_label),
+                );
+            }
+            let o = field::LRH_LEN;
+            put32(
+                &mut out,
+                o + field::GRH_VER_TC_FLOW,
+                (6 << 28) | (u32::from(g.tclass) << 20) | g.flow_label,
+            );
+            put16(
+                &mut out,
+                o + field::GRH_PAYLEN,
+                (total - field::LRH_LEN - field::GRH_LEN) as u16,
+            );
+            put_u8(&mut out, o + field::GRH_NXTHDR, NXTHDR_IBA);
+            put_u8(&mut out, o + field::GRH_HOPLMT, g.hop_limit);
+            put(&mut out, o + field::GRH_SGID, &g.sgid.octets());
+            put(&mut out, o + field::GRH_DGID, &g.dgid.octets());
+        }
+        let icrc = ib_icrc(&out)?;
+        out.extend_from_slice(&icrc.to_le_bytes());
+        let v = vcrc(&out);
+        out.extend_from_slice(&v.to_le_bytes());
+        Ok(out)
+    }
+}
+
+fn le4(b: &[u8]) -> [u8; 4] {
+    match b {
+        &[a, b1, c, d] => [a, b1, c, d],
+        _ => [0; 4],
+    }
+}

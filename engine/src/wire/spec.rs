@@ -1,0 +1,437 @@
+//! A serde description of one packet and the builder that turns it into frame bytes
+//! with correct lengths, checksums and ICRC.
+//!
+//! Every field has a default, so `{"operation": "send"}` is a complete spec:
+//!
+//! ```
+//! use engine::wire::spec::{build, PacketSpec};
+//! let spec: PacketSpec = serde_json::from_str(r#"{"operation": "write", "payload": 64}"#).unwrap();
+//! let frame = build(&spec).unwrap();
+//! assert!(engine::wire::summarize(&frame).unwrap().icrc_ok);
+//! ```
+
+use super::bth::{BthRepr, Psn, Qpn};
+use super::ethernet::{EtherType, EthernetRepr, MacAddr, VlanRepr};
+use super::ext::{
+    Aeth, AtomicEth, Deth, ExtRepr, ImmDt, NakCode, Reth, Syndrome, CNP_PADDING_LEN,
+    CREDITS_INVALID,
+};
+use super::ipv4::{Ipv4Repr, PROTOCOL_UDP};
+use super::ipv6::Ipv6Repr;
+use super::opcode::{Opcode, Operation, Transport};
+use super::roce::{IpRepr, RoceFrameRepr};
+use super::udp::{UdpRepr, ROCE_V2_PORT};
+use super::WireError;
+use core::fmt;
+use core::net::{IpAddr, Ipv4Addr};
+use serde::{Deserialize, Serialize};
+
+/// What the packet does. Multi-packet messages are single ONLY packets here; see
+/// [`super::segment`] for FIRST/MIDDLE/LAST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecOperation {
+    /// RC SEND Only.
+    #[default]
+    Send,
+    /// RC SEND Only with Immediate.
+    SendWithImmediate,
+    /// RC RDMA WRITE Only (RETH).
+    Write,
+    /// RC RDMA WRITE Only with Immediate (RETH, ImmDt).
+    WriteWithImmediate,
+    /// RC RDMA READ Request (RETH, no payload).
+    ReadRequest,
+    /// RC RDMA READ Response Only (AETH, payload).
+    ReadResponse,
+    /// RC CmpSwap (AtomicETH).
+    CompareSwap,
+    /// RC FetchAdd (AtomicETH).
+    FetchAdd,
+    /// RC Acknowledge with an ACK syndrome.
+    Ack,
+    /// RC Acknowledge with a NAK syndrome (`nak_code`).
+    Nak,
+    /// RC Acknowledge with an RNR NAK syndrome (`rnr_timer`).
+    RnrNak,
+    /// Congestion Notification Packet (opcode 0x81).
+    Cnp,
+    /// UD SEND Only (DETH).
+    UdSend,
+}
+
+/// Payload: a byte count (filled with 0, 1, 2, … modulo 256) or literal text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Payload {
+    Size(u32),
+    Text(String),
+}
+
+impl Default for Payload {
+    fn default() -> Self {
+        Payload::Size(0)
+    }
+}
+
+impl Payload {
+    pub fn bytes(&self) -> Vec<u8> {
+        match self {
+            Payload::Size(n) => (0..*n).map(|i| i as u8).collect(),
+            Payload::Text(s) => s.as_bytes().to_vec(),
+        }
+    }
+}
+
+fn default_src_mac() -> MacAddr {
+    MacAddr([0x02, 0, 0, 0, 0, 0x01])
+}
+fn default_dst_mac() -> MacAddr {
+    MacAddr([0x02, 0, 0, 0, 0, 0x02])
+}
+fn default_src_ip() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(192, 168, 1, 1))
+}
+fn default_dst_ip() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(192, 168, 1, 2))
+}
+
+/// Description of one RoCE v2 packet. Every field is optional in JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PacketSpec {
+    pub operation: SpecOperation,
+    /// Default 02:00:00:00:00:01.
+    pub src_mac: MacAddr,
+    /// Default 02:00:00:00:00:02.
+    pub dst_mac: MacAddr,
+    /// IPv4 or IPv6 (both addresses must agree). Default 192.168.1.1.
+    pub src_ip: IpAddr,
+    /// Default 192.168.1.2.
+    pub dst_ip: IpAddr,
+    /// 802.1Q tag (PCP selects the PFC priority). Default none.
+    pub vlan: Option<VlanRepr>,
+    /// DSCP; default 26 for data and 48 for CNPs (the NVIDIA/Mellanox RoCE defaults,
+    /// `cnp_dscp` = 48).
+    pub dscp: Option<u8>,
+    /// ECN; default 2, ECT(0), as ECN-enabled RoCE NICs send. CNPs default to 0.
+    pub ecn: Option<u8>,
+    /// TTL / hop limit. Default 64.
+    pub ttl: u8,
+    /// IPv6 flow label. Default 0.
+    pub flow_label: u32,
+    /// UDP source port; default 0xC000 | (dest_qp & 0x3FFF), a stand-in for the
+    /// per-QP hash NICs use for ECMP entropy.
+    pub udp_src_port: Option<u16>,
+    /// Compute the UDP checksum over IPv4 too (RoCE v2 senders normally send zero).
+    /// Over IPv6 it is always computed.
+    pub udp_checksum: bool,
+    /// Destination QP. Default 0x11 (UD: 1).
+    pub dest_qp: u32,
+    pub psn: u32,
+    /// Default 0xFFFF.
+    pub p_key: u16,
+    /// Default true for requests that expect a response.
+    pub ack_req: Option<bool>,
+    pub solicited_event: bool,
+    pub fecn: bool,
+    /// Default true for CNPs (as scapy's `cnp()` sets it), false otherwise.
+    pub becn: Option<bool>,
+    /// R_Key for RETH/AtomicETH. Default 0x1000.
+    pub r_key: u32,
+    /// Remote VA for RETH/AtomicETH. Default 0x10000.
+    pub va: u64,
+    /// RETH DMA length; default the payload length (READ request: 4096).
+    pub dma_len: Option<u32>,
+    pub immediate: u32,
+    pub swap_add: u64,
+    pub compare: u64,
+    /// NAK code for `nak`. Default PSN sequence error.
+    pub nak_code: NakCode,
+    /// RNR timer code 0..=31 for `rnr_nak`. Default 14 (1.28 ms).
+    pub rnr_timer: u8,
+    /// AETH credit count for ACKs, 0..=31. Default 31 (invalid: no credits).
+    pub credits: u8,
+    /// AETH MSN.
+    pub msn: u32,
+    /// UD Q_Key. Default 0x11111111.
+    pub q_key: u32,
+    /// UD source QP. Default 0x12.
+    pub src_qp: u32,
+    pub payload: Payload,
+    /// Append an Ethernet FCS.
+    pub fcs: bool,
+}
+
+impl Default for PacketSpec {
+    fn default() -> Self {
+        PacketSpec {
+            operation: SpecOperation::Send,
+            src_mac: default_src_mac(),
+            dst_mac: default_dst_mac(),
+            src_ip: default_src_ip(),
+            dst_ip: default_dst_ip(),
+            vlan: None,
+            dscp: None,
+            ecn: None,
+            ttl: 64,
+            flow_label: 0,
+            udp_src_port: None,
+            udp_checksum: false,
+            dest_qp: 0x11,
+            psn: 0,
+            p_key: 0xFFFF,
+            ack_req: None,
+            solicited_event: false,
+            fecn: false,
+            becn: None,
+            r_key: 0x1000,
+            va: 0x10000,
+            dma_len: None,
+            immediate: 0,
+            swap_add: 0,
+            compare: 0,
+            nak_code: NakCode::PsnSequenceError,
+            rnr_timer: 14,
+            credits: CREDITS_INVALID,
+            msn: 0,
+            q_key: 0x1111_1111,
+            src_qp: 0x12,
+            payload: Payload::Size(0),
+            fcs: false,
+        }
+    }
+}
+
+/// Why a spec could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum BuildError {
+    /// A spec field is out of range or inconsistent.
+    Invalid { field: &'static str, reason: String },
+    /// Emitting failed.
+    Wire(WireError),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Invalid { field, reason } => write!(f, "{field}: {reason}"),
+            BuildError::Wire(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<WireError> for BuildError {
+    fn from(e: WireError) -> Self {
+        BuildError::Wire(e)
+    }
+}
+
+fn invalid(field: &'static str, reason: impl Into<String>) -> BuildError {
+    BuildError::Invalid {
+        field,
+        reason: reason.into(),
+    }
+}
+
+/// Turns a spec into a frame representation (inspect it, or `emit` it).
+pub fn to_repr(s: &PacketSpec) -> Result<RoceFrameRepr, BuildError> {
+    use SpecOperation as S;
+    let is_cnp = s.operation == S::Cnp;
+    let dscp = s.dscp.unwrap_or(if is_cnp { 48 } else { 26 });
+    let ecn = s.ecn.unwrap_or(if is_cnp { 0 } else { 2 });
+    if dscp > 63 {
+        return Err(invalid("dscp", format!("{dscp} is not in 0..=63")));
+    }
+    if ecn > 3 {
+        return Err(invalid("ecn", format!("{ecn} is not in 0..=3")));
+    }
+    if s.dest_qp > Qpn::MASK || s.src_qp > Qpn::MASK {
+        return Err(invalid("dest_qp/src_qp", "QP numbers are 24 bits"));
+    }
+    if s.psn > Psn::MASK || s.msn > 0x00FF_FFFF {
+        return Err(invalid("psn/msn", "sequence numbers are 24 bits"));
+    }
+    if s.rnr_timer > 31 || s.credits > 31 {
+        return Err(invalid("rnr_timer/credits", "5-bit fields, 0..=31"));
+    }
+    if let Some(v) = s.vlan {
+        if v.pcp > 7 || v.vid > 0x0FFF {
+            return Err(invalid("vlan", "pcp is 0..=7 and vid 0..=4095"));
+        }
+    }
+    let op = match s.operation {
+        S::Send => Operation::SendOnly,
+        S::SendWithImmediate => Operation::SendOnlyImm,
+        S::Write => Operation::WriteOnly,
+        S::WriteWithImmediate => Operation::WriteOnlyImm,
+        S::ReadRequest => Operation::ReadRequest,
+        S::ReadResponse => Operation::ReadResponseOnly,
+        S::CompareSwap => Operation::CompareSwap,
+        S::FetchAdd => Operation::FetchAdd,
+        S::Ack | S::Nak | S::RnrNak => Operation::Acknowledge,
+        S::Cnp => Operation::CongestionNotification,
+        S::UdSend => Operation::SendOnly,
+    };
+    let transport = match s.operation {
+        S::Cnp => Transport::Cnp,
+        S::UdSend => Transport::Ud,
+        _ => Transport::Rc,
+    };
+    let opcode = if is_cnp {
+        Opcode::CNP
+    } else {
+        Opcode::new(transport, op).ok_or_else(|| invalid("operation", "no such opcode"))?
+    };
+    let info = opcode
+        .info()
+        .ok_or_else(|| invalid("operation", "no such opcode"))?;
+    let payload = if info.headers.payload {
+        s.payload.bytes()
+    } else {
+        Vec::new()
+    };
+    if !info.headers.payload && s.payload != Payload::Size(0) {
+        return Err(invalid(
+            "payload",
+            format!("{:?} packets carry no payload", s.operation),
+        ));
+    }
+    let pad = ((4 - payload.len() % 4) % 4) as u8;
+    let mut ext = ExtRepr::default();
+    let syndrome = match s.operation {
+        S::Nak => Syndrome::Nak(s.nak_code),
+        S::RnrNak => Syndrome::RnrNak { timer: s.rnr_timer },
+        _ => Syndrome::Ack { credits: s.credits },
+    };
+    if info.headers.reth {
+        let default_len = if s.operation == S::ReadRequest {
+            4096
+        } else {
+            payload.len() as u32
+        };
+        ext.reth = Some(Reth {
+            va: s.va,
+            r_key: s.r_key,
+            dma_len: s.dma_len.unwrap_or(default_len),
+        });
+    }
+    if info.headers.immdt {
+        ext.immdt = Some(ImmDt { data: s.immediate });
+    }
+    if info.headers.aeth {
+        ext.aeth = Some(Aeth {
+            syndrome,
+            msn: s.msn,
+        });
+    }
+    if info.headers.atomic_eth {
+        ext.atomic_eth = Some(AtomicEth {
+            va: s.va,
+            r_key: s.r_key,
+            swap_add: s.swap_add,
+            compare: s.compare,
+        });
+    }
+    if info.headers.deth {
+        ext.deth = Some(Deth {
+            q_key: s.q_key,
+            src_qp: s.src_qp,
+        });
+    }
+    if info.headers.cnp_padding {
+        ext.cnp_padding = Some([0; CNP_PADDING_LEN]);
+    }
+    let expects_response = matches!(
+        s.operation,
+        S::Send
+            | S::SendWithImmediate
+            | S::Write
+            | S::WriteWithImmediate
+            | S::ReadRequest
+            | S::CompareSwap
+            | S::FetchAdd
+    );
+    let bth = BthRepr {
+        opcode,
+        solicited_event: s.solicited_event,
+        mig_req: false,
+        pad_count: pad,
+        tver: 0,
+        p_key: s.p_key,
+        fecn: s.fecn,
+        becn: s.becn.unwrap_or(is_cnp),
+        dest_qp: Qpn(s.dest_qp),
+        ack_req: s.ack_req.unwrap_or(expects_response),
+        psn: Psn(s.psn),
+    };
+    let (ip, ethertype) = match (s.src_ip, s.dst_ip) {
+        (IpAddr::V4(src), IpAddr::V4(dst)) => (
+            IpRepr::V4(Ipv4Repr {
+                src_addr: src,
+                dst_addr: dst,
+                dscp,
+                ecn,
+                ttl: s.ttl,
+                ident: 0,
+                dont_frag: true,
+                protocol: PROTOCOL_UDP,
+                payload_len: 0,
+            }),
+            EtherType::IPV4,
+        ),
+        (IpAddr::V6(src), IpAddr::V6(dst)) => {
+            if s.flow_label > 0x000F_FFFF {
+                return Err(invalid("flow_label", "20 bits"));
+            }
+            (
+                IpRepr::V6(Ipv6Repr {
+                    src_addr: src,
+                    dst_addr: dst,
+                    dscp,
+                    ecn,
+                    flow_label: s.flow_label,
+                    hop_limit: s.ttl,
+                    next_header: PROTOCOL_UDP,
+                    payload_len: 0,
+                }),
+                EtherType::IPV6,
+            )
+        }
+        _ => {
+            return Err(invalid(
+                "src_ip/dst_ip",
+                "both addresses must be IPv4 or both IPv6",
+            ))
+        }
+    };
+    let repr = RoceFrameRepr {
+        ethernet: EthernetRepr {
+            src_addr: s.src_mac,
+            dst_addr: s.dst_mac,
+            vlan: s.vlan,
+            ethertype: ethertype.0,
+        },
+        ip,
+        udp: UdpRepr {
+            src_port: s
+                .udp_src_port
+                .unwrap_or(0xC000 | (s.dest_qp & 0x3FFF) as u16),
+            dst_port: ROCE_V2_PORT,
+            checksum: s.udp_checksum,
+            payload_len: 0,
+        },
+        bth,
+        ext,
+        payload,
+        fcs: s.fcs,
+    };
+    Ok(repr.normalized())
+}
+
+/// Builds the full frame described by `spec`.
+pub fn build(spec: &PacketSpec) -> Result<Vec<u8>, BuildError> {
+    Ok(to_repr(spec)?.emit()?)
+}
