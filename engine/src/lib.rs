@@ -3,3 +3,4 @@
 //! Everything the lab teaches is computed here, once, and used by both the browser app and
 //! the `native-probe` binary: this crate has no web or operating-system dependencies and
 //! builds for native targets and `wasm32-unknown-unknown` alike.
+pub mod dcqcn;
