@@ -2,7 +2,6 @@
 //! optional PFC (DCQCN paper §3.1 and Fig. 5; IEEE 802.1Qbb for PAUSE/RESUME).
 
 use super::params::CongestionPointParams;
-use super::rng::SplitMix64;
 
 /// Marking probability for an instantaneous queue of `queue_bytes` (paper §3.1, Fig. 5):
 /// 0 at or below K_min, rising linearly to P_max at K_max, 1 above K_max.
@@ -90,12 +89,13 @@ impl CongestionPoint {
     }
 
     /// A packet of `size` bytes arrives at `now_ps`. Marking looks at the queue the
-    /// packet finds on arrival.
-    pub(crate) fn enqueue(
+    /// packet finds on arrival; `draw` yields a uniform number in [0, 1) and is called
+    /// only when the marking probability is strictly between 0 and 1.
+    pub fn enqueue(
         &mut self,
         size: u64,
         now_ps: u64,
-        rng: &mut SplitMix64,
+        draw: impl FnOnce() -> f64,
     ) -> (Admission, Option<PfcSignal>) {
         let lossless = self.params.pfc.is_some();
         if !lossless && self.queue_bytes + size > self.params.buffer_bytes {
@@ -104,7 +104,7 @@ impl CongestionPoint {
         }
         let p = self.marking_probability();
         // Draw only when the outcome is uncertain, so marks below K_min cost nothing.
-        let ce = p >= 1.0 || (p > 0.0 && rng.next_f64() < p);
+        let ce = p >= 1.0 || (p > 0.0 && draw() < p);
         if ce {
             self.ecn_marks += 1;
         }
@@ -126,7 +126,7 @@ impl CongestionPoint {
     }
 
     /// A packet of `size` bytes has left the port at `now_ps`.
-    pub(crate) fn dequeue(&mut self, size: u64, now_ps: u64) -> Option<PfcSignal> {
+    pub fn dequeue(&mut self, size: u64, now_ps: u64) -> Option<PfcSignal> {
         self.queue_bytes = self.queue_bytes.saturating_sub(size);
         if let Some(pfc) = &self.params.pfc {
             if self.paused_upstream && self.queue_bytes <= pfc.xon_bytes {

@@ -343,7 +343,8 @@ impl PacketSim {
 
     fn switch_arrival(&mut self, flow: u32, size: u32) {
         let now = self.now;
-        let (adm, signal) = self.cp.enqueue(u64::from(size), now, &mut self.rng);
+        let rng = &mut self.rng;
+        let (adm, signal) = self.cp.enqueue(u64::from(size), now, || rng.next_f64());
         self.handle_pfc(signal);
         if let Admission::Queued { ce } = adm {
             self.port.push_back((flow, size, ce));
