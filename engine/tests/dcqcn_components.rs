@@ -231,7 +231,7 @@ fn congestion_point_marks_pauses_and_drops() {
         cp.enqueue(1000, 2, || 0.4).0,
         Admission::Queued { ce: true }
     ));
-    assert_eq!(cp.paused_upstream(), true, "q = 3000 reached XOFF");
+    assert!(cp.paused_upstream(), "q = 3000 reached XOFF");
     assert_eq!(cp.pause_events, 1);
     // Lossless: beyond the buffer the packet is still taken, and counted as an overrun.
     for t in 3..13 {
