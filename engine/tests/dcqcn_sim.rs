@@ -175,8 +175,11 @@ fn the_work_cap_truncates_instead_of_hanging() {
         .as_deref()
         .unwrap_or("")
         .contains("10000"));
-    let f = simulate_fluid(&s, &limits).unwrap();
-    assert!(f.truncated && f.events <= 10_000 && f.truncation_reason.is_some());
+    // The fluid model integrates the 16 identical flows as one class: 1 unit per step.
+    let small = Limits { max_events: 1_000 };
+    let f = simulate_fluid(&s, &small).unwrap();
+    assert!(f.truncated && f.events <= 1_000 && f.truncation_reason.is_some());
+    assert!(f.end_us < s.duration_us);
     let full = simulate_fluid(&s, &Limits::default()).unwrap();
     assert!(!full.truncated);
 }
@@ -228,4 +231,19 @@ fn every_named_scenario_runs_in_both_models_and_round_trips_through_json() {
         named_scenario("nope"),
         Err(SimError::UnknownScenario { .. })
     ));
+}
+
+#[test]
+fn fluid_model_treats_identical_flows_identically_and_distinct_ones_separately() {
+    let mut s = named_scenario("incast-16").unwrap();
+    s.duration_us = 2_000.0;
+    let f = simulate_fluid(&s, &Limits::default()).unwrap();
+    for col in &f.flows[1..] {
+        assert_eq!(col, &f.flows[0]);
+    }
+    // Give one flow a later start: it must now differ from the rest.
+    s.flows[3].start_us = 500.0;
+    let g = simulate_fluid(&s, &Limits::default()).unwrap();
+    assert_ne!(g.flows[3], g.flows[0]);
+    assert_eq!(g.flows[2], g.flows[0]);
 }

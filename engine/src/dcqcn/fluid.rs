@@ -38,6 +38,9 @@ use super::series::{Model, Series};
 const P_CAP: f64 = 1.0 - 1e-12;
 
 struct FluidFlow {
+    /// How many identical flows this one stands for, and their indices.
+    weight: f64,
+    members: Vec<usize>,
     active: bool,
     done_sending: bool,
     start_s: f64,
@@ -91,7 +94,8 @@ fn timer_rate(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> f64 {
     }
 }
 
-/// Runs the fluid model. The work counted against `limits.max_events` is flow-steps.
+/// Runs the fluid model. The work counted against `limits.max_events` is flow-steps
+/// (one per class of identical flows per step).
 pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, SimError> {
     scenario.validate()?;
     limits.validate()?;
@@ -116,10 +120,27 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let delay_steps = (s.feedback_delay_us() / s.fluid_step_us).round().max(0.0) as usize;
     let hist_len = delay_steps + 1;
 
-    let mut flows: Vec<FluidFlow> = s
-        .flows
+    // Flows with the same line rate, start and size follow the same trajectory in a
+    // deterministic fluid model, so each such class is integrated once and weighted by its
+    // size: a 16-way incast costs one flow.
+    let mut classes: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, f) in s.flows.iter().enumerate() {
+        let same = |j: usize| {
+            s.flows.get(j).is_some_and(|g| {
+                g.link_gbps.to_bits() == f.link_gbps.to_bits()
+                    && g.start_us.to_bits() == f.start_us.to_bits()
+                    && g.size_bytes == f.size_bytes
+            })
+        };
+        match classes.iter_mut().find(|(rep, _)| same(*rep)) {
+            Some((_, members)) => members.push(i),
+            None => classes.push((i, vec![i])),
+        }
+    }
+    let mut flows: Vec<FluidFlow> = classes
         .iter()
-        .map(|f| {
+        .filter_map(|(rep, members)| s.flows.get(*rep).map(|f| (f, members.clone())))
+        .map(|(f, members)| {
             let line = f.link_gbps * 1e9;
             let max = if p.rp_max_rate_mbps > 0.0 {
                 (p.rp_max_rate_mbps * 1e6).min(line)
@@ -127,6 +148,8 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
                 line
             };
             FluidFlow {
+                weight: members.len() as f64,
+                members,
                 active: false,
                 done_sending: false,
                 start_s: f.start_us * 1e-6,
@@ -200,7 +223,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
                 f.rt = f.max_bps;
             }
             if f.active {
-                offered_bps += f.rc;
+                offered_bps += f.weight * f.rc;
             }
         }
         // Fluid PFC: at XOFF the senders are held to what the port drains, which is what
@@ -282,10 +305,14 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
                 f.finish_s = Some(t + dt + q_bits / c_bps);
             }
         }
-        for (i, f) in flows.iter().enumerate() {
-            if let (Some(done), Some(slot)) = (f.finish_s, series.fct_us.get_mut(i)) {
-                if slot.is_none() {
-                    *slot = Some((done - f.start_s) * 1e6);
+        for f in flows.iter() {
+            if let Some(done) = f.finish_s {
+                for &i in &f.members {
+                    if let Some(slot) = series.fct_us.get_mut(i) {
+                        if slot.is_none() {
+                            *slot = Some((done - f.start_s) * 1e6);
+                        }
+                    }
                 }
             }
         }
@@ -304,12 +331,16 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             since_sample = 0;
             let interval_s = steps_per_sample as f64 * dt;
             series.time_us.push(step as f64 * s.fluid_step_us);
-            for (f, col) in flows.iter_mut().zip(series.flows.iter_mut()) {
-                col.rc_gbps.push(f.rc / 1e9);
-                col.rt_gbps.push(f.rt / 1e9);
-                col.alpha.push(f.alpha);
-                col.goodput_gbps.push(f.interval_bits / interval_s / 1e9);
-                col.cnps.push(f.cnps.floor() as u64);
+            for f in flows.iter_mut() {
+                for &i in &f.members {
+                    if let Some(col) = series.flows.get_mut(i) {
+                        col.rc_gbps.push(f.rc / 1e9);
+                        col.rt_gbps.push(f.rt / 1e9);
+                        col.alpha.push(f.alpha);
+                        col.goodput_gbps.push(f.interval_bits / interval_s / 1e9);
+                        col.cnps.push(f.cnps.floor() as u64);
+                    }
+                }
                 f.interval_bits = 0.0;
             }
             series.queue_bytes.push(q_bits / 8.0);
