@@ -317,6 +317,16 @@ fn invalid_parameters_are_rejected_by_name() {
         ("mtu_bytes", |s| s.mtu_bytes = 64),
         ("prop_delay_us", |s| s.prop_delay_us = -1.0),
         ("fluid_step_us", |s| s.fluid_step_us = 0.0),
+        ("fluid_step_us", |s| s.fluid_step_us = 1e-9),
+        ("fluid_step_us", |s| {
+            s.prop_delay_us = 5_000.0;
+            s.fluid_step_us = 0.01;
+        }),
+        ("sample_interval_us", |s| {
+            s.duration_us = 1_000_000.0;
+            s.sample_interval_us = 5.0;
+            s.flows = vec![s.flows[0].clone(); 100];
+        }),
         ("dcqcn.g", |s| s.dcqcn.g = 0.0),
         ("dcqcn.g", |s| s.dcqcn.g = 1.5),
         ("dcqcn.rp_threshold", |s| s.dcqcn.rp_threshold = 0),

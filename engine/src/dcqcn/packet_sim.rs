@@ -456,7 +456,7 @@ impl PacketSim {
             return;
         };
         if let Some(prev) = s.last_cnp_ps {
-            let gap = now - prev;
+            let gap = now.saturating_sub(prev);
             s.min_cnp_gap_ps = Some(s.min_cnp_gap_ps.map_or(gap, |m| m.min(gap)));
         }
         s.last_cnp_ps = Some(now);

@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize};
 pub const MAX_DURATION_US: f64 = 1_000_000.0;
 /// Most samples a series may hold (duration / sample interval).
 pub const MAX_SAMPLES: u64 = 200_000;
+/// Most (sample, flow) cells a series may hold, bounding its memory.
+pub const MAX_SERIES_CELLS: u64 = 2_000_000;
+/// Smallest fluid-model step, µs.
+pub const MIN_FLUID_STEP_US: f64 = 0.001;
+/// Most fluid steps one feedback delay may span (the delay line's length).
+pub const MAX_FLUID_DELAY_STEPS: u64 = 100_000;
 /// Most flows in one scenario.
 pub const MAX_FLOWS: usize = 1024;
 /// Highest link rate accepted, Gb/s.
@@ -118,6 +124,15 @@ impl Scenario {
             ));
         }
         positive("fluid_step_us", self.fluid_step_us, 100.0)?;
+        if self.fluid_step_us < MIN_FLUID_STEP_US {
+            return Err(SimError::invalid(
+                "fluid_step_us",
+                format!(
+                    "{} is below the floor {MIN_FLUID_STEP_US} µs",
+                    self.fluid_step_us
+                ),
+            ));
+        }
         self.cp.validate("cp.")?;
         if let Some(pfc) = &self.cp.pfc {
             // A PAUSE must stop senders before the buffer needs more than the MTU.
@@ -145,6 +160,27 @@ impl Scenario {
             return Err(SimError::invalid(
                 "flows",
                 format!("{} flows exceed the cap {MAX_FLOWS}", self.flows.len()),
+            ));
+        }
+        let cells = samples * self.flows.len() as f64;
+        if cells > MAX_SERIES_CELLS as f64 {
+            return Err(SimError::invalid(
+                "sample_interval_us",
+                format!(
+                    "{samples} samples × {} flows exceed the cap {MAX_SERIES_CELLS}; \
+                     use a longer interval",
+                    self.flows.len()
+                ),
+            ));
+        }
+        let delay_steps = self.feedback_delay_us() / self.fluid_step_us;
+        if delay_steps > MAX_FLUID_DELAY_STEPS as f64 {
+            return Err(SimError::invalid(
+                "fluid_step_us",
+                format!(
+                    "the feedback delay spans {delay_steps:.0} steps, over the cap \
+                     {MAX_FLUID_DELAY_STEPS}; use a longer step"
+                ),
             ));
         }
         for (i, f) in self.flows.iter().enumerate() {
