@@ -4,5 +4,6 @@
 //! the `native-probe` binary: this crate has no web or operating-system dependencies and
 //! builds for native targets and `wasm32-unknown-unknown` alike.
 
+pub mod dcqcn;
 pub mod qp;
 pub mod wire;

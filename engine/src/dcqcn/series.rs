@@ -1,0 +1,262 @@
+//! The output of both models: time series sampled at a fixed interval, a summary, and
+//! a CSV writer.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// Which model produced a series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Model {
+    Packet,
+    Fluid,
+}
+
+/// One flow's columns; index `k` belongs to `Series::time_us[k]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct FlowSeries {
+    /// Current rate R_C at the sample instant, Gb/s.
+    pub rc_gbps: Vec<f64>,
+    /// Target rate R_T at the sample instant, Gb/s.
+    pub rt_gbps: Vec<f64>,
+    /// Alpha at the sample instant.
+    pub alpha: Vec<f64>,
+    /// Bytes delivered to the receiver during the interval ending at the sample, Gb/s.
+    pub goodput_gbps: Vec<f64>,
+    /// CNPs received by this flow's RP so far (cumulative).
+    pub cnps: Vec<u64>,
+}
+
+/// A time span during which the switch held its upstream paused (XOFF → XON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PauseInterval {
+    pub start_us: f64,
+    pub end_us: f64,
+}
+
+/// A flow's first rate cut: how deep the first reaction was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FirstCut {
+    pub time_us: f64,
+    pub rate_before_gbps: f64,
+    pub rate_after_gbps: f64,
+}
+
+/// Most pause intervals kept in a series; the total pause time is exact regardless.
+pub const MAX_PAUSE_INTERVALS: usize = 10_000;
+
+/// Sampled output of a run. Samples are at `k·sample_interval_us`, k = 1, 2, ….
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub model: Model,
+    pub scenario: String,
+    pub bottleneck_gbps: f64,
+    pub sample_interval_us: f64,
+    /// Simulated time actually covered, µs (less than the duration when truncated).
+    pub end_us: f64,
+    pub time_us: Vec<f64>,
+    pub flows: Vec<FlowSeries>,
+    pub flow_start_us: Vec<f64>,
+    /// Egress queue at the sample instant, bytes.
+    pub queue_bytes: Vec<f64>,
+    /// ECN marks so far (cumulative).
+    pub ecn_marks: Vec<u64>,
+    /// Drops so far (cumulative).
+    pub drops: Vec<u64>,
+    /// Whether the upstream was paused at the sample instant.
+    pub pfc_paused: Vec<bool>,
+    /// Pause intervals (at most [`MAX_PAUSE_INTERVALS`]).
+    pub pause_intervals: Vec<PauseInterval>,
+    /// Exact total pause time, µs.
+    pub pfc_pause_total_us: f64,
+    pub pfc_pause_events: u64,
+    /// Exact largest queue, bytes.
+    pub max_queue_bytes: f64,
+    /// Arrivals that pushed a lossless queue beyond its buffer.
+    pub headroom_overruns: u64,
+    /// Flow completion times (last byte delivered − start), µs.
+    pub fct_us: Vec<Option<f64>>,
+    /// Smallest gap between two successive CNP arrivals at each flow's sender, µs.
+    pub min_cnp_gap_us: Vec<Option<f64>>,
+    pub first_cut: Vec<Option<FirstCut>>,
+    /// Events (packet model) or flow-steps (fluid model) processed.
+    pub events: u64,
+    /// The run stopped at its work cap before the end.
+    pub truncated: bool,
+    pub truncation_reason: Option<String>,
+}
+
+impl Series {
+    pub(crate) fn new(model: Model, scenario: &super::Scenario) -> Self {
+        let n = scenario.flows.len();
+        Series {
+            model,
+            scenario: scenario.name.clone(),
+            bottleneck_gbps: scenario.bottleneck_gbps,
+            sample_interval_us: scenario.sample_interval_us,
+            end_us: 0.0,
+            time_us: Vec::new(),
+            flows: vec![FlowSeries::default(); n],
+            flow_start_us: scenario.flows.iter().map(|f| f.start_us).collect(),
+            queue_bytes: Vec::new(),
+            ecn_marks: Vec::new(),
+            drops: Vec::new(),
+            pfc_paused: Vec::new(),
+            pause_intervals: Vec::new(),
+            pfc_pause_total_us: 0.0,
+            pfc_pause_events: 0,
+            max_queue_bytes: 0.0,
+            headroom_overruns: 0,
+            fct_us: vec![None; n],
+            min_cnp_gap_us: vec![None; n],
+            first_cut: vec![None; n],
+            events: 0,
+            truncated: false,
+            truncation_reason: None,
+        }
+    }
+
+    /// Total CNPs received by all flows at the end of the series.
+    pub fn total_cnps(&self) -> u64 {
+        self.flows
+            .iter()
+            .map(|f| f.cnps.last().copied().unwrap_or(0))
+            .sum()
+    }
+
+    /// Summary over the whole run.
+    pub fn summary(&self) -> Summary {
+        self.summary_window(0.0, self.end_us)
+    }
+
+    /// Summary over samples whose interval lies in `(from_us, to_us]`. Fairness counts
+    /// the flows that had started by `from_us` and not finished before `to_us`.
+    pub fn summary_window(&self, from_us: f64, to_us: f64) -> Summary {
+        let idx: Vec<usize> = self
+            .time_us
+            .iter()
+            .enumerate()
+            .filter(|(_, &t)| t - self.sample_interval_us >= from_us - 1e-9 && t <= to_us + 1e-9)
+            .map(|(k, _)| k)
+            .collect();
+        let mean_goodput_gbps: Vec<f64> = self
+            .flows
+            .iter()
+            .map(|f| {
+                if idx.is_empty() {
+                    0.0
+                } else {
+                    idx.iter()
+                        .filter_map(|&k| f.goodput_gbps.get(k))
+                        .sum::<f64>()
+                        / idx.len() as f64
+                }
+            })
+            .collect();
+        let active: Vec<f64> = mean_goodput_gbps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                let started = self.flow_start_us.get(*i).is_some_and(|&s| s <= from_us);
+                let running = match self.fct_us.get(*i).copied().flatten() {
+                    Some(fct) => self.flow_start_us.get(*i).copied().unwrap_or(0.0) + fct >= to_us,
+                    None => true,
+                };
+                started && running
+            })
+            .map(|(_, &g)| g)
+            .collect();
+        let total: f64 = mean_goodput_gbps.iter().sum();
+        let max_queue_bytes = idx
+            .iter()
+            .filter_map(|&k| self.queue_bytes.get(k))
+            .fold(0.0_f64, |a, &b| a.max(b));
+        Summary {
+            model: self.model,
+            link_gbps: self.bottleneck_gbps,
+            from_us,
+            to_us,
+            jain_fairness: jain_index(&active),
+            utilization: if self.bottleneck_gbps > 0.0 {
+                total / self.bottleneck_gbps
+            } else {
+                0.0
+            },
+            mean_goodput_gbps,
+            max_queue_bytes,
+            fct_us: self.fct_us.clone(),
+            total_cnps: self.total_cnps(),
+            pfc_pause_us: self.pfc_pause_total_us,
+            drops: self.drops.last().copied().unwrap_or(0),
+            ecn_marks: self.ecn_marks.last().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes all.
+/// An empty or all-zero set counts as fair (1).
+pub fn jain_index(x: &[f64]) -> f64 {
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || sq <= 0.0 {
+        1.0
+    } else {
+        sum * sum / (x.len() as f64 * sq)
+    }
+}
+
+/// Headline numbers of a run or a window of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub model: Model,
+    pub link_gbps: f64,
+    pub from_us: f64,
+    pub to_us: f64,
+    /// Per-flow mean goodput over the window, Gb/s.
+    pub mean_goodput_gbps: Vec<f64>,
+    /// Jain's index over the flows active through the window.
+    pub jain_fairness: f64,
+    /// Sum of goodputs / bottleneck rate.
+    pub utilization: f64,
+    /// Largest sampled queue in the window, bytes.
+    pub max_queue_bytes: f64,
+    pub fct_us: Vec<Option<f64>>,
+    pub total_cnps: u64,
+    /// Total PFC pause time of the run, µs.
+    pub pfc_pause_us: f64,
+    pub drops: u64,
+    pub ecn_marks: u64,
+}
+
+/// The CSV header: one row per flow per sample.
+pub const CSV_HEADER: &str =
+    "time_us,flow,rc_gbps,rt_gbps,alpha,goodput_gbps,queue_bytes,cnps,pfc_paused,ecn_marks,drops";
+
+/// Writes a series as CSV (header [`CSV_HEADER`]); queue and PFC columns repeat on every
+/// flow's row of a sample.
+pub fn series_to_csv(series: &Series) -> String {
+    let mut out = String::with_capacity(64 * series.time_us.len() * series.flows.len().max(1));
+    out.push_str(CSV_HEADER);
+    out.push('\n');
+    for (k, t) in series.time_us.iter().enumerate() {
+        let q = series.queue_bytes.get(k).copied().unwrap_or(0.0);
+        let paused = series.pfc_paused.get(k).copied().unwrap_or(false);
+        let marks = series.ecn_marks.get(k).copied().unwrap_or(0);
+        let drops = series.drops.get(k).copied().unwrap_or(0);
+        for (i, f) in series.flows.iter().enumerate() {
+            let get = |v: &Vec<f64>| v.get(k).copied().unwrap_or(0.0);
+            // Writing to a String cannot fail.
+            let _ = writeln!(
+                out,
+                "{t},{i},{:.6},{:.6},{:.6},{:.6},{:.0},{},{},{marks},{drops}",
+                get(&f.rc_gbps),
+                get(&f.rt_gbps),
+                get(&f.alpha),
+                get(&f.goodput_gbps),
+                q,
+                f.cnps.get(k).copied().unwrap_or(0),
+                u8::from(paused),
+            );
+        }
+    }
+    out
+}
