@@ -5,7 +5,11 @@
 //! - first render: time from navigation start to the first rendered route (the app's
 //!   `lab-first-route` performance mark), median of fresh-profile loads.
 
-use std::{io::Write, path::PathBuf, time::Duration};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use flate2::{write::GzEncoder, Compression};
 use lab_tests::{browser::Browser, site::Site};
@@ -50,7 +54,7 @@ fn gzip_len(bytes: &[u8]) -> usize {
 }
 
 /// The file in `dist/` a URL of the site was served from.
-fn served_file(dist: &PathBuf, url: &str) -> Option<PathBuf> {
+fn served_file(dist: &Path, url: &str) -> Option<PathBuf> {
     let path = url::Url::parse(url)
         .ok()?
         .path()
