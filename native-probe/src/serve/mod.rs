@@ -79,9 +79,10 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
                     },
                 })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
+        let shutdown = ShutdownSignal::install().map_err(ServeError::Runtime)?;
         println!("Serving rdma-lab at http://{local}/ (press Ctrl-C to stop)");
         axum::serve(listener, router(state))
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(shutdown.received())
             .await
             .map_err(ServeError::Runtime)?;
         println!("native-probe: stopped");
@@ -95,26 +96,44 @@ pub fn router(state: Arc<ProbeState>) -> Router {
     Router::new().fallback_service(site::service(state))
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        // If the handler cannot be installed, Ctrl-C still ends the process the default way.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+/// Ctrl-C (SIGINT) or SIGTERM, listened for from the moment it is created, so a signal
+/// that arrives right after the URL is printed still stops the server cleanly.
+struct ShutdownSignal {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    streams: [tokio::signal::unix::Signal; 2],
+}
+
+impl ShutdownSignal {
+    fn install() -> io::Result<ShutdownSignal> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(ShutdownSignal {
+                streams: [
+                    signal(SignalKind::interrupt())?,
+                    signal(SignalKind::terminate())?,
+                ],
+            })
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+        #[cfg(not(unix))]
+        Ok(ShutdownSignal {})
+    }
+
+    async fn received(self) {
+        #[cfg(unix)]
+        {
+            let [mut interrupt, mut terminate] = self.streams;
+            tokio::select! {
+                _ = interrupt.recv() => {},
+                _ = terminate.recv() => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            // Without a handler Ctrl-C still ends the process, only less politely.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
     }
 }
