@@ -217,8 +217,9 @@ impl Drop for Browser {
         let _ = self.driver.kill();
         let _ = self.driver.wait();
         let _ = Command::new("pkill")
-            .arg("-f")
+            .args(["-f", "--"])
             .arg(format!("--user-data-dir={}", self.profile.display()))
+            .stderr(Stdio::null())
             .status();
         let _ = std::fs::remove_dir_all(&self.profile);
     }
