@@ -1,39 +1,50 @@
-//! Compiles `content/topics.toml` into the app, so the sidebar and page headings come from
-//! the content files without shipping a TOML parser to the browser.
+//! Compiles `content/` into the app (see `build/content.rs`): the browser receives finished
+//! HTML and a search index, and no Markdown or TOML parser.
+
+#[path = "build/content.rs"]
+mod content;
 
 use std::{env, fmt::Write as _, fs, path::PathBuf};
 
-#[derive(serde::Deserialize)]
-struct Topics {
-    topic: Vec<TopicEntry>,
-}
-
-#[derive(serde::Deserialize)]
-struct TopicEntry {
-    path: String,
-    title: String,
-    group: String,
-    summary: String,
-}
-
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let source = manifest_dir.join("../content/topics.toml");
-    println!("cargo:rerun-if-changed={}", source.display());
+    let content_dir = manifest_dir.join("../content");
+    for file in content::watched_files(&content_dir) {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
 
-    let text = fs::read_to_string(&source)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", source.display()));
-    let topics: Topics =
-        toml::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid: {e}", source.display()));
+    let pages = content::compile(&content_dir).unwrap_or_else(|message| panic!("{message}"));
+    // Broken citations fail the build; the app's tests list every rule a page breaks.
+    for page in &pages {
+        if let Some(problem) = page
+            .problems
+            .iter()
+            .find(|p| p.message.contains("names no source"))
+        {
+            panic!("{problem}");
+        }
+    }
 
     let mut out = String::from("pub static TOPICS: &[Topic] = &[\n");
-    for t in &topics.topic {
+    for page in &pages {
+        let t = &page.topic;
         writeln!(
             out,
-            "    Topic {{ path: {:?}, title: {:?}, group: {:?}, summary: {:?} }},",
-            t.path, t.title, t.group, t.summary
+            "    Topic {{ path: {:?}, title: {:?}, group: {:?}, summary: {:?}, body_html: {:?} }},",
+            t.path, t.title, t.group, t.summary, page.html
         )
         .expect("writing to a String cannot fail");
+    }
+    out.push_str("];\n\npub static SEARCH_SECTIONS: &[engine::search::Section<'static>] = &[\n");
+    for page in &pages {
+        for section in &page.sections {
+            writeln!(
+                out,
+                "    engine::search::Section {{ path: {:?}, anchor: {:?}, heading: {:?}, text: {:?} }},",
+                page.topic.path, section.anchor, section.heading, section.text
+            )
+            .expect("writing to a String cannot fail");
+        }
     }
     out.push_str("];\n");
 

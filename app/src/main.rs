@@ -1,6 +1,14 @@
 //! The rdma-lab single-page app. It draws what the engine computes and holds no model logic.
 
 mod components;
+// The tests use the build script's compiler, not every part of it.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../build/content.rs"]
+mod content_compiler;
+#[cfg(test)]
+mod content_rules;
+mod navigation;
 mod route;
 mod theme;
 mod topics;

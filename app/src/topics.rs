@@ -3,13 +3,15 @@
 use crate::route::Route;
 use yew_router::Routable;
 
-/// One topic of the reference: a route with its title and one-line summary.
+/// One topic of the reference: a route with its title, one-line summary and the page's text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Topic {
     pub path: &'static str,
     pub title: &'static str,
     pub group: &'static str,
     pub summary: &'static str,
+    /// `content/topics/<slug>.md` as HTML, with numbered citations and its sources list.
+    pub body_html: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/topics.rs"));
@@ -22,7 +24,10 @@ impl Topic {
 
     /// The topic shown at `route`, if it is a topic page.
     pub fn at(route: &Route) -> Option<&'static Topic> {
-        let path = route.to_path();
+        Topic::at_path(&route.to_path())
+    }
+
+    pub fn at_path(path: &str) -> Option<&'static Topic> {
         TOPICS.iter().find(|t| t.path == path)
     }
 }
@@ -62,6 +67,32 @@ mod tests {
                     "route {path} has no topic in content/topics.toml"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn search_lands_on_the_heading_about_the_term() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let first = |query: &str| {
+            let hit = &index.search(query, 1)[0];
+            (hit.section.path, hit.section.anchor)
+        };
+        assert_eq!(first("DCQCN"), ("/dcqcn", ""), "the DCQCN page itself");
+        assert_eq!(first("GID"), ("/troubleshooting", "roce-gid-index-wrong"));
+        assert_eq!(first("PXN"), ("/nccl", "pxn-pci-nvlink"));
+        assert_eq!(first("NCCL_IB_TIMEOUT").0, "/nccl-env");
+    }
+
+    #[test]
+    fn every_page_is_searchable_by_its_title() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        for topic in TOPICS {
+            let hits = index.search(topic.title, 20);
+            assert!(
+                hits.iter().any(|h| h.section.path == topic.path && h.section.anchor.is_empty()),
+                "searching {:?} does not find its page",
+                topic.title
+            );
         }
     }
 

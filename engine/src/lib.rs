@@ -6,4 +6,5 @@
 
 pub mod dcqcn;
 pub mod qp;
+pub mod search;
 pub mod wire;

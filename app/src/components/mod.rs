@@ -1,6 +1,7 @@
 //! The pieces of the page: the shell around every view, and the views themselves.
 
 mod not_found;
+mod search_box;
 mod shell;
 mod sidebar;
 mod theme_toggle;

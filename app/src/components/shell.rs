@@ -1,5 +1,6 @@
 use yew::prelude::*;
 
+use super::search_box::SearchBox;
 use super::sidebar::Sidebar;
 use super::theme_toggle::ThemeToggle;
 
@@ -38,6 +39,7 @@ pub fn Shell(props: &ShellProps) -> Html {
                     <span class="brand-name">{ "rdma-lab" }</span>
                     <span class="brand-tagline">{ "RDMA and AI-cluster networking, hands on" }</span>
                 </a>
+                <SearchBox />
                 <ThemeToggle />
             </header>
             <Sidebar open={*menu_open} on_navigate={close_menu} />

@@ -1,6 +1,9 @@
 use gloo::utils::document;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
+use yew_router::prelude::*;
 
+use crate::navigation::{go_to, internal_target, reveal_anchor};
 use crate::topics::Topic;
 
 #[derive(Properties, PartialEq)]
@@ -8,18 +11,50 @@ pub struct TopicPageProps {
     pub topic: &'static Topic,
 }
 
-/// A topic's page: its heading and summary. Topics whose material and interactive views
-/// have not been written yet show exactly this and nothing more.
+/// A topic's page: heading, summary, and the reference text compiled from `content/`.
 #[function_component]
 pub fn TopicPage(props: &TopicPageProps) -> Html {
     let topic = props.topic;
-    use_effect_with(topic.title, |title| {
-        document().set_title(&format!("{title} · rdma-lab"));
+    let navigator = use_navigator();
+    use_effect_with(topic.path, move |_| {
+        document().set_title(&format!("{} · rdma-lab", topic.title));
+        reveal_anchor();
     });
+
+    // Links in the compiled text are plain anchors; keep in-app ones inside the app.
+    let onclick = Callback::from(move |event: MouseEvent| {
+        let plain_click = event.button() == 0
+            && !(event.ctrl_key() || event.meta_key() || event.shift_key() || event.alt_key());
+        let link = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("a[href]").ok().flatten());
+        let (Some(link), Some(navigator), true) = (link, navigator.as_ref(), plain_click) else {
+            return;
+        };
+        let href = link.get_attribute("href").unwrap_or_default();
+        let target = if let Some(anchor) = href.strip_prefix('#') {
+            Some((
+                crate::route::Route::recognize(topic.path),
+                Some(anchor.to_string()),
+            ))
+            .and_then(|(route, anchor)| route.map(|r| (r, anchor)))
+        } else {
+            internal_target(&href)
+        };
+        if let Some((route, anchor)) = target {
+            event.prevent_default();
+            go_to(navigator, &route, anchor.as_deref());
+        }
+    });
+
     html! {
         <article class="topic" aria-labelledby="topic-title">
             <h1 id="topic-title">{ topic.title }</h1>
             <p class="topic-summary">{ topic.summary }</p>
+            <div class="prose" {onclick}>
+                { Html::from_html_unchecked(AttrValue::Static(topic.body_html)) }
+            </div>
         </article>
     }
 }

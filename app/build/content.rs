@@ -1,0 +1,710 @@
+//! Compiles `content/` into what the app shows: topic metadata, each topic's Markdown as
+//! HTML with numbered citations and heading anchors, the data tables, and the search sections.
+//!
+//! It runs in `build.rs`, so the browser gets finished HTML and no Markdown or TOML parser,
+//! and in the app's tests, which hold the content to its rules (`Page::problems`).
+
+use std::{
+    collections::BTreeMap,
+    fmt::Write as _,
+    fs,
+    path::{Path, PathBuf},
+};
+
+use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+pub struct TopicEntry {
+    pub path: String,
+    pub title: String,
+    pub group: String,
+    pub summary: String,
+}
+
+#[derive(Deserialize)]
+struct TopicsFile {
+    topic: Vec<TopicEntry>,
+}
+
+/// One cited document, as listed in a page's front matter.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub title: String,
+    pub publisher: Option<String>,
+    pub locator: Option<String>,
+    pub url: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    #[serde(default)]
+    sources: BTreeMap<String, Source>,
+}
+
+/// A stretch of a page under one heading, for the search index.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// The heading's anchor; empty for the text above the first heading.
+    pub anchor: String,
+    pub heading: String,
+    pub text: String,
+}
+
+/// Something in a content file that breaks the lab's rules, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub file: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file.display(), self.line, self.message)
+    }
+}
+
+/// One topic page, compiled.
+#[derive(Debug)]
+pub struct Page {
+    pub topic: TopicEntry,
+    pub html: String,
+    pub sections: Vec<Section>,
+    /// Every link target of the page, with the line it is on.
+    pub links: Vec<(String, usize)>,
+    pub problems: Vec<Problem>,
+}
+
+/// The topic list and every page, in sidebar order.
+pub fn compile(content_dir: &Path) -> Result<Vec<Page>, String> {
+    let topics_path = content_dir.join("topics.toml");
+    let text = fs::read_to_string(&topics_path)
+        .map_err(|e| format!("cannot read {}: {e}", topics_path.display()))?;
+    let topics: TopicsFile = toml::from_str(&text)
+        .map_err(|e| format!("{} is not valid: {e}", topics_path.display()))?;
+    topics
+        .topic
+        .into_iter()
+        .map(|topic| compile_page(content_dir, topic))
+        .collect()
+}
+
+/// `content/topics/<slug>.md` for a topic path: `/qp` → `qp`, `/` → `overview`.
+pub fn slug(path: &str) -> String {
+    match path.trim_matches('/') {
+        "" => "overview".to_string(),
+        other => other.replace('/', "-"),
+    }
+}
+
+/// The files a build depends on, so cargo rebuilds when content changes.
+pub fn watched_files(content_dir: &Path) -> Vec<PathBuf> {
+    let mut files = vec![content_dir.join("topics.toml")];
+    for folder in ["topics", "data"] {
+        if let Ok(entries) = fs::read_dir(content_dir.join(folder)) {
+            files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+        }
+        files.push(content_dir.join(folder));
+    }
+    files
+}
+
+fn compile_page(content_dir: &Path, topic: TopicEntry) -> Result<Page, String> {
+    let slug = slug(&topic.path);
+    let file = content_dir.join("topics").join(format!("{slug}.md"));
+    let source =
+        fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let (front, body, body_line) = split_front_matter(&source)
+        .map_err(|message| format!("{}:1: {message}", file.display()))?;
+    let front: FrontMatter = toml::from_str(front)
+        .map_err(|e| format!("{}: front matter is not valid TOML: {e}", file.display()))?;
+
+    let mut page = Page {
+        topic,
+        html: String::new(),
+        sections: Vec::new(),
+        links: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut citations = Citations::new(&front.sources);
+    let locate = |offset: usize| body_line + body[..offset.min(body.len())].matches('\n').count();
+    render_markdown(body, &file, &locate, &mut citations, &mut page);
+
+    let data = data_table(content_dir, &slug, &mut citations, &mut page)?;
+    page.html.push_str(&data);
+
+    for key in front.sources.keys() {
+        if !citations.order.contains(key) {
+            page.problems.push(Problem {
+                file: file.clone(),
+                line: 1,
+                message: format!("source `{key}` is listed but never cited"),
+            });
+        }
+    }
+    page.html.push_str(&citations.source_list());
+    Ok(page)
+}
+
+/// Splits `+++\nTOML\n+++\nbody` and says on which line the body starts.
+fn split_front_matter(source: &str) -> Result<(&str, &str, usize), String> {
+    let Some(rest) = source.strip_prefix("+++\n") else {
+        return Err("a topic file starts with `+++` front matter listing its sources".into());
+    };
+    let Some(end) = rest.find("\n+++\n") else {
+        return Err("the front matter has no closing `+++` line".into());
+    };
+    let front = &rest[..end];
+    let body = &rest[end + "\n+++\n".len()..];
+    let body_line = 1 + source[..source.len() - body.len()].matches('\n').count();
+    Ok((front, body, body_line))
+}
+
+/// Numbers citations in the order a reader meets them.
+struct Citations<'a> {
+    sources: &'a BTreeMap<String, Source>,
+    order: Vec<String>,
+}
+
+impl<'a> Citations<'a> {
+    fn new(sources: &'a BTreeMap<String, Source>) -> Self {
+        Citations {
+            sources,
+            order: Vec::new(),
+        }
+    }
+
+    /// The superscript for `key`, or `None` when the page lists no such source.
+    fn cite(&mut self, key: &str) -> Option<String> {
+        self.sources.get(key)?;
+        let number = match self.order.iter().position(|k| k == key) {
+            Some(index) => index + 1,
+            None => {
+                self.order.push(key.to_string());
+                self.order.len()
+            }
+        };
+        Some(format!(
+            "<sup class=\"cite\"><a href=\"#source-{key}\" aria-label=\"source {number}\">[{number}]</a></sup>"
+        ))
+    }
+
+    fn source_list(&self) -> String {
+        if self.order.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("<section class=\"sources\" aria-labelledby=\"sources\"><h2 id=\"sources\">Sources</h2><ol>");
+        for key in &self.order {
+            let source = &self.sources[key];
+            let _ = write!(out, "<li id=\"source-{key}\">");
+            match &source.url {
+                Some(url) => {
+                    let _ = write!(
+                        out,
+                        "<a href=\"{}\" rel=\"noopener\">{}</a>",
+                        escape(url),
+                        escape(&source.title)
+                    );
+                }
+                None => out.push_str(&escape(&source.title)),
+            }
+            for part in [&source.publisher, &source.locator].into_iter().flatten() {
+                let _ = write!(out, ". {}", escape(part));
+            }
+            out.push_str(".</li>");
+        }
+        out.push_str("</ol></section>");
+        out
+    }
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A heading's anchor: lowercase words joined by `-`, other punctuation dropped.
+pub fn anchor(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if (c.is_whitespace() || c == '-') && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// Does `text` state a number? Digits inside a name (`RoCE v2`, `mlx5`, `802.1Qbb`, `x16`)
+/// do not count; a digit run standing on its own (`4791`, `100 Gb/s`, `2^24`) does.
+pub fn states_a_number(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len()
+            && (chars[i].is_ascii_digit()
+                || (matches!(chars[i], '.' | ',')
+                    && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit())))
+        {
+            i += 1;
+        }
+        let before = start.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i).copied();
+        let in_name = before.is_some_and(|c| {
+            c.is_alphanumeric()
+                || c == '_'
+                || c == '-' && start >= 2 && chars[start - 2].is_alphabetic()
+        }) || after.is_some_and(|c| c.is_alphabetic() || c == '_');
+        if !in_name {
+            return true;
+        }
+    }
+    false
+}
+
+/// Finds `[^key]` markers: (byte range, key).
+fn citation_markers(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(start) = text[from..].find("[^").map(|i| i + from) {
+        let Some(len) = text[start + 2..].find(']') else {
+            break;
+        };
+        let key = &text[start + 2..start + 2 + len];
+        if !key.is_empty()
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            found.push((start..start + 3 + len, key));
+        }
+        from = start + 2;
+    }
+    found
+}
+
+/// A block the numbers rule applies to: a paragraph, a list item's own text, or a table row.
+#[derive(Default)]
+struct Unit {
+    text: String,
+    cited: bool,
+    line: usize,
+}
+
+fn render_markdown(
+    body: &str,
+    file: &Path,
+    locate: &dyn Fn(usize) -> usize,
+    citations: &mut Citations,
+    page: &mut Page,
+) {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let events: Vec<(Event, std::ops::Range<usize>)> =
+        Parser::new_ext(body, options).into_offset_iter().collect();
+
+    let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    let mut units: Vec<Unit> = Vec::new();
+    // The page's top: its title and summary, then any text above the first heading.
+    let mut section = Section {
+        anchor: String::new(),
+        heading: page.topic.title.clone(),
+        text: format!("{} ", page.topic.summary),
+    };
+    let mut heading: Option<(HeadingLevel, String, usize)> = None;
+    let mut pending_text = String::new();
+    let mut pending_at = 0;
+
+    // Text arrives in pieces (`[`, `^key]`); join the pieces before looking for markers.
+    let flush_text = |pending: &mut String,
+                      at: usize,
+                      out: &mut Vec<Event>,
+                      units: &mut Vec<Unit>,
+                      heading: &mut Option<(HeadingLevel, String, usize)>,
+                      section: &mut Section,
+                      citations: &mut Citations,
+                      problems: &mut Vec<Problem>| {
+        if pending.is_empty() {
+            return;
+        }
+        let text = std::mem::take(pending);
+        let mut plain = String::new();
+        let mut last = 0;
+        for (range, key) in citation_markers(&text) {
+            plain.push_str(&text[last..range.start]);
+            out.push(Event::Text(CowStr::from(
+                text[last..range.start].to_string(),
+            )));
+            match citations.cite(key) {
+                Some(html) => out.push(Event::InlineHtml(CowStr::from(html))),
+                None => problems.push(Problem {
+                    file: file.to_path_buf(),
+                    line: locate(at),
+                    message: format!("`[^{key}]` names no source in the front matter"),
+                }),
+            }
+            if let Some(unit) = units.last_mut() {
+                unit.cited = true;
+            }
+            last = range.end;
+        }
+        plain.push_str(&text[last..]);
+        out.push(Event::Text(CowStr::from(text[last..].to_string())));
+        if let Some(unit) = units.last_mut() {
+            unit.text.push_str(&plain);
+        }
+        match heading {
+            Some((_, heading_text, _)) => heading_text.push_str(&plain),
+            None => {
+                section.text.push_str(&plain);
+            }
+        }
+    };
+
+    for (event, range) in events {
+        if !matches!(event, Event::Text(_)) {
+            flush_text(
+                &mut pending_text,
+                pending_at,
+                &mut out,
+                &mut units,
+                &mut heading,
+                &mut section,
+                citations,
+                &mut page.problems,
+            );
+        }
+        match event {
+            Event::Text(text) => {
+                if pending_text.is_empty() {
+                    pending_at = range.start;
+                }
+                pending_text.push_str(&text);
+            }
+            Event::Start(Tag::Heading { level, .. }) => {
+                if level == HeadingLevel::H1 {
+                    page.problems.push(Problem {
+                        file: file.to_path_buf(),
+                        line: locate(range.start),
+                        message: "use `##` and below: the page's h1 is its title from topics.toml"
+                            .into(),
+                    });
+                }
+                heading = Some((level, String::new(), out.len()));
+                // Placeholder, replaced once the heading's text (and so its anchor) is known.
+                out.push(Event::Html(CowStr::from(String::new())));
+            }
+            Event::End(TagEnd::Heading(level)) => {
+                if let Some((_, text, at)) = heading.take() {
+                    let id = anchor(&text);
+                    out[at] = Event::Html(CowStr::from(format!("<{level} id=\"{id}\">")));
+                    out.push(Event::Html(CowStr::from(format!("</{level}>\n"))));
+                    let finished = std::mem::replace(
+                        &mut section,
+                        Section {
+                            anchor: id,
+                            heading: text,
+                            text: String::new(),
+                        },
+                    );
+                    if !finished.text.trim().is_empty() || !finished.anchor.is_empty() {
+                        page.sections.push(finished);
+                    }
+                }
+            }
+            Event::Start(
+                ref tag @ (Tag::Paragraph | Tag::Item | Tag::TableRow | Tag::TableHead),
+            ) => {
+                // A paragraph inside a list item is its own unit; the item keeps only its loose text.
+                let _ = tag;
+                units.push(Unit {
+                    line: locate(range.start),
+                    ..Unit::default()
+                });
+                out.push(event);
+            }
+            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::TableRow | TagEnd::TableHead) => {
+                if let Some(unit) = units.pop() {
+                    if states_a_number(&unit.text) && !unit.cited {
+                        page.problems.push(Problem {
+                            file: file.to_path_buf(),
+                            line: unit.line,
+                            message: format!(
+                                "states a number but cites no source: {:?}",
+                                unit.text.trim().chars().take(90).collect::<String>()
+                            ),
+                        });
+                    }
+                }
+                section.text.push(' ');
+                out.push(event);
+            }
+            Event::Start(Tag::Link { ref dest_url, .. }) => {
+                page.links.push((dest_url.to_string(), locate(range.start)));
+                out.push(event);
+            }
+            Event::Code(ref code) => {
+                match heading.as_mut() {
+                    Some((_, text, _)) => text.push_str(code),
+                    None => section.text.push_str(code),
+                }
+                out.push(event);
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                section.text.push(' ');
+                if let Some(unit) = units.last_mut() {
+                    unit.text.push(' ');
+                }
+                out.push(event);
+            }
+            Event::Start(Tag::TableCell) => {
+                if let Some(unit) = units.last_mut() {
+                    unit.text.push_str(" | ");
+                }
+                out.push(event);
+            }
+            other => out.push(other),
+        }
+    }
+    flush_text(
+        &mut pending_text,
+        pending_at,
+        &mut out,
+        &mut units,
+        &mut heading,
+        &mut section,
+        citations,
+        &mut page.problems,
+    );
+    if !section.text.trim().is_empty() || !section.anchor.is_empty() {
+        page.sections.push(section);
+    }
+    for section in &mut page.sections {
+        section.text = section
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    html::push_html(&mut page.html, out.into_iter());
+}
+
+/// Pages with a data file get its table after their text.
+fn data_table(
+    content_dir: &Path,
+    slug: &str,
+    citations: &mut Citations,
+    page: &mut Page,
+) -> Result<String, String> {
+    match slug {
+        "nccl-env" => nccl_env_table(&content_dir.join("data/nccl-env.toml"), citations, page),
+        "bandwidth" => bandwidth_table(&content_dir.join("data/bandwidth.toml"), citations, page),
+        _ => Ok(String::new()),
+    }
+}
+
+fn cite_all(
+    keys: &[String],
+    file: &Path,
+    what: &str,
+    citations: &mut Citations,
+    page: &mut Page,
+) -> String {
+    if keys.is_empty() {
+        page.problems.push(Problem {
+            file: file.to_path_buf(),
+            line: 1,
+            message: format!("{what} cites no source"),
+        });
+    }
+    let mut out = String::new();
+    for key in keys {
+        match citations.cite(key) {
+            Some(html) => out.push_str(&html),
+            None => page.problems.push(Problem {
+                file: file.to_path_buf(),
+                line: 1,
+                message: format!("{what}: source `{key}` is not in the page's front matter"),
+            }),
+        }
+    }
+    out
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NcclVariable {
+    name: String,
+    default: String,
+    meaning: String,
+    ib: String,
+    roce: String,
+    no_rdma: String,
+    when_to_change: String,
+    since: Option<String>,
+    sources: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct NcclEnvFile {
+    variable: Vec<NcclVariable>,
+}
+
+fn read_toml<T: for<'de> Deserialize<'de>>(file: &Path) -> Result<T, String> {
+    let text =
+        fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    toml::from_str(&text).map_err(|e| format!("{} is not valid: {e}", file.display()))
+}
+
+fn nccl_env_table(
+    file: &Path,
+    citations: &mut Citations,
+    page: &mut Page,
+) -> Result<String, String> {
+    let data: NcclEnvFile = read_toml(file)?;
+    let mut out = String::from(
+        "<h2 id=\"variables\">Variables</h2>\n<div class=\"table-scroll\"><table class=\"data-table nccl-env\"><thead><tr>\
+         <th scope=\"col\">Variable</th><th scope=\"col\">Default</th><th scope=\"col\">Meaning</th>\
+         <th scope=\"col\">IB</th><th scope=\"col\">RoCE</th><th scope=\"col\">No RDMA</th>\
+         <th scope=\"col\">When to change it</th><th scope=\"col\">Since</th></tr></thead><tbody>",
+    );
+    let mut search_text = String::new();
+    for v in &data.variable {
+        let cites = cite_all(&v.sources, file, &v.name, citations, page);
+        let id = anchor(&v.name);
+        let _ = write!(
+            out,
+            "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{}</code></td><td>{}{cites}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&v.name),
+            escape(&v.default),
+            escape(&v.meaning),
+            escape(&v.ib),
+            escape(&v.roce),
+            escape(&v.no_rdma),
+            escape(&v.when_to_change),
+            escape(v.since.as_deref().unwrap_or("—")),
+        );
+        page.sections.push(Section {
+            anchor: id,
+            heading: v.name.clone(),
+            text: format!(
+                "{} Default {}. {} {}",
+                v.name, v.default, v.meaning, v.when_to_change
+            ),
+        });
+        let _ = write!(search_text, "{} ", v.name);
+    }
+    out.push_str("</tbody></table></div>\n");
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub id: String,
+    pub name: String,
+    pub family: String,
+    pub scope: String,
+    pub per_direction_gbit_s: f64,
+    pub per_direction_gbyte_s: f64,
+    pub bidirectional_gbyte_s: f64,
+    pub latency_ns: Option<f64>,
+    pub latency_scope: Option<String>,
+    pub notes: Option<String>,
+    pub sources: Vec<String>,
+}
+
+#[derive(Deserialize)]
+pub struct BandwidthFile {
+    pub link: Vec<Link>,
+}
+
+pub fn read_bandwidth(file: &Path) -> Result<BandwidthFile, String> {
+    read_toml(file)
+}
+
+fn bandwidth_table(
+    file: &Path,
+    citations: &mut Citations,
+    page: &mut Page,
+) -> Result<String, String> {
+    let data = read_bandwidth(file)?;
+    let max = data
+        .link
+        .iter()
+        .map(|l| l.per_direction_gbyte_s)
+        .fold(0.0_f64, f64::max);
+    let mut chart = String::from(
+        "<h2 id=\"link-rates\">Link rates</h2>\n<figure class=\"bar-chart\" aria-labelledby=\"bar-chart-caption\">\
+         <figcaption id=\"bar-chart-caption\">Usable data rate per direction, GB/s (gigabytes per second), on a logarithmic scale.</figcaption><ul>",
+    );
+    let mut table = String::from(
+        "<div class=\"table-scroll\"><table class=\"data-table bandwidth\"><thead><tr>\
+         <th scope=\"col\">Link</th><th scope=\"col\">Per direction, Gb/s</th><th scope=\"col\">Per direction, GB/s</th>\
+         <th scope=\"col\">Bidirectional, GB/s</th><th scope=\"col\">Latency</th><th scope=\"col\">Connects</th><th scope=\"col\">Notes</th></tr></thead><tbody>",
+    );
+    for link in &data.link {
+        let cites = cite_all(&link.sources, file, &link.id, citations, page);
+        // A log scale keeps a 12.5 GB/s TCP link visible beside a 128 GB/s PCIe Gen6 one.
+        let share = if max > 1.0 && link.per_direction_gbyte_s > 1.0 {
+            (link.per_direction_gbyte_s.log10() / max.log10() * 100.0).clamp(2.0, 100.0)
+        } else {
+            2.0
+        };
+        let _ = write!(
+            chart,
+            "<li class=\"bar family-{}\"><span class=\"bar-label\">{}</span><span class=\"bar-track\"><span class=\"bar-fill\" style=\"width:{share:.1}%\"></span></span><span class=\"bar-value\">{} GB/s</span></li>",
+            anchor(&link.family),
+            escape(&link.name),
+            link.per_direction_gbyte_s
+        );
+        let latency = match (link.latency_ns, &link.latency_scope) {
+            (Some(ns), Some(scope)) => format!("{ns} ns ({})", escape(scope)),
+            (Some(ns), None) => format!("{ns} ns"),
+            _ => "not stated by these sources".to_string(),
+        };
+        let _ = write!(
+            table,
+            "<tr id=\"{}\"><th scope=\"row\">{}{cites}</th><td>{}</td><td>{}</td><td>{}</td><td>{latency}</td><td>{}</td><td>{}</td></tr>",
+            escape(&link.id),
+            escape(&link.name),
+            link.per_direction_gbit_s,
+            link.per_direction_gbyte_s,
+            link.bidirectional_gbyte_s,
+            escape(&link.scope),
+            escape(link.notes.as_deref().unwrap_or("")),
+        );
+        page.sections.push(Section {
+            anchor: link.id.clone(),
+            heading: link.name.clone(),
+            text: format!(
+                "{} {} Gb/s per direction, {} GB/s per direction, {} GB/s bidirectional. {}",
+                link.name,
+                link.per_direction_gbit_s,
+                link.per_direction_gbyte_s,
+                link.bidirectional_gbyte_s,
+                link.scope
+            ),
+        });
+    }
+    chart.push_str("</ul></figure>\n");
+    table.push_str("</tbody></table></div>\n");
+    Ok(chart + &table)
+}

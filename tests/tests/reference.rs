@@ -1,0 +1,106 @@
+//! The reference text in real Chromium: search as you type, `/` to focus, results that land
+//! on the right heading, and links inside the text that stay in the app.
+
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::key::Key;
+use lab_tests::{browser::Browser, site::Site};
+
+async fn press(browser: &Browser, key: char) {
+    let actions = KeyActions::new("keyboard".to_string())
+        .then(KeyAction::Down { value: key })
+        .then(KeyAction::Up { value: key });
+    browser.client.perform_actions(actions).await.expect("key is pressed");
+}
+
+/// Focuses search with `/`, types `query`, and follows the first result with Enter.
+async fn search_and_go(browser: &Browser, query: &str) {
+    browser.find("main h1").await.click().await.expect("page body clicks");
+    press(browser, '/').await;
+    let focused = browser.eval("return document.activeElement.classList.contains('search-input')").await;
+    assert_eq!(focused, true, "`/` focuses the search box");
+    browser.eval("document.activeElement.value = ''").await;
+    browser.find(".search-input").await.send_keys(query).await.expect("typing works");
+    browser.find("#search-results li[role=option] a").await;
+    press(browser, Key::Enter.into()).await;
+}
+
+#[tokio::test]
+async fn search_lands_on_the_right_headings() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/")).await;
+    browser.wait_for_text("main h1", "Overview").await;
+
+    search_and_go(&browser, "DCQCN").await;
+    browser.wait_for_text("main h1", "DCQCN").await;
+    assert_eq!(browser.path().await, "/dcqcn");
+
+    search_and_go(&browser, "GID").await;
+    browser.wait_for_text("main h1", "Troubleshooting").await;
+    let url = browser.client.current_url().await.expect("a URL");
+    assert_eq!(url.fragment(), Some("roce-gid-index-wrong"));
+    let heading_visible = "const h = document.getElementById('roce-gid-index-wrong').getBoundingClientRect();\
+                           return h.top >= 0 && h.top < window.innerHeight / 2";
+    // Scrolling is smooth-free, but give layout a moment after the route renders.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(browser.eval(heading_visible).await, true, "the GID heading is scrolled into view");
+    browser.screenshot("search-gid-landing").await;
+
+    browser.find(".search-input").await.send_keys("PXN").await.expect("typing works");
+    browser.wait_for_text("#search-results li.active .search-result-where", "NCCL transports › PXN: PCI × NVLink").await;
+    browser.screenshot("search-pxn-results").await;
+    browser.find("#search-results li.active a").await.click().await.expect("result clicks");
+    browser.wait_for_text("main h1", "NCCL transports").await;
+    let url = browser.client.current_url().await.expect("a URL");
+    assert_eq!((url.path(), url.fragment()), ("/nccl", Some("pxn-pci-nvlink")));
+
+    browser.assert_no_console_errors("search").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn reference_pages_show_cited_text_and_in_app_links() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/roce")).await;
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+
+    let cites = browser.eval("return document.querySelectorAll('main sup.cite a').length").await;
+    assert!(cites.as_u64().is_some_and(|n| n > 5), "the page cites its sources: {cites}");
+    let dangling = browser
+        .eval("return [...document.querySelectorAll('main sup.cite a')].filter(a => !document.querySelector(a.getAttribute('href'))).length")
+        .await;
+    assert_eq!(dangling, 0, "every citation points at an entry of the source list");
+
+    // An in-text link to another topic navigates without reloading the page.
+    browser.eval("window.__sameDocument = true").await;
+    let link = browser.find("main .prose a[href^='/']:not([href^='//'])").await;
+    let href = link.attr("href").await.expect("attribute read").expect("a link has an href");
+    link.click().await.expect("link clicks");
+    let path = href.split('#').next().unwrap_or_default().to_string();
+    for _ in 0..100 {
+        if browser.path().await == path {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(browser.path().await, path);
+    assert_eq!(browser.eval("return window.__sameDocument === true").await, true, "no full reload");
+
+    browser.goto(&site.url("/bandwidth")).await;
+    browser.wait_for_text("main h1", "Bandwidth and latency").await;
+    let bars = browser.eval("return document.querySelectorAll('.bar-chart .bar').length").await;
+    let rows = browser.eval("return document.querySelectorAll('table.bandwidth tbody tr').length").await;
+    assert!(bars.as_u64().is_some_and(|n| n >= 10), "{bars} bars");
+    assert_eq!(bars, rows, "one bar per row of the table");
+    browser.screenshot("bandwidth-chart").await;
+
+    browser.goto(&site.url("/nccl-env#nccl_ib_timeout")).await;
+    browser.wait_for_text("main h1", "NCCL environment variables").await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let row_visible = "const r = document.getElementById('nccl_ib_timeout').getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight";
+    assert_eq!(browser.eval(row_visible).await, true, "a deep link to a table row scrolls to it");
+
+    browser.assert_no_console_errors("reference pages").await;
+    browser.close().await;
+}
