@@ -89,7 +89,8 @@ mod tests {
         for topic in TOPICS {
             let hits = index.search(topic.title, 20);
             assert!(
-                hits.iter().any(|h| h.section.path == topic.path && h.section.anchor.is_empty()),
+                hits.iter()
+                    .any(|h| h.section.path == topic.path && h.section.anchor.is_empty()),
                 "searching {:?} does not find its page",
                 topic.title
             );

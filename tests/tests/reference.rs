@@ -9,17 +9,33 @@ async fn press(browser: &Browser, key: char) {
     let actions = KeyActions::new("keyboard".to_string())
         .then(KeyAction::Down { value: key })
         .then(KeyAction::Up { value: key });
-    browser.client.perform_actions(actions).await.expect("key is pressed");
+    browser
+        .client
+        .perform_actions(actions)
+        .await
+        .expect("key is pressed");
 }
 
 /// Focuses search with `/`, types `query`, and follows the first result with Enter.
 async fn search_and_go(browser: &Browser, query: &str) {
-    browser.find("main h1").await.click().await.expect("page body clicks");
+    browser
+        .find("main h1")
+        .await
+        .click()
+        .await
+        .expect("page body clicks");
     press(browser, '/').await;
-    let focused = browser.eval("return document.activeElement.classList.contains('search-input')").await;
+    let focused = browser
+        .eval("return document.activeElement.classList.contains('search-input')")
+        .await;
     assert_eq!(focused, true, "`/` focuses the search box");
     browser.eval("document.activeElement.value = ''").await;
-    browser.find(".search-input").await.send_keys(query).await.expect("typing works");
+    browser
+        .find(".search-input")
+        .await
+        .send_keys(query)
+        .await
+        .expect("typing works");
     browser.find("#search-results li[role=option] a").await;
     press(browser, Key::Enter.into()).await;
 }
@@ -39,20 +55,43 @@ async fn search_lands_on_the_right_headings() {
     browser.wait_for_text("main h1", "Troubleshooting").await;
     let url = browser.client.current_url().await.expect("a URL");
     assert_eq!(url.fragment(), Some("roce-gid-index-wrong"));
-    let heading_visible = "const h = document.getElementById('roce-gid-index-wrong').getBoundingClientRect();\
+    let heading_visible =
+        "const h = document.getElementById('roce-gid-index-wrong').getBoundingClientRect();\
                            return h.top >= 0 && h.top < window.innerHeight / 2";
     // Scrolling is smooth-free, but give layout a moment after the route renders.
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    assert_eq!(browser.eval(heading_visible).await, true, "the GID heading is scrolled into view");
+    assert_eq!(
+        browser.eval(heading_visible).await,
+        true,
+        "the GID heading is scrolled into view"
+    );
     browser.screenshot("search-gid-landing").await;
 
-    browser.find(".search-input").await.send_keys("PXN").await.expect("typing works");
-    browser.wait_for_text("#search-results li.active .search-result-where", "NCCL transports › PXN: PCI × NVLink").await;
+    browser
+        .find(".search-input")
+        .await
+        .send_keys("PXN")
+        .await
+        .expect("typing works");
+    browser
+        .wait_for_text(
+            "#search-results li.active .search-result-where",
+            "NCCL transports › PXN: PCI × NVLink",
+        )
+        .await;
     browser.screenshot("search-pxn-results").await;
-    browser.find("#search-results li.active a").await.click().await.expect("result clicks");
+    browser
+        .find("#search-results li.active a")
+        .await
+        .click()
+        .await
+        .expect("result clicks");
     browser.wait_for_text("main h1", "NCCL transports").await;
     let url = browser.client.current_url().await.expect("a URL");
-    assert_eq!((url.path(), url.fragment()), ("/nccl", Some("pxn-pci-nvlink")));
+    assert_eq!(
+        (url.path(), url.fragment()),
+        ("/nccl", Some("pxn-pci-nvlink"))
+    );
 
     browser.assert_no_console_errors("search").await;
     browser.close().await;
@@ -65,17 +104,31 @@ async fn reference_pages_show_cited_text_and_in_app_links() {
     browser.goto(&site.url("/roce")).await;
     browser.wait_for_text("main h1", "RoCE v2 packets").await;
 
-    let cites = browser.eval("return document.querySelectorAll('main sup.cite a').length").await;
-    assert!(cites.as_u64().is_some_and(|n| n > 5), "the page cites its sources: {cites}");
+    let cites = browser
+        .eval("return document.querySelectorAll('main sup.cite a').length")
+        .await;
+    assert!(
+        cites.as_u64().is_some_and(|n| n > 5),
+        "the page cites its sources: {cites}"
+    );
     let dangling = browser
         .eval("return [...document.querySelectorAll('main sup.cite a')].filter(a => !document.querySelector(a.getAttribute('href'))).length")
         .await;
-    assert_eq!(dangling, 0, "every citation points at an entry of the source list");
+    assert_eq!(
+        dangling, 0,
+        "every citation points at an entry of the source list"
+    );
 
     // An in-text link to another topic navigates without reloading the page.
     browser.eval("window.__sameDocument = true").await;
-    let link = browser.find("main .prose a[href^='/']:not([href^='//'])").await;
-    let href = link.attr("href").await.expect("attribute read").expect("a link has an href");
+    let link = browser
+        .find("main .prose a[href^='/']:not([href^='//'])")
+        .await;
+    let href = link
+        .attr("href")
+        .await
+        .expect("attribute read")
+        .expect("a link has an href");
     link.click().await.expect("link clicks");
     let path = href.split('#').next().unwrap_or_default().to_string();
     for _ in 0..100 {
@@ -85,21 +138,37 @@ async fn reference_pages_show_cited_text_and_in_app_links() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(browser.path().await, path);
-    assert_eq!(browser.eval("return window.__sameDocument === true").await, true, "no full reload");
+    assert_eq!(
+        browser.eval("return window.__sameDocument === true").await,
+        true,
+        "no full reload"
+    );
 
     browser.goto(&site.url("/bandwidth")).await;
-    browser.wait_for_text("main h1", "Bandwidth and latency").await;
-    let bars = browser.eval("return document.querySelectorAll('.bar-chart .bar').length").await;
-    let rows = browser.eval("return document.querySelectorAll('table.bandwidth tbody tr').length").await;
+    browser
+        .wait_for_text("main h1", "Bandwidth and latency")
+        .await;
+    let bars = browser
+        .eval("return document.querySelectorAll('.bar-chart .bar').length")
+        .await;
+    let rows = browser
+        .eval("return document.querySelectorAll('table.bandwidth tbody tr').length")
+        .await;
     assert!(bars.as_u64().is_some_and(|n| n >= 10), "{bars} bars");
     assert_eq!(bars, rows, "one bar per row of the table");
     browser.screenshot("bandwidth-chart").await;
 
     browser.goto(&site.url("/nccl-env#nccl_ib_timeout")).await;
-    browser.wait_for_text("main h1", "NCCL environment variables").await;
+    browser
+        .wait_for_text("main h1", "NCCL environment variables")
+        .await;
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let row_visible = "const r = document.getElementById('nccl_ib_timeout').getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight";
-    assert_eq!(browser.eval(row_visible).await, true, "a deep link to a table row scrolls to it");
+    assert_eq!(
+        browser.eval(row_visible).await,
+        true,
+        "a deep link to a table row scrolls to it"
+    );
 
     browser.assert_no_console_errors("reference pages").await;
     browser.close().await;
