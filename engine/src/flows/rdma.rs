@@ -140,7 +140,6 @@ pub(crate) fn dma_read(f: &mut Flow, l: &Links, from: Who, bytes: u64, title: &s
 
 /// A DMA write by `nic` into `to`.
 pub(crate) fn dma_write(
-    f: &mut Flow,
     l: &Links,
     nic: Who,
     to: Who,
@@ -153,7 +152,6 @@ pub(crate) fn dma_write(
     } else {
         Who::PcieSw
     };
-    let _ = f;
     StepSpec::new(
         nic,
         to,
@@ -248,7 +246,6 @@ pub(crate) fn ack_cqe_poll(f: &mut Flow, l: &Links, text: &str) {
         "The ACK covers the message's last PSN, so the work request is complete.",
     ));
     let cqe = dma_write(
-        f,
         l,
         Who::Nic,
         Who::HostMem,
@@ -370,7 +367,6 @@ pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowEr
     ));
     let rx = f.last();
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         Who::RemoteHostMem,
@@ -492,7 +488,6 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
         "The data lands in a host staging buffer."
     };
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         target,
@@ -502,7 +497,6 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
     );
     f.then(w);
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         Who::RemoteHostMem,
@@ -533,7 +527,6 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
         ),
     );
     let c = dma_write(
-        &mut f,
         &l,
         Who::Nic,
         Who::HostMem,
@@ -607,7 +600,6 @@ pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "The requester checks the PSNs against the outstanding READ.",
     ));
     let w = dma_write(
-        &mut f,
         &l,
         Who::Nic,
         Who::HostMem,
@@ -617,7 +609,6 @@ pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
     );
     f.then(w);
     let c = dma_write(
-        &mut f,
         &l,
         Who::Nic,
         Who::HostMem,
@@ -671,7 +662,6 @@ pub(crate) fn atomic_cas(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "The NIC reads the current value, holding off other atomics to the same address.",
     );
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         Who::RemoteHostMem,
@@ -693,7 +683,6 @@ pub(crate) fn atomic_cas(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "AETH plus AtomicAckETH: the 8-byte value found before the operation.",
     ));
     let w = dma_write(
-        &mut f,
         &l,
         Who::Nic,
         Who::HostMem,
@@ -704,7 +693,6 @@ pub(crate) fn atomic_cas(p: &ScenarioParams) -> Result<Flow, FlowError> {
     );
     f.then(w);
     let c = dma_write(
-        &mut f,
         &l,
         Who::Nic,
         Who::HostMem,

@@ -158,7 +158,6 @@ pub(crate) fn go_back_n(p: &ScenarioParams) -> Result<Flow, FlowError> {
          the loss.",
     ));
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         Who::RemoteHostMem,
@@ -258,7 +257,6 @@ pub(crate) fn timeout_retransmit(p: &ScenarioParams) -> Result<Flow, FlowError> 
         "This time it gets through.",
     ));
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         Who::RemoteHostMem,
@@ -368,7 +366,6 @@ pub(crate) fn rnr_retry(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "The posted receive names the buffer for the data.",
     );
     let w = dma_write(
-        &mut f,
         &l,
         Who::RemoteNic,
         Who::RemoteHostMem,
