@@ -394,7 +394,9 @@ impl Flow {
             .iter()
             .filter(|p| p.category.occupies_cpu())
             .map(|p| p.ns)
-            .sum();
+            .sum::<f64>()
+            // An empty f64 sum is -0.0; report +0.
+            + 0.0;
         let index = self.steps.len();
         self.steps.push(Step {
             index,
@@ -505,7 +507,8 @@ fn totals(steps: &[Step]) -> Totals {
                 .flat_map(|s| s.parts.iter())
                 .filter(|p| p.category == category)
                 .map(|p| p.ns)
-                .sum(),
+                .sum::<f64>()
+                + 0.0,
         })
         .collect();
     Totals {
@@ -518,6 +521,6 @@ fn totals(steps: &[Step]) -> Totals {
         data_copies: steps.iter().map(|s| s.copies).sum(),
         syscalls: steps.iter().map(|s| s.syscalls).sum(),
         interrupts: steps.iter().map(|s| s.interrupts).sum(),
-        cpu_busy_ns: steps.iter().map(|s| s.cpu_busy_ns).sum(),
+        cpu_busy_ns: steps.iter().map(|s| s.cpu_busy_ns).sum::<f64>() + 0.0,
     }
 }
