@@ -1,0 +1,798 @@
+//! Verbs data paths: post-send (DMA and inline), GPUDirect and staged writes, RDMA READ,
+//! ATOMIC compare-and-swap, and RC connection setup.
+//!
+//! Every stage finishes before the next begins (store and forward between stages): exact for
+//! one-packet messages, an upper bound for long ones, where a NIC overlaps its DMA reads
+//! with transmission.
+
+use super::costs::*;
+use super::link::Link;
+use super::model::{Category, StepKind};
+use super::params::{param_error, ScenarioParams};
+use super::stage::{
+    control_wire, fabric, fixed, rdma_wire, transfer, Flow, StepSpec, Who, BACKWARD_VIA,
+    FORWARD_VIA, PATH_CABLES, PATH_SWITCHES,
+};
+use super::FlowError;
+use crate::qp::{connection_walkthrough, QpState, Walkthrough};
+use crate::wire::ext::header_len;
+use crate::wire::Header;
+
+pub(crate) fn ext(h: Header) -> u32 {
+    header_len(h) as u32
+}
+
+/// Links a scenario uses.
+pub(crate) struct Links {
+    pub pcie: Link,
+    pub net: Link,
+}
+
+impl Links {
+    pub(crate) fn of(p: &ScenarioParams) -> Links {
+        Links {
+            pcie: p.pcie.link(),
+            net: p.network.link(),
+        }
+    }
+}
+
+/// The requester's half before the wire: the post, the doorbell, the WQE fetch, the NIC's
+/// parsing, and the payload DMA read from `source` (host or GPU memory).
+pub(crate) fn requester_front(f: &mut Flow, l: &Links, source: Who, payload: u64) {
+    f.then(
+        StepSpec::new(
+            Who::App,
+            Who::HostMem,
+            StepKind::WqeWrite,
+            "ibv_post_send() writes a WQE",
+            fixed(VERBS_POST_NS, Category::HostSoftware, "VERBS_POST_NS"),
+            "/verbs",
+            "The library fills a 64-byte work queue element in the send queue, which lives in \
+             ordinary host memory. No system call: the queue is mapped into the process.",
+        )
+        .bytes(WQE_BYTES),
+    );
+    f.then(
+        StepSpec::new(
+            Who::App,
+            Who::Nic,
+            StepKind::Doorbell,
+            "Doorbell: MMIO write to the NIC",
+            transfer(&l.pcie, DOORBELL_BYTES),
+            "/verbs",
+            "The CPU writes 8 bytes into the NIC's doorbell page over PCIe to say \"new work in \
+             this queue\". It is a posted write: the CPU does not wait for it.",
+        )
+        .via(&[Who::PcieSw])
+        .bytes(DOORBELL_BYTES),
+    );
+    dma_read(
+        f,
+        l,
+        Who::HostMem,
+        WQE_BYTES,
+        "NIC fetches the WQE",
+        "The NIC reads the WQE from host memory by DMA: a read request goes out, a completion \
+         carrying the 64 bytes comes back.",
+    );
+    f.then(StepSpec::new(
+        Who::Nic,
+        Who::Nic,
+        StepKind::NicWork,
+        "NIC parses the WQE",
+        fixed(NIC_TX_NS, Category::NicProcessing, "NIC_TX_NS"),
+        "/qp",
+        "The NIC loads the QP context, checks the opcode and the local key, and schedules the \
+         queue for transmission.",
+    ));
+    if payload > 0 {
+        let (title, text) = if source == Who::Gpu {
+            (
+                "NIC reads the payload from GPU memory (peer-to-peer)",
+                "With GPUDirect RDMA the NIC's DMA read targets a GPU BAR address: the request \
+                 and the data go through the PCIe switch, never through host memory or the CPU.",
+            )
+        } else {
+            (
+                "NIC reads the payload from host memory",
+                "The NIC pulls the registered buffer by DMA; the CPU is not involved.",
+            )
+        };
+        dma_read(f, l, source, payload, title, text);
+    }
+}
+
+/// A DMA read as two steps: the read request (no data) and the completion with the data.
+pub(crate) fn dma_read(f: &mut Flow, l: &Links, from: Who, bytes: u64, title: &str, text: &str) {
+    let (nic, sw) = if matches!(from, Who::RemoteHostMem | Who::RemoteGpu) {
+        (Who::RemoteNic, Who::RemotePcieSw)
+    } else {
+        (Who::Nic, Who::PcieSw)
+    };
+    f.then(
+        StepSpec::new(
+            nic,
+            from,
+            StepKind::DmaRead,
+            format!("{title}: read request"),
+            transfer(&l.pcie, 0),
+            "/gpudirect",
+            "A PCIe memory read request carries an address and a length but no data; it pays the \
+             one-way latency.",
+        )
+        .via(&[sw]),
+    );
+    f.then(
+        StepSpec::new(
+            from,
+            nic,
+            StepKind::DmaRead,
+            format!("{title}: completion with data"),
+            transfer(&l.pcie, bytes),
+            "/gpudirect",
+            text,
+        )
+        .via(&[sw])
+        .bytes(bytes),
+    );
+}
+
+/// A DMA write by `nic` into `to`.
+pub(crate) fn dma_write(
+    l: &Links,
+    nic: Who,
+    to: Who,
+    bytes: u64,
+    title: &str,
+    text: &str,
+) -> StepSpec {
+    let sw = if nic == Who::RemoteNic {
+        Who::RemotePcieSw
+    } else {
+        Who::PcieSw
+    };
+    StepSpec::new(
+        nic,
+        to,
+        StepKind::DmaWrite,
+        title,
+        transfer(&l.pcie, bytes),
+        "/gpudirect",
+        text,
+    )
+    .via(&[sw])
+    .bytes(bytes)
+}
+
+/// A message crossing the fabric from the local NIC to the remote one, or back.
+// Every argument is a distinct field of the step; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cross(
+    l: &Links,
+    forward: bool,
+    kind: StepKind,
+    title: &str,
+    payload: u64,
+    wire: u64,
+    topic: &'static str,
+    text: &str,
+) -> StepSpec {
+    let (from, to, via) = if forward {
+        (Who::Nic, Who::RemoteNic, FORWARD_VIA)
+    } else {
+        (Who::RemoteNic, Who::Nic, BACKWARD_VIA)
+    };
+    StepSpec::new(
+        from,
+        to,
+        kind,
+        title,
+        fabric(&l.net, wire, PATH_CABLES, PATH_SWITCHES),
+        topic,
+        text,
+    )
+    .via(&via)
+    .bytes(payload)
+}
+
+pub(crate) fn nic_work(
+    who: Who,
+    title: &str,
+    ns: f64,
+    basis: &str,
+    topic: &'static str,
+    text: &str,
+) -> StepSpec {
+    StepSpec::new(
+        who,
+        who,
+        StepKind::NicWork,
+        title,
+        fixed(ns, Category::NicProcessing, basis),
+        topic,
+        text,
+    )
+}
+
+/// ACK back to the requester, the CQE, and the poll that finds it.
+pub(crate) fn ack_cqe_poll(f: &mut Flow, l: &Links, text: &str) {
+    let ack = control_wire(&l.net, ext(Header::Aeth));
+    f.then(nic_work(
+        Who::RemoteNic,
+        "Remote NIC generates the ACK",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/roce",
+        "The responder checks the PSN, and acknowledges with an ACK packet that carries the \
+         AETH (syndrome and credit count).",
+    ));
+    f.then(cross(
+        l,
+        false,
+        StepKind::Ack,
+        "ACK crosses the fabric",
+        0,
+        ack,
+        "/roce",
+        "A payload-less packet: BTH + AETH, padded to the minimum frame on Ethernet.",
+    ));
+    f.then(nic_work(
+        Who::Nic,
+        "NIC retires the WQE",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/qp",
+        "The ACK covers the message's last PSN, so the work request is complete.",
+    ));
+    let cqe = dma_write(
+        l,
+        Who::Nic,
+        Who::HostMem,
+        CQE_BYTES,
+        "NIC writes a CQE",
+        text,
+    );
+    f.then(cqe);
+    poll(f, Who::App, Who::HostMem);
+}
+
+pub(crate) fn poll(f: &mut Flow, app: Who, mem: Who) {
+    f.then(StepSpec::new(
+        app,
+        mem,
+        StepKind::CpuWork,
+        "ibv_poll_cq() finds the completion",
+        fixed(VERBS_POLL_NS, Category::HostSoftware, "VERBS_POLL_NS"),
+        "/verbs",
+        "The application reads the CQE from host memory (no syscall). A latency-minded \
+         program busy-polls, spending a core; one that arms a completion channel sleeps and is \
+         woken by an interrupt instead.",
+    ));
+}
+
+/// `post-send` (DMA variant) or `post-send-inline` (BlueFlame).
+pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowError> {
+    let len = p.rdma_message()?;
+    let l = Links::of(p);
+    let mut f = if inline {
+        if len > u64::from(p.max_inline_data) {
+            return Err(param_error(
+                "message_bytes",
+                len,
+                &format!(
+                    "an inline send carries at most max_inline_data = {} bytes",
+                    p.max_inline_data
+                ),
+            ));
+        }
+        Flow::new(
+            "post-send-inline",
+            "RDMA WRITE, inline with BlueFlame",
+            "A small message pushed into the NIC by the CPU: WQE and data travel in one MMIO \
+             write, so the NIC makes no DMA reads before sending.",
+        )
+    } else {
+        Flow::new(
+            "post-send",
+            "RDMA WRITE from host memory: ibv_post_send to ibv_poll_cq",
+            "Who touches the data on the way from one host's memory to another's, and how the \
+             sender learns that it arrived.",
+        )
+    };
+    if inline {
+        let bytes = (INLINE_WQE_HEADER_BYTES + len).div_ceil(WQE_BYTES) * WQE_BYTES;
+        f.then(
+            StepSpec::new(
+                Who::App,
+                Who::HostMem,
+                StepKind::WqeWrite,
+                "ibv_post_send() builds an inline WQE",
+                fixed(VERBS_POST_NS, Category::HostSoftware, "VERBS_POST_NS"),
+                "/verbs",
+                "With IBV_SEND_INLINE the library copies the data into the WQE itself, so the \
+                 buffer may be reused at once and need not be registered.",
+            )
+            .bytes(bytes),
+        );
+        f.then(
+            StepSpec::new(
+                Who::App,
+                Who::Nic,
+                StepKind::BlueFlame,
+                "BlueFlame: WQE and data written by MMIO",
+                transfer(&l.pcie, bytes),
+                "/verbs",
+                "The CPU writes the whole WQE through a write-combining mapping of the NIC's \
+                 BlueFlame buffer. The NIC has everything it needs: no doorbell-then-fetch \
+                 round trips.",
+            )
+            .via(&[Who::PcieSw])
+            .bytes(bytes),
+        );
+        f.then(nic_work(
+            Who::Nic,
+            "NIC parses the WQE",
+            NIC_TX_NS,
+            "NIC_TX_NS",
+            "/qp",
+            "Same QP context work as for any send.",
+        ));
+    } else {
+        requester_front(&mut f, &l, Who::HostMem, len);
+    }
+    let (packets, wire) = rdma_wire(&l.net, len, p.mtu, ext(Header::Reth));
+    f.figure("packets", packets as f64, "packets");
+    f.figure("wire bytes", wire as f64, "B");
+    f.then(cross(
+        &l,
+        true,
+        StepKind::Packet,
+        &format!("{packets} packet(s) cross the fabric"),
+        len,
+        wire,
+        "/roce",
+        "The NIC splits the message at the path MTU; the first packet carries the RETH \
+         (remote address, rkey, length). Switches forward cut-through, so only the sender's \
+         link serializes the bytes.",
+    ));
+    f.then(nic_work(
+        Who::RemoteNic,
+        "Remote NIC checks the packets",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/qp",
+        "PSN in sequence, rkey valid for this address range and RDMA WRITE access: the \
+         remote CPU is not asked.",
+    ));
+    let rx = f.last();
+    let w = dma_write(
+        &l,
+        Who::RemoteNic,
+        Who::RemoteHostMem,
+        len,
+        "Remote NIC writes the data into memory",
+        "The data lands in the registered buffer by DMA. The responder need not wait for this \
+         posted write before acknowledging: PCIe ordering keeps later accesses behind it.",
+    );
+    f.beside(rx, 0.0, w);
+    ack_cqe_poll(
+        &mut f,
+        &l,
+        "A 64-byte completion queue entry lands in host memory: the WRITE is done.",
+    );
+    Ok(f)
+}
+
+fn cuda_memcpy(f: &mut Flow, l: &Links, remote: bool, to_host: bool, bytes: u64) {
+    let (app, mem, gpu) = if remote {
+        (Who::RemoteApp, Who::RemoteHostMem, Who::RemoteGpu)
+    } else {
+        (Who::App, Who::HostMem, Who::Gpu)
+    };
+    let (from, to, name) = if to_host {
+        (gpu, mem, "cudaMemcpy device→host")
+    } else {
+        (mem, gpu, "cudaMemcpy host→device")
+    };
+    f.then(StepSpec::new(
+        app,
+        gpu,
+        StepKind::CpuWork,
+        format!("{name}: API call"),
+        fixed(
+            CUDA_MEMCPY_SETUP_NS,
+            Category::HostSoftware,
+            "CUDA_MEMCPY_SETUP_NS",
+        ),
+        "/gpudirect",
+        "The CUDA runtime checks the pointers and programs a copy engine; a synchronous copy \
+         then waits for it.",
+    ));
+    f.then(
+        StepSpec::new(
+            from,
+            to,
+            StepKind::GpuCopy,
+            format!("{name}: copy engine moves the data"),
+            transfer(&l.pcie, bytes),
+            "/gpudirect",
+            "A full copy of the payload over PCIe into a staging buffer: memory bandwidth, \
+             PCIe bandwidth and time spent only to move the data somewhere the NIC can reach.",
+        )
+        .via(&[if remote {
+            Who::RemotePcieSw
+        } else {
+            Who::PcieSw
+        }])
+        .bytes(bytes)
+        .copies(1),
+    );
+}
+
+/// `gpudirect-write` (GPU to GPU with GPUDirect RDMA) or `staged-write` (through host memory).
+pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowError> {
+    let len = p.rdma_message()?;
+    let l = Links::of(p);
+    let mut f = if direct {
+        Flow::new(
+            "gpudirect-write",
+            "RDMA WRITE GPU to GPU with GPUDirect RDMA",
+            "The NIC reads GPU memory and the remote NIC writes GPU memory, peer-to-peer over \
+             PCIe: no copy through host memory on either side.",
+        )
+    } else {
+        Flow::new(
+            "staged-write",
+            "RDMA WRITE GPU to GPU, staged through host memory",
+            "Without GPUDirect RDMA the data is copied to host memory, sent from there, and \
+             copied into the remote GPU: two extra copies and two CUDA calls.",
+        )
+    };
+    if !direct {
+        cuda_memcpy(&mut f, &l, false, true, len);
+    }
+    let source = if direct { Who::Gpu } else { Who::HostMem };
+    requester_front(&mut f, &l, source, len);
+    let (packets, wire) = rdma_wire(&l.net, len, p.mtu, ext(Header::Reth) + ext(Header::ImmDt));
+    f.figure("packets", packets as f64, "packets");
+    f.then(cross(
+        &l,
+        true,
+        StepKind::Packet,
+        &format!("{packets} packet(s) of an RDMA WRITE with immediate"),
+        len,
+        wire,
+        "/roce",
+        "WRITE with immediate: the data goes to the remote address, and the 4-byte immediate \
+         produces a completion at the receiver so that it knows the data is there.",
+    ));
+    f.then(nic_work(
+        Who::RemoteNic,
+        "Remote NIC checks the packets",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/qp",
+        "PSN, rkey and access checks in the NIC.",
+    ));
+    let rx = f.last();
+    let target = if direct {
+        Who::RemoteGpu
+    } else {
+        Who::RemoteHostMem
+    };
+    let text = if direct {
+        "The remote NIC writes straight into GPU memory through the PCIe switch (the GPU \
+         memory was registered with ibv_reg_mr through nvidia-peermem or dma-buf)."
+    } else {
+        "The data lands in a host staging buffer."
+    };
+    let w = dma_write(
+        &l,
+        Who::RemoteNic,
+        target,
+        len,
+        "Remote NIC writes the data",
+        text,
+    );
+    f.then(w);
+    let w = dma_write(
+        &l,
+        Who::RemoteNic,
+        Who::RemoteHostMem,
+        CQE_BYTES,
+        "Remote NIC writes a receive CQE",
+        "The immediate consumes a posted receive and completes it: the receiver learns the \
+         data has arrived.",
+    );
+    f.then(w);
+    poll(&mut f, Who::RemoteApp, Who::RemoteHostMem);
+    if !direct {
+        cuda_memcpy(&mut f, &l, true, false, len);
+    }
+    // The requester's ACK and CQE happen meanwhile, off the critical path.
+    let ack = control_wire(&l.net, ext(Header::Aeth));
+    let a = f.beside(
+        rx,
+        0.0,
+        cross(
+            &l,
+            false,
+            StepKind::Ack,
+            "ACK back to the sender",
+            0,
+            ack,
+            "/roce",
+            "The sender's completion needs only the ACK; it runs beside the receiver's work.",
+        ),
+    );
+    let c = dma_write(
+        &l,
+        Who::Nic,
+        Who::HostMem,
+        CQE_BYTES,
+        "Sender's CQE",
+        "The sender may reuse its buffer now.",
+    );
+    f.beside(Some(a), 0.0, c);
+    Ok(f)
+}
+
+/// `rdma-read`: request, remote DMA read, response packets, local DMA write, CQE.
+pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
+    let len = p.rdma_message()?;
+    let l = Links::of(p);
+    let mut f = Flow::new(
+        "rdma-read",
+        "RDMA READ round trip",
+        "The requester asks for remote memory; the remote NIC reads it and sends it back. A \
+         round trip on the wire, and no remote CPU.",
+    );
+    requester_front(&mut f, &l, Who::HostMem, 0);
+    let req = control_wire(&l.net, ext(Header::Reth));
+    f.then(cross(
+        &l,
+        true,
+        StepKind::Packet,
+        "READ request crosses the fabric",
+        0,
+        req,
+        "/roce",
+        "One packet with a RETH (address, rkey, length) and no payload. It reserves one PSN \
+         per response packet to come.",
+    ));
+    f.then(nic_work(
+        Who::RemoteNic,
+        "Remote NIC checks the request",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/qp",
+        "rkey and REMOTE_READ access checked; the request takes one of the responder's \
+         max_dest_rd_atomic slots.",
+    ));
+    dma_read(
+        &mut f,
+        &l,
+        Who::RemoteHostMem,
+        len,
+        "Remote NIC reads the data",
+        "The responder's NIC pulls the data from its host memory by DMA.",
+    );
+    let (packets, wire) = rdma_wire(&l.net, len, p.mtu, ext(Header::Aeth));
+    f.figure("response packets", packets as f64, "packets");
+    f.then(cross(
+        &l,
+        false,
+        StepKind::Packet,
+        &format!("{packets} READ response packet(s) come back"),
+        len,
+        wire,
+        "/roce",
+        "READ responses carry an AETH on the first and last packets; they double as the \
+         acknowledgement, so no separate ACK follows.",
+    ));
+    f.then(nic_work(
+        Who::Nic,
+        "NIC matches the responses",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/qp",
+        "The requester checks the PSNs against the outstanding READ.",
+    ));
+    let w = dma_write(
+        &l,
+        Who::Nic,
+        Who::HostMem,
+        len,
+        "NIC writes the data into the local buffer",
+        "The data lands in the local registered buffer.",
+    );
+    f.then(w);
+    let c = dma_write(
+        &l,
+        Who::Nic,
+        Who::HostMem,
+        CQE_BYTES,
+        "NIC writes a CQE",
+        "Written after the data, so a polled completion means the data is visible.",
+    );
+    f.then(c);
+    poll(&mut f, Who::App, Who::HostMem);
+    Ok(f)
+}
+
+/// Bytes of the compare-and-swap operand (IBTA Vol. 1 §9.4.5: 64-bit atomics).
+pub const ATOMIC_OPERAND_BYTES: u64 = 8;
+
+/// `atomic-cas`: ATOMIC compare-and-swap round trip.
+pub(crate) fn atomic_cas(p: &ScenarioParams) -> Result<Flow, FlowError> {
+    let l = Links::of(p);
+    let mut f = Flow::new(
+        "atomic-cas",
+        "ATOMIC compare-and-swap round trip",
+        "An 8-byte compare-and-swap executed by the remote NIC on remote memory; the original \
+         value comes back in the ATOMIC acknowledgement.",
+    );
+    requester_front(&mut f, &l, Who::HostMem, 0);
+    let req = control_wire(&l.net, ext(Header::AtomicEth));
+    f.then(cross(
+        &l,
+        true,
+        StepKind::Packet,
+        "Compare-and-swap request",
+        ATOMIC_OPERAND_BYTES,
+        req,
+        "/roce",
+        "The AtomicETH (28 bytes) carries the virtual address, rkey, swap and compare values.",
+    ));
+    f.then(nic_work(
+        Who::RemoteNic,
+        "Remote NIC checks the request",
+        NIC_RX_NS,
+        "NIC_RX_NS",
+        "/qp",
+        "REMOTE_ATOMIC access and 8-byte alignment are checked.",
+    ));
+    dma_read(
+        &mut f,
+        &l,
+        Who::RemoteHostMem,
+        ATOMIC_OPERAND_BYTES,
+        "Remote NIC reads the 8-byte word",
+        "The NIC reads the current value, holding off other atomics to the same address.",
+    );
+    let w = dma_write(
+        &l,
+        Who::RemoteNic,
+        Who::RemoteHostMem,
+        ATOMIC_OPERAND_BYTES,
+        "Remote NIC writes the swap value if it matched",
+        "Read, compare, and write are atomic only with respect to other atomics through the \
+         same NIC (IBV_ATOMIC_HCA), unless the device advertises more.",
+    );
+    f.then(w);
+    let ack = control_wire(&l.net, ext(Header::Aeth) + ext(Header::AtomicAckEth));
+    f.then(cross(
+        &l,
+        false,
+        StepKind::Ack,
+        "ATOMIC acknowledgement with the original value",
+        ATOMIC_OPERAND_BYTES,
+        ack,
+        "/roce",
+        "AETH plus AtomicAckETH: the 8-byte value found before the operation.",
+    ));
+    let w = dma_write(
+        &l,
+        Who::Nic,
+        Who::HostMem,
+        ATOMIC_OPERAND_BYTES,
+        "NIC writes the original value locally",
+        "The old value lands in the requester's local buffer; comparing it with the expected \
+         value tells whether the swap happened.",
+    );
+    f.then(w);
+    let c = dma_write(
+        &l,
+        Who::Nic,
+        Who::HostMem,
+        CQE_BYTES,
+        "NIC writes a CQE",
+        "The atomic is complete.",
+    );
+    f.then(c);
+    poll(&mut f, Who::App, Who::HostMem);
+    Ok(f)
+}
+
+/// `rc-connect`: creation, the out-of-band exchange and RESET→INIT→RTR→RTS on both sides,
+/// from [`connection_walkthrough`] (TCP bootstrap), up to both peers in RTS.
+pub(crate) fn rc_connect(_p: &ScenarioParams) -> Result<Flow, FlowError> {
+    let mut f = Flow::new(
+        "rc-connect",
+        "RC connection setup",
+        "Two peers create QPs, swap QPN, PSN, GID and rkey over a TCP socket, and walk \
+         RESET → INIT → RTR → RTS. Every create and modify is a system call and a firmware \
+         command, which is why connections are set up once and reused.",
+    );
+    let mut state = (None, None);
+    for step in connection_walkthrough(Walkthrough::TcpBootstrap) {
+        let (app, remote) = match step.actor {
+            crate::qp::walkthrough::Actor::A => (Who::App, false),
+            crate::qp::walkthrough::Actor::B => (Who::RemoteApp, true),
+            crate::qp::walkthrough::Actor::Wire => (Who::App, false),
+        };
+        let nic = if remote { Who::RemoteNic } else { Who::Nic };
+        let before = if remote { state.1 } else { state.0 };
+        let after = if remote { step.state_b } else { step.state_a };
+        let spec = if step.actor == crate::qp::walkthrough::Actor::Wire {
+            StepSpec::new(
+                Who::App,
+                Who::RemoteApp,
+                StepKind::Control,
+                step.title.clone(),
+                fixed(OOB_EXCHANGE_NS, Category::Kernel, "OOB_EXCHANGE_NS"),
+                "/qp",
+                step.explanation.clone(),
+            )
+            .via(&[
+                Who::Nic,
+                Who::Leaf,
+                Who::Spine,
+                Who::RemoteLeaf,
+                Who::RemoteNic,
+            ])
+            .bytes(0)
+            .syscalls(4)
+        } else if before.is_none() && after.is_some() {
+            StepSpec::new(
+                app,
+                nic,
+                StepKind::Syscall,
+                step.title.clone(),
+                fixed(CREATE_QP_NS, Category::Kernel, "CREATE_QP_NS"),
+                "/qp",
+                step.explanation.clone(),
+            )
+            .syscalls(1)
+        } else if before != after {
+            StepSpec::new(
+                app,
+                nic,
+                StepKind::Syscall,
+                step.title.clone(),
+                fixed(MODIFY_QP_NS, Category::Kernel, "MODIFY_QP_NS"),
+                "/qp",
+                step.explanation.clone(),
+            )
+            .syscalls(1)
+        } else {
+            StepSpec::new(
+                app,
+                if remote {
+                    Who::RemoteHostMem
+                } else {
+                    Who::HostMem
+                },
+                StepKind::WqeWrite,
+                step.title.clone(),
+                fixed(VERBS_POST_NS, Category::HostSoftware, "VERBS_POST_NS"),
+                "/verbs",
+                step.explanation.clone(),
+            )
+        };
+        f.then(spec);
+        state = (step.state_a, step.state_b);
+        if state == (Some(QpState::Rts), Some(QpState::Rts)) {
+            break;
+        }
+    }
+    if state != (Some(QpState::Rts), Some(QpState::Rts)) {
+        return Err(param_error(
+            "scenario",
+            "rc-connect",
+            "the connection walkthrough did not reach RTS on both sides",
+        ));
+    }
+    Ok(f)
+}
