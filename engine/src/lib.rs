@@ -5,5 +5,6 @@
 //! builds for native targets and `wasm32-unknown-unknown` alike.
 
 pub mod dcqcn;
+pub mod probe;
 pub mod qp;
 pub mod wire;
