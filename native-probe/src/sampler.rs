@@ -19,7 +19,7 @@ pub struct Sampler {
     last_tick: Instant,
 }
 
-/// What one tick produced: messages for the clients, and the state `/metrics` serves.
+/// What one tick produced: the messages for every client, in order (a `change` before its `sample`).
 pub struct Tick {
     pub messages: Vec<ProbeMessage>,
 }

@@ -41,7 +41,7 @@ pub enum CounterStatus {
     Ok,
     /// As `ok`, across a 32-bit wrap.
     Wrapped,
-    /// First reading of this counter: no rate yet.
+    /// First reading of this counter, or the first since it was unreadable: no rate yet.
     First,
     /// The counter went down (cleared): no rate for this interval.
     Reset,
