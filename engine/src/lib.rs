@@ -6,6 +6,8 @@
 
 pub mod dcqcn;
 pub mod flows;
+pub mod probe;
 pub mod qp;
 pub mod search;
 pub mod wire;
+

@@ -16,11 +16,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the built lab site over HTTP.
+    /// Serve the built lab site over HTTP, with live NIC counters on /ws and /metrics.
     ///
     /// The site is the `dist/` folder that `trunk build --release` writes; `./lab run`
     /// builds it and starts this command for you.
     Serve(ServeArgs),
+    /// Read every RDMA and network counter once and print it.
+    Snapshot(SnapshotArgs),
 }
 
 #[derive(Debug, Args)]
@@ -33,4 +35,99 @@ pub struct ServeArgs {
     /// Folder holding the built site (its index.html, wasm and css).
     #[arg(long, value_name = "DIR", default_value = "dist")]
     pub ui: PathBuf,
+
+    #[command(flatten)]
+    pub trees: TreeArgs,
+
+    /// Stream a recorded ConnectX/InfiniBand machine with moving counters instead of this
+    /// machine's devices; every message is marked "source": "demo".
+    #[arg(long, conflicts_with_all = ["sysfs_root", "debugfs_root"])]
+    pub demo: bool,
+
+    /// How often to read the counters, in milliseconds (at least 100).
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = interval_ms)]
+    pub interval_ms: u64,
+
+    /// Also accept WebSocket connections from pages at this origin (e.g.
+    /// https://lab.example.org). Repeatable. The probe's own origin and localhost origins are
+    /// always accepted.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+
+    /// Require this token: as `?token=` on /ws and as `Authorization: Bearer` on /metrics.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "NATIVE_PROBE_TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(flatten)]
+    pub trees: TreeArgs,
+
+    /// Print JSON (the schema of PROTOCOL.md's snapshot) instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where the device trees are read from.
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// Read a recorded tree laid out like /sys (DIR/class/infiniband, DIR/class/net) instead.
+    #[arg(long, value_name = "DIR")]
+    pub sysfs_root: Option<PathBuf>,
+
+    /// Where debugfs is mounted, for mlx5's DCQCN parameters (DIR/mlx5/<pci>/cc_params).
+    /// Defaults to /sys/kernel/debug, or DIR/kernel/debug under --sysfs-root.
+    #[arg(long, value_name = "DIR")]
+    pub debugfs_root: Option<PathBuf>,
+}
+
+/// The shortest sampling interval: sysfs reads go to the driver (mlx5 queries firmware for
+/// some counters), so sampling faster only loads the NIC.
+pub const MIN_INTERVAL_MS: u64 = 100;
+
+fn interval_ms(text: &str) -> Result<u64, String> {
+    let value: u64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number of milliseconds"))?;
+    if value < MIN_INTERVAL_MS {
+        return Err(format!(
+            "{value} ms is too short; the interval must be at least {MIN_INTERVAL_MS} ms"
+        ));
+    }
+    Ok(value)
+}
+
+impl TreeArgs {
+    pub fn sysfs(&self) -> PathBuf {
+        self.sysfs_root
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/sys"))
+    }
+
+    pub fn debugfs(&self) -> PathBuf {
+        match (&self.debugfs_root, &self.sysfs_root) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(sysfs)) => sysfs.join("kernel/debug"),
+            (None, None) => PathBuf::from("/sys/kernel/debug"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_below_the_minimum_are_refused_with_the_minimum() {
+        assert_eq!(interval_ms("100"), Ok(100));
+        let short = interval_ms("50").unwrap_err();
+        assert!(short.contains("at least 100 ms"), "{short}");
+        assert!(interval_ms("fast").is_err());
+    }
 }

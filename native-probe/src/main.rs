@@ -1,8 +1,12 @@
-//! `native-probe`: serves the rdma-lab site on this machine and, in later subcommands,
-//! reads the engine's models from the command line.
+//! `native-probe`: serves the rdma-lab site on this machine, streams its RDMA and network
+//! counters to the page, and reads the engine's models from the command line.
 
 mod cli;
+mod demo;
+mod sampler;
 mod serve;
+mod snapshot;
+mod sysfs;
 
 use std::process::ExitCode;
 
@@ -12,8 +16,9 @@ use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match cli.command {
-        Command::Serve(args) => serve::run(args),
+    let outcome: Result<(), Box<dyn std::error::Error>> = match cli.command {
+        Command::Serve(args) => serve::run(args).map_err(Into::into),
+        Command::Snapshot(args) => snapshot::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,19 +1,34 @@
-//! `native-probe serve`: the HTTP server the learner's browser talks to.
+//! `native-probe serve`: the HTTP server the learner's browser talks to: the site, the live
+//! counter stream on `/ws` and Prometheus metrics on `/metrics`.
 
+pub mod live;
+pub mod metrics;
 mod site;
 
-use std::{fmt, io, net::SocketAddr, path::PathBuf, sync::Arc};
+use std::{fmt, io, net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
-use axum::Router;
-use tokio::net::TcpListener;
+use axum::{routing::get, serve::ListenerExt, Router};
+use engine::probe::Source;
+use tokio::{net::TcpListener, sync::watch};
 
-use crate::cli::ServeArgs;
+use crate::{
+    cli::ServeArgs,
+    demo::Demo,
+    sampler::{self, Sampler},
+    sysfs::{ReadError, Trees},
+};
+use live::{Latest, Live, LiveConfig};
+
+/// The kernel send buffer of each connection. Fixed (instead of autotuned up to megabytes) so
+/// a WebSocket client that stops reading is noticed within a few samples and loses the
+/// oldest ones, rather than the kernel queueing a minute of them.
+const SOCKET_SEND_BUFFER_BYTES: usize = 128 * 1024;
 
 /// What every request handler shares.
-#[derive(Debug)]
 pub struct ProbeState {
     /// The built site: `index.html` plus its hashed assets.
     pub ui_dir: PathBuf,
+    pub live: Live,
 }
 
 /// Why `serve` could not start or stopped early, written for the person at the terminal.
@@ -22,6 +37,8 @@ pub enum ServeError {
     SiteMissing { dir: PathBuf },
     SiteIncomplete { dir: PathBuf },
     AddressInUse { addr: SocketAddr },
+    Trees(ReadError),
+    Demo(io::Error),
     CannotListen { addr: SocketAddr, source: io::Error },
     Runtime(io::Error),
 }
@@ -50,6 +67,11 @@ impl fmt::Display for ServeError {
                 f,
                 "cannot listen on {addr}: {source}.\n  To fix: choose an address of this machine, e.g. --listen 127.0.0.1:7878."
             ),
+            ServeError::Trees(source) => write!(
+                f,
+                "cannot read the device tree: {source}.\n  To fix: point --sysfs-root at a folder laid out like /sys, or try --demo."
+            ),
+            ServeError::Demo(source) => write!(f, "cannot set up the demo recording: {source}"),
             ServeError::Runtime(source) => write!(f, "the server stopped: {source}"),
         }
     }
@@ -59,8 +81,35 @@ impl std::error::Error for ServeError {}
 
 /// Checks the site, binds the address, prints the URL and serves until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> Result<(), ServeError> {
+    let ui_dir = site::check_site(&args.ui)?;
+    // The demo's temporary copy lives (inside the sampler) until the server stops.
+    let (trees, demo, source) = if args.demo {
+        let demo = Demo::start().map_err(ServeError::Demo)?;
+        let trees =
+            Trees::open(&demo.sysfs_root(), &demo.debugfs_root()).map_err(ServeError::Trees)?;
+        (trees, Some(demo), Source::Demo)
+    } else {
+        let trees =
+            Trees::open(&args.trees.sysfs(), &args.trees.debugfs()).map_err(ServeError::Trees)?;
+        (trees, None, Source::Live)
+    };
+    let read_from = trees.sysfs.dir().display().to_string();
+    let sampler = Sampler::new(trees, demo);
+    let latest = Latest {
+        inventory: sampler.inventory().clone(),
+        reading: sampler.latest().clone(),
+    };
+    let (stop, stopping) = watch::channel(false);
+    let config = LiveConfig {
+        source,
+        host: sampler::host_name(),
+        interval_ms: args.interval_ms,
+        allowed_origins: args.allow_origin.clone(),
+        token: args.token.clone(),
+    };
     let state = Arc::new(ProbeState {
-        ui_dir: site::check_site(&args.ui)?,
+        ui_dir,
+        live: Live::new(config, latest, stopping),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -79,12 +128,27 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
                     },
                 })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
-        let shutdown = ShutdownSignal::install().map_err(ServeError::Runtime)?;
+        let signalled = shutdown_signal();
         println!("Serving rdma-lab at http://{local}/ (press Ctrl-C to stop)");
+        match source {
+            Source::Live => println!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics"),
+            Source::Demo => println!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
+        }
+        let sampling = tokio::spawn(sample_forever(sampler, state.clone(), args.interval_ms));
+        let listener = listener.tap_io(|stream| {
+            // Best effort: without it the client queue still bounds memory, only later.
+            let _ = socket2::SockRef::from(&*stream).set_send_buffer_size(SOCKET_SEND_BUFFER_BYTES);
+        });
+        let stopped = async move {
+            signalled.await;
+            // Tell WebSocket clients to close, or the graceful shutdown would wait for them.
+            let _ = stop.send(true);
+        };
         axum::serve(listener, router(state))
-            .with_graceful_shutdown(shutdown.received())
+            .with_graceful_shutdown(stopped)
             .await
             .map_err(ServeError::Runtime)?;
+        sampling.abort();
         println!("native-probe: stopped");
         Ok(())
     })
@@ -93,47 +157,71 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
 /// All routes of the probe. The site is the fallback, so every path the app owns
 /// (deep links included) reaches it.
 pub fn router(state: Arc<ProbeState>) -> Router {
-    Router::new().fallback_service(site::service(state))
+    Router::new()
+        .route("/ws", get(live::socket))
+        .route("/metrics", get(metrics::scrape))
+        .with_state(state.clone())
+        .fallback_service(site::service(state))
 }
 
-/// Ctrl-C (SIGINT) or SIGTERM, listened for from the moment it is created, so a signal
-/// that arrives right after the URL is printed still stops the server cleanly.
-struct ShutdownSignal {
-    #[cfg(unix)]
-    streams: [tokio::signal::unix::Signal; 2],
-}
-
-impl ShutdownSignal {
-    fn install() -> io::Result<ShutdownSignal> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            Ok(ShutdownSignal {
-                streams: [
-                    signal(SignalKind::interrupt())?,
-                    signal(SignalKind::terminate())?,
-                ],
-            })
-        }
-        #[cfg(not(unix))]
-        Ok(ShutdownSignal {})
+/// The one sampler task: every client receives what it publishes.
+async fn sample_forever(mut sampler: Sampler, state: Arc<ProbeState>, interval_ms: u64) {
+    let mut ticks = tokio::time::interval(Duration::from_millis(interval_ms));
+    // A slow read (a busy driver) delays the next tick rather than bunching them up.
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        // sysfs reads block in the driver; keep them off the async workers.
+        let Ok((returned, tick)) = tokio::task::spawn_blocking(move || {
+            let tick = sampler.tick();
+            (sampler, tick)
+        })
+        .await
+        else {
+            return;
+        };
+        sampler = returned;
+        let latest = Latest {
+            inventory: sampler.inventory().clone(),
+            reading: sampler.latest().clone(),
+        };
+        state.live.publish(latest, tick.messages);
     }
+}
 
-    async fn received(self) {
-        #[cfg(unix)]
-        {
-            let [mut interrupt, mut terminate] = self.streams;
+/// Resolves on Ctrl-C or SIGTERM. The handlers are installed when this is called, not when
+/// it is first awaited, so a signal that arrives right after the URL is printed is not lost.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        // If a handler cannot be installed, that signal still ends the process the default way.
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let interrupted = async {
+                match &mut interrupt {
+                    Some(signal) => signal.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let terminated = async {
+                match &mut terminate {
+                    Some(signal) => signal.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                _ = interrupt.recv() => {},
-                _ = terminate.recv() => {},
+                _ = interrupted => {},
+                _ = terminated => {},
             }
         }
-        #[cfg(not(unix))]
-        {
-            // Without a handler Ctrl-C still ends the process, only less politely.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
+    }
+    #[cfg(not(unix))]
+    async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
         }
     }
 }

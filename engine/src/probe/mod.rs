@@ -1,0 +1,438 @@
+//! The messages `native-probe` sends to the lab page, and the counter arithmetic behind them.
+//!
+//! The probe reads the Linux RDMA and network sysfs trees (kernel
+//! `Documentation/ABI/stable/sysfs-class-infiniband`, `Documentation/ABI/testing/sysfs-class-net`)
+//! and streams what it reads over a WebSocket. These types are that stream's schema, defined once
+//! so the probe (serializing) and the page (deserializing) cannot disagree. The schema is
+//! described for people in `native-probe/PROTOCOL.md`.
+
+pub mod counter;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use counter::{CounterStatus, Delta};
+
+/// Bumped whenever a field is renamed or removed or its meaning changes; adding an optional
+/// field does not bump it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where the numbers come from. A page must never present demo numbers as a real NIC's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Read from this machine's `/sys` (or a `--sysfs-root` the user pointed at).
+    Live,
+    /// A recorded fixture whose counters the probe advances itself: no hardware involved.
+    Demo,
+}
+
+/// One message on the WebSocket: the schema version and source ride on every message, the
+/// `type` field says which body follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub schema_version: u32,
+    pub source: Source,
+    #[serde(flatten)]
+    pub message: ProbeMessage,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ProbeMessage {
+    /// First message on every connection.
+    Hello(Hello),
+    /// One reading of every counter, with per-second rates since the previous reading.
+    Sample(Sample),
+    /// Devices, ports or interfaces appeared or disappeared; carries the new inventory.
+    Change(Change),
+    /// This client fell behind and the oldest queued samples were dropped.
+    Lagged(Lagged),
+    /// Something the client should show; the stream continues unless the socket closes.
+    Error(ProbeError),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    /// The probe's host name, so a page connected to several probes can tell them apart.
+    pub host: String,
+    /// How often the probe samples, in milliseconds.
+    pub interval_ms: u64,
+    pub inventory: Inventory,
+}
+
+/// What hardware the probe sees: RDMA devices with their ports, and network interfaces.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Inventory {
+    pub rdma_devices: Vec<RdmaDevice>,
+    pub netdevs: Vec<NetDevice>,
+}
+
+/// One `/sys/class/infiniband/<name>` device. Every attribute is optional: a file that is
+/// missing or unreadable is `null`, never a failure of the whole device.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RdmaDevice {
+    pub name: String,
+    /// `node_guid`, as the kernel prints it: four groups of four hex digits ("0c42:a103:00f2:1a2a").
+    pub node_guid: Option<String>,
+    /// `sys_image_guid`: equal on every device (PCI function) of one adapter.
+    pub sys_image_guid: Option<String>,
+    pub fw_ver: Option<String>,
+    /// `hca_type`, e.g. "MT4125" (mlx5 prints the PCI device id).
+    pub hca_type: Option<String>,
+    pub board_id: Option<String>,
+    /// `node_type` ("1: CA") split into its code and name.
+    pub node_type: Option<Enumerated>,
+    pub node_desc: Option<String>,
+    /// The PCI address the `device` link points at, e.g. "0000:3b:00.0".
+    pub pci_address: Option<String>,
+    /// The PCI device's `numa_node`; -1 means the platform does not say.
+    pub numa_node: Option<i32>,
+    pub ports: Vec<RdmaPort>,
+    /// DCQCN parameters from debugfs `mlx5/<pci>/cc_params/` (kernel
+    /// `drivers/infiniband/hw/mlx5/cong.c`).
+    pub cc_params: CcParams,
+}
+
+/// A sysfs value of the form "`<code>: <name>`", e.g. port `state` "4: ACTIVE" or
+/// `phys_state` "5: LinkUp" (kernel `drivers/infiniband/core/sysfs.c`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enumerated {
+    pub code: u32,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CcParams {
+    /// Parameter file name to value, e.g. "rp_ai_rate" → 5.
+    pub values: BTreeMap<String, u32>,
+    /// Why `values` is empty, when it is: e.g. debugfs is not mounted or needs root.
+    pub unavailable: Option<String>,
+}
+
+/// One `ports/<n>` directory of an RDMA device.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RdmaPort {
+    pub port: u32,
+    pub state: Option<Enumerated>,
+    pub phys_state: Option<Enumerated>,
+    /// `rate` as the kernel prints it, e.g. "100 Gb/sec (4X EDR)".
+    pub rate: Option<String>,
+    /// The leading number of `rate`, in Gb/s.
+    pub rate_gbps: Option<f64>,
+    /// "InfiniBand" or "Ethernet" (RoCE).
+    pub link_layer: Option<String>,
+    /// Local identifier; meaningful on InfiniBand only (0 on RoCE).
+    pub lid: Option<u32>,
+    pub sm_lid: Option<u32>,
+    /// The populated GID table entries, as rdma-core's `show_gids` lists them.
+    pub gids: Vec<GidEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GidEntry {
+    pub index: u32,
+    /// Eight colon-separated groups of four hex digits, as in `gids/<index>`.
+    pub gid: String,
+    /// `gid_attrs/types/<index>`: "IB/RoCE v1" or "RoCE v2".
+    pub gid_type: Option<String>,
+    /// `gid_attrs/ndevs/<index>`: the netdev a RoCE GID belongs to.
+    pub ndev: Option<String>,
+    /// The IPv4 address of an IPv4-mapped GID (`::ffff:a.b.c.d`, RFC 4291 section 2.5.5.2).
+    pub ipv4: Option<String>,
+}
+
+/// One `/sys/class/net/<name>` interface.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetDevice {
+    pub name: String,
+    pub address: Option<String>,
+    pub mtu: Option<u32>,
+    /// `speed` in Mb/s; `null` when the kernel has none to give (e.g. `lo`, a link that is down).
+    pub speed_mbps: Option<u64>,
+    pub operstate: Option<String>,
+}
+
+/// Raw counter values at one instant: what `native-probe snapshot --json` prints, and what
+/// a [`Sample`] is computed from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// Milliseconds since the Unix epoch.
+    pub timestamp_ms: u64,
+    pub ports: Vec<PortReading>,
+    pub netdevs: Vec<NetdevReading>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PortReading {
+    pub device: String,
+    pub port: u32,
+    pub state: Option<Enumerated>,
+    /// `counters/<name>` raw values; `null` when the file could not be read.
+    pub counters: BTreeMap<String, Option<u64>>,
+    /// `hw_counters/<name>` raw values (driver-specific, e.g. mlx5's `np_cnp_sent`).
+    pub hw_counters: BTreeMap<String, Option<u64>>,
+    /// Octets sent: `port_xmit_data` × 4, since that counter counts 4-octet words.
+    pub tx_bytes: Option<u64>,
+    /// Octets received: `port_rcv_data` × 4.
+    pub rx_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetdevReading {
+    pub interface: String,
+    pub operstate: Option<String>,
+    /// `statistics/<name>` raw values.
+    pub statistics: BTreeMap<String, Option<u64>>,
+    pub tx_bytes: Option<u64>,
+    pub rx_bytes: Option<u64>,
+}
+
+/// `native-probe snapshot --json`: one reading with the inventory it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub schema_version: u32,
+    pub source: Source,
+    pub host: String,
+    pub inventory: Inventory,
+    #[serde(flatten)]
+    pub reading: Reading,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    pub timestamp_ms: u64,
+    /// Milliseconds since the previous reading: the divisor of every rate in this sample.
+    pub elapsed_ms: u64,
+    pub ports: Vec<PortSample>,
+    pub netdevs: Vec<NetdevSample>,
+}
+
+/// One counter: its raw value and its rate over the last interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterSample {
+    pub value: Option<u64>,
+    /// Change per second, in the counter's unit; for `port_xmit_data` and `port_rcv_data`
+    /// in octets (words × 4). `null` whenever `status` is not `ok` or `wrapped`.
+    pub per_second: Option<f64>,
+    pub status: CounterStatus,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PortSample {
+    pub device: String,
+    pub port: u32,
+    pub state: Option<Enumerated>,
+    pub counters: BTreeMap<String, CounterSample>,
+    pub hw_counters: BTreeMap<String, CounterSample>,
+    pub tx_bytes_per_second: Option<f64>,
+    pub rx_bytes_per_second: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetdevSample {
+    pub interface: String,
+    pub operstate: Option<String>,
+    pub statistics: BTreeMap<String, CounterSample>,
+    pub tx_bytes_per_second: Option<f64>,
+    pub rx_bytes_per_second: Option<f64>,
+}
+
+/// Something that appeared or disappeared between two readings.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Component {
+    RdmaDevice { device: String },
+    RdmaPort { device: String, port: u32 },
+    Netdev { interface: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub added: Vec<Component>,
+    pub removed: Vec<Component>,
+    pub inventory: Inventory,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lagged {
+    /// How many messages this client lost because it read too slowly.
+    pub missed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeError {
+    pub message: String,
+}
+
+/// The multiplier that turns a counter's unit into octets: `port_xmit_data` and
+/// `port_rcv_data` count 4-octet words (kernel `Documentation/ABI/stable/sysfs-class-infiniband`,
+/// after the IBTA PortCounters attribute's PortXmitData/PortRcvData).
+pub fn octets_per_unit(counter: &str) -> u64 {
+    match counter {
+        "port_xmit_data" | "port_rcv_data" => 4,
+        _ => 1,
+    }
+}
+
+impl Sample {
+    /// The sample between two readings, which must be of the same components at two instants;
+    /// a component only in `now` gets status `first`.
+    pub fn between(previous: &Reading, now: &Reading) -> Sample {
+        let elapsed_ms = now.timestamp_ms.saturating_sub(previous.timestamp_ms);
+        let ports = now
+            .ports
+            .iter()
+            .map(|port| {
+                let before = previous
+                    .ports
+                    .iter()
+                    .find(|p| p.device == port.device && p.port == port.port);
+                let counters = rates(
+                    &port.counters,
+                    before.map(|p| &p.counters),
+                    elapsed_ms,
+                    true,
+                );
+                let hw_counters = rates(
+                    &port.hw_counters,
+                    before.map(|p| &p.hw_counters),
+                    elapsed_ms,
+                    false,
+                );
+                PortSample {
+                    device: port.device.clone(),
+                    port: port.port,
+                    state: port.state.clone(),
+                    tx_bytes_per_second: counters.get("port_xmit_data").and_then(|c| c.per_second),
+                    rx_bytes_per_second: counters.get("port_rcv_data").and_then(|c| c.per_second),
+                    counters,
+                    hw_counters,
+                }
+            })
+            .collect();
+        let netdevs = now
+            .netdevs
+            .iter()
+            .map(|dev| {
+                let before = previous
+                    .netdevs
+                    .iter()
+                    .find(|d| d.interface == dev.interface);
+                let statistics = rates(
+                    &dev.statistics,
+                    before.map(|d| &d.statistics),
+                    elapsed_ms,
+                    false,
+                );
+                NetdevSample {
+                    interface: dev.interface.clone(),
+                    operstate: dev.operstate.clone(),
+                    tx_bytes_per_second: statistics.get("tx_bytes").and_then(|c| c.per_second),
+                    rx_bytes_per_second: statistics.get("rx_bytes").and_then(|c| c.per_second),
+                    statistics,
+                }
+            })
+            .collect();
+        Sample {
+            timestamp_ms: now.timestamp_ms,
+            elapsed_ms,
+            ports,
+            netdevs,
+        }
+    }
+}
+
+fn rates(
+    now: &BTreeMap<String, Option<u64>>,
+    previous: Option<&BTreeMap<String, Option<u64>>>,
+    elapsed_ms: u64,
+    words_are_octets: bool,
+) -> BTreeMap<String, CounterSample> {
+    now.iter()
+        .map(|(name, value)| {
+            let before = previous.and_then(|p| p.get(name).copied().flatten());
+            let scale = if words_are_octets {
+                octets_per_unit(name)
+            } else {
+                1
+            };
+            let sample = counter::sample(before, *value, elapsed_ms, scale);
+            (name.clone(), sample)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(ms: u64, xmit_words: Option<u64>, np_cnp_sent: u64, rx_bytes: u64) -> Reading {
+        Reading {
+            timestamp_ms: ms,
+            ports: vec![PortReading {
+                device: "mlx5_0".into(),
+                port: 1,
+                counters: BTreeMap::from([("port_xmit_data".to_string(), xmit_words)]),
+                hw_counters: BTreeMap::from([("np_cnp_sent".to_string(), Some(np_cnp_sent))]),
+                ..PortReading::default()
+            }],
+            netdevs: vec![NetdevReading {
+                interface: "eth0".into(),
+                statistics: BTreeMap::from([("rx_bytes".to_string(), Some(rx_bytes))]),
+                ..NetdevReading::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn data_words_become_octets_and_other_counters_keep_their_unit() {
+        // 1000 words in half a second = 2000 words/s = 8000 octets/s.
+        let sample = Sample::between(
+            &reading(1_000, Some(5_000), 10, 100),
+            &reading(1_500, Some(6_000), 15, 1_100),
+        );
+        assert_eq!(sample.elapsed_ms, 500);
+        let port = &sample.ports[0];
+        assert_eq!(port.tx_bytes_per_second, Some(8_000.0));
+        assert_eq!(port.hw_counters["np_cnp_sent"].per_second, Some(10.0));
+        assert_eq!(sample.netdevs[0].rx_bytes_per_second, Some(2_000.0));
+    }
+
+    #[test]
+    fn a_vanished_file_is_unavailable_not_a_failure() {
+        let sample = Sample::between(&reading(0, Some(5), 1, 1), &reading(1_000, None, 1, 1));
+        let xmit = &sample.ports[0].counters["port_xmit_data"];
+        assert_eq!(xmit.status, CounterStatus::Unavailable);
+        assert_eq!(xmit.per_second, None);
+    }
+
+    #[test]
+    fn messages_carry_type_version_and_source_and_round_trip() {
+        let message = Envelope {
+            schema_version: SCHEMA_VERSION,
+            source: Source::Demo,
+            message: ProbeMessage::Lagged(Lagged { missed: 3 }),
+        };
+        let json = serde_json::to_value(&message).unwrap();
+        assert_eq!(json["type"], "lagged");
+        assert_eq!(json["source"], "demo");
+        assert_eq!(json["schema_version"], SCHEMA_VERSION);
+        assert_eq!(json["missed"], 3);
+        let back: Envelope = serde_json::from_value(json).unwrap();
+        assert_eq!(back, message);
+
+        let sample = Envelope {
+            schema_version: SCHEMA_VERSION,
+            source: Source::Live,
+            message: ProbeMessage::Sample(Sample::between(
+                &reading(0, Some(u64::MAX - 1), 1, 1),
+                &reading(1_000, Some(3), 2, 2),
+            )),
+        };
+        let text = serde_json::to_string(&sample).unwrap();
+        let back: Envelope = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, sample);
+    }
+}

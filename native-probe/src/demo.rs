@@ -1,0 +1,310 @@
+//! `serve --demo`: the recorded fixture, copied to a private temporary directory, with its
+//! counters advanced at plausible rates so the page has something to draw on a machine with
+//! no RDMA hardware. Every message then says `"source": "demo"`.
+//!
+//! The copy is the probe's own scratch space; real sysfs and debugfs are never written.
+
+use std::{fs, io, path::PathBuf, time::Duration};
+
+use tempfile::TempDir;
+
+/// One file or link of the embedded fixture.
+pub enum Entry {
+    File(&'static [u8]),
+    Link(&'static str),
+}
+
+include!(concat!(env!("OUT_DIR"), "/fixture.rs"));
+
+/// How wide a demo counter is, so the 32-bit ones wrap the way such hardware would.
+#[derive(Debug, Clone, Copy)]
+enum Width {
+    Bits32,
+    Bits64,
+}
+
+/// Counter files the demo advances, relative to the sysfs root, with a mean rate per second in
+/// the counter's own unit (4-octet words for the `_data` counters).
+const STREAMS: &[(&str, f64, Width)] = &[
+    // mlx5_0: a 100 GbE RoCE port carrying ~74 Gb/s each way (2.3e9 words/s × 32 bits), with
+    // DCQCN at work: ECN marks, CNPs sent and handled.
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/port_xmit_data",
+        2.3e9,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/port_rcv_data",
+        2.1e9,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/port_xmit_packets",
+        2.2e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/port_rcv_packets",
+        2.0e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/unicast_xmit_packets",
+        2.2e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/unicast_rcv_packets",
+        2.0e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait",
+        4.0e4,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/np_ecn_marked_roce_packets",
+        1.7e3,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent",
+        1.5e3,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/rp_cnp_handled",
+        1.2e3,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence",
+        0.5,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/rx_write_requests",
+        2.0e6,
+        Width::Bits64,
+    ),
+    // mlx5_1: counters recorded as 32-bit and near 2^32, so they wrap within seconds
+    // (2.5e8 words/s is 1 GB/s; a 32-bit word counter then wraps every ~17 s).
+    (
+        "class/infiniband/mlx5_1/ports/1/counters/port_xmit_data",
+        2.5e8,
+        Width::Bits32,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/counters/port_rcv_data",
+        2.0e8,
+        Width::Bits32,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/counters/port_xmit_packets",
+        2.4e5,
+        Width::Bits32,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/counters/port_rcv_packets",
+        1.9e5,
+        Width::Bits32,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/counters/unicast_xmit_packets",
+        2.4e5,
+        Width::Bits32,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/counters/unicast_rcv_packets",
+        1.9e5,
+        Width::Bits32,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/hw_counters/np_cnp_sent",
+        20.0,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_1/ports/1/hw_counters/rp_cnp_handled",
+        15.0,
+        Width::Bits64,
+    ),
+    // mlx5_2: an HDR InfiniBand port at ~144 Gb/s of its 200.
+    (
+        "class/infiniband/mlx5_2/ports/1/counters/port_xmit_data",
+        4.5e9,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_2/ports/1/counters/port_rcv_data",
+        4.4e9,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_2/ports/1/counters/port_xmit_packets",
+        4.4e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_2/ports/1/counters/port_rcv_packets",
+        4.3e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_2/ports/1/counters/unicast_xmit_packets",
+        4.4e6,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_2/ports/1/counters/unicast_rcv_packets",
+        4.3e6,
+        Width::Bits64,
+    ),
+    // Ordinary IP traffic on the netdevs.
+    ("class/net/eth0/statistics/rx_bytes", 1.2e5, Width::Bits64),
+    ("class/net/eth0/statistics/tx_bytes", 4.0e4, Width::Bits64),
+    ("class/net/eth0/statistics/rx_packets", 90.0, Width::Bits64),
+    ("class/net/eth0/statistics/tx_packets", 60.0, Width::Bits64),
+    (
+        "class/net/ens1f0np0/statistics/rx_bytes",
+        6.0e4,
+        Width::Bits64,
+    ),
+    (
+        "class/net/ens1f0np0/statistics/tx_bytes",
+        5.0e4,
+        Width::Bits64,
+    ),
+    ("class/net/lo/statistics/rx_bytes", 1.0e4, Width::Bits64),
+    ("class/net/lo/statistics/tx_bytes", 1.0e4, Width::Bits64),
+];
+
+/// The demo tree and the state of its counters.
+pub struct Demo {
+    dir: TempDir,
+    /// Seconds of demo time so far, which shapes the traffic so rates visibly vary.
+    clock_s: f64,
+    /// Fractions of a count not yet written, per stream.
+    carry: Vec<f64>,
+}
+
+impl Demo {
+    /// Writes the embedded fixture into a new temporary directory.
+    pub fn start() -> io::Result<Demo> {
+        let dir = tempfile::Builder::new()
+            .prefix("native-probe-demo-")
+            .tempdir()?;
+        for (relative, entry) in FIXTURE {
+            let path = dir.path().join(relative);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            match entry {
+                Entry::File(bytes) => fs::write(&path, bytes)?,
+                Entry::Link(target) => std::os::unix::fs::symlink(target, &path)?,
+            }
+        }
+        Ok(Demo {
+            dir,
+            clock_s: 0.0,
+            carry: vec![0.0; STREAMS.len()],
+        })
+    }
+
+    pub fn sysfs_root(&self) -> PathBuf {
+        self.dir.path().join("sysfs")
+    }
+
+    pub fn debugfs_root(&self) -> PathBuf {
+        self.dir.path().join("debugfs")
+    }
+
+    /// Moves every demo counter on by `elapsed` of traffic.
+    pub fn advance(&mut self, elapsed: Duration) -> io::Result<()> {
+        let seconds = elapsed.as_secs_f64();
+        self.clock_s += seconds;
+        let root = self.sysfs_root();
+        // A slow swell between 70 % and 130 % of the mean, out of phase per stream.
+        for (index, ((relative, per_second, width), carry)) in
+            STREAMS.iter().zip(self.carry.iter_mut()).enumerate()
+        {
+            let phase = self.clock_s / 7.0 + index as f64;
+            let amount = per_second * seconds * (1.0 + 0.3 * phase.sin()) + *carry;
+            let whole = amount.floor();
+            *carry = amount - whole;
+            let path = root.join(relative);
+            let text = fs::read_to_string(&path)?;
+            let value: u64 = text.trim().parse().map_err(io::Error::other)?;
+            // `whole` is at most a few times 1e10 per tick, far inside u64.
+            let advanced = value.wrapping_add(whole as u64);
+            let advanced = match width {
+                Width::Bits32 => advanced % (1 << 32),
+                Width::Bits64 => advanced,
+            };
+            fs::write(&path, format!("{advanced}\n"))?;
+        }
+        Ok(())
+    }
+}
+
+/// Copies a tree, recreating symlinks as symlinks (used by tests that alter a copy).
+#[cfg(test)]
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::sysfs::Trees;
+    use engine::probe::{CounterStatus, Sample};
+
+    #[test]
+    fn the_demo_tree_reads_like_the_fixture_and_its_counters_move() {
+        let mut demo = Demo::start().unwrap();
+        let trees = Trees::open(&demo.sysfs_root(), &demo.debugfs_root()).unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let recorded = Trees::open(&fixture.join("sysfs"), &fixture.join("debugfs")).unwrap();
+        // Equal but for the temporary paths inside "why not" hints.
+        let without_hints = |mut inventory: engine::probe::Inventory| {
+            for device in &mut inventory.rdma_devices {
+                device.cc_params.unavailable =
+                    device.cc_params.unavailable.take().map(|_| String::new());
+            }
+            inventory
+        };
+        assert_eq!(
+            without_hints(trees.inventory()),
+            without_hints(recorded.inventory())
+        );
+
+        let before = trees.reading(0);
+        demo.advance(Duration::from_secs(1)).unwrap();
+        let after = trees.reading(1_000);
+        let sample = Sample::between(&before, &after);
+        let busy = &sample.ports[0];
+        let tx = busy.tx_bytes_per_second.unwrap();
+        // 2.3e9 words/s ± 30 %, in octets.
+        assert!((0.7 * 9.2e9..=1.3 * 9.2e9).contains(&tx), "{tx}");
+        // The 32-bit port starts within a second of 2^32 and wraps on the first step.
+        let wrapping = &sample.ports[1].counters["port_xmit_data"];
+        assert_eq!(wrapping.status, CounterStatus::Wrapped);
+        assert!(wrapping.per_second.unwrap() > 0.0);
+    }
+}

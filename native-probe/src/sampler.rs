@@ -1,0 +1,194 @@
+//! The one sampler every client shares: reads the trees each interval and turns consecutive
+//! readings into `sample` and `change` messages.
+
+use std::{
+    collections::BTreeSet,
+    time::{Instant, SystemTime, UNIX_EPOCH},
+};
+
+use engine::probe::{Change, Component, Inventory, ProbeError, ProbeMessage, Reading, Sample};
+
+use crate::{demo::Demo, sysfs::Trees};
+
+pub struct Sampler {
+    trees: Trees,
+    demo: Option<Demo>,
+    components: BTreeSet<Component>,
+    inventory: Inventory,
+    previous: Reading,
+    last_tick: Instant,
+}
+
+/// What one tick produced: the messages for every client, in order (a `change` before its `sample`).
+pub struct Tick {
+    pub messages: Vec<ProbeMessage>,
+}
+
+impl Sampler {
+    /// Takes the first reading, so the first tick already has rates.
+    pub fn new(trees: Trees, demo: Option<Demo>) -> Sampler {
+        let components = trees.components();
+        let inventory = trees.inventory();
+        let previous = trees.reading(now_ms());
+        Sampler {
+            trees,
+            demo,
+            components,
+            inventory,
+            previous,
+            last_tick: Instant::now(),
+        }
+    }
+
+    pub fn inventory(&self) -> &Inventory {
+        &self.inventory
+    }
+
+    pub fn latest(&self) -> &Reading {
+        &self.previous
+    }
+
+    /// Reads everything once more. Blocking file I/O: run it off the async workers.
+    pub fn tick(&mut self) -> Tick {
+        let mut messages = Vec::new();
+        let elapsed = self.last_tick.elapsed();
+        self.last_tick = Instant::now();
+        if let Some(demo) = &mut self.demo {
+            if let Err(error) = demo.advance(elapsed) {
+                messages.push(ProbeMessage::Error(ProbeError {
+                    message: format!("the demo could not advance its recorded counters: {error}"),
+                }));
+            }
+        }
+        let components = self.trees.components();
+        if components != self.components {
+            self.inventory = self.trees.inventory();
+            messages.push(ProbeMessage::Change(Change {
+                added: components.difference(&self.components).cloned().collect(),
+                removed: self.components.difference(&components).cloned().collect(),
+                inventory: self.inventory.clone(),
+            }));
+            self.components = components;
+        }
+        let reading = self.trees.reading(now_ms());
+        messages.push(ProbeMessage::Sample(Sample::between(
+            &self.previous,
+            &reading,
+        )));
+        self.previous = reading;
+        Tick { messages }
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before 1970).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+pub fn host_name() -> String {
+    hostname::get()
+        .ok()
+        .and_then(|name| name.into_string().ok())
+        .unwrap_or_else(|| "unknown-host".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use engine::probe::CounterStatus;
+
+    use super::*;
+    use crate::demo::copy_tree;
+
+    fn copied_fixture() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        copy_tree(&fixture, dir.path()).unwrap();
+        dir
+    }
+
+    fn sampler(dir: &Path) -> Sampler {
+        Sampler::new(
+            Trees::open(&dir.join("sysfs"), &dir.join("debugfs")).unwrap(),
+            None,
+        )
+    }
+
+    fn sample_of(tick: &Tick) -> &Sample {
+        tick.messages
+            .iter()
+            .find_map(|m| match m {
+                ProbeMessage::Sample(s) => Some(s),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_counter_reset_is_reported_without_a_rate() {
+        let dir = copied_fixture();
+        let mut sampler = sampler(dir.path());
+        let file = dir
+            .path()
+            .join("sysfs/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
+        std::fs::write(&file, "12\n").unwrap();
+        let tick = sampler.tick();
+        let xmit = &sample_of(&tick).ports[0].counters["port_xmit_data"];
+        assert_eq!(xmit.status, CounterStatus::Reset);
+        assert_eq!(xmit.per_second, None);
+        assert_eq!(xmit.value, Some(12));
+    }
+
+    #[test]
+    fn devices_and_ports_coming_and_going_are_changes() {
+        let dir = copied_fixture();
+        let mut sampler = sampler(dir.path());
+        assert!(sampler.tick().messages.len() == 1, "nothing changed yet");
+
+        std::fs::remove_file(dir.path().join("sysfs/class/infiniband/mlx5_2")).unwrap();
+        std::fs::remove_file(dir.path().join("sysfs/class/net/lo")).unwrap();
+        let tick = sampler.tick();
+        let ProbeMessage::Change(change) = &tick.messages[0] else {
+            panic!("expected a change first, got {:?}", tick.messages[0]);
+        };
+        assert!(change.added.is_empty());
+        assert!(change.removed.contains(&Component::RdmaDevice {
+            device: "mlx5_2".into()
+        }));
+        assert!(change.removed.contains(&Component::RdmaPort {
+            device: "mlx5_2".into(),
+            port: 1
+        }));
+        assert!(change.removed.contains(&Component::Netdev {
+            interface: "lo".into()
+        }));
+        assert_eq!(change.inventory.rdma_devices.len(), 2);
+        assert_eq!(sample_of(&tick).ports.len(), 2);
+
+        std::os::unix::fs::symlink(
+            "../../devices/virtual/net/lo",
+            dir.path().join("sysfs/class/net/lo"),
+        )
+        .unwrap();
+        let tick = sampler.tick();
+        let ProbeMessage::Change(change) = &tick.messages[0] else {
+            panic!("expected a change, got {:?}", tick.messages[0]);
+        };
+        assert_eq!(
+            change.added,
+            [Component::Netdev {
+                interface: "lo".into()
+            }]
+        );
+        // A component that reappears starts over: no rate from before it vanished.
+        let lo = sample_of(&tick)
+            .netdevs
+            .iter()
+            .find(|d| d.interface == "lo")
+            .unwrap();
+        assert_eq!(lo.statistics["rx_bytes"].status, CounterStatus::First);
+    }
+}

@@ -1,0 +1,67 @@
+//! `native-probe snapshot`: one reading of every counter, for scripts (`--json`) or people.
+
+use engine::probe::{Snapshot, Source, SCHEMA_VERSION};
+
+use crate::{cli::SnapshotArgs, sampler, sysfs::Trees};
+
+pub fn run(args: &SnapshotArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let trees = Trees::open(&args.trees.sysfs(), &args.trees.debugfs())?;
+    let snapshot = Snapshot {
+        schema_version: SCHEMA_VERSION,
+        source: Source::Live,
+        host: sampler::host_name(),
+        inventory: trees.inventory(),
+        reading: trees.reading(sampler::now_ms()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&snapshot)?);
+        return Ok(());
+    }
+    println!(
+        "{} (read from {})",
+        snapshot.host,
+        trees.sysfs.dir().display()
+    );
+    for (device, port) in snapshot
+        .inventory
+        .rdma_devices
+        .iter()
+        .flat_map(|d| d.ports.iter().map(move |p| (d, p)))
+    {
+        let counters = snapshot
+            .reading
+            .ports
+            .iter()
+            .find(|r| r.device == device.name && r.port == port.port);
+        println!(
+            "  {} port {}: {} {} {}, sent {} B, received {} B",
+            device.name,
+            port.port,
+            port.link_layer.as_deref().unwrap_or("?"),
+            port.state.as_ref().map_or("?", |s| s.name.as_str()),
+            port.rate.as_deref().unwrap_or("?"),
+            shown(counters.and_then(|c| c.tx_bytes)),
+            shown(counters.and_then(|c| c.rx_bytes)),
+        );
+    }
+    for netdev in &snapshot.reading.netdevs {
+        println!(
+            "  {}: {}, sent {} B, received {} B",
+            netdev.interface,
+            netdev.operstate.as_deref().unwrap_or("?"),
+            shown(netdev.tx_bytes),
+            shown(netdev.rx_bytes),
+        );
+    }
+    if snapshot.inventory.rdma_devices.is_empty() {
+        println!(
+            "  no RDMA devices under {}/class/infiniband",
+            trees.sysfs.dir().display()
+        );
+    }
+    Ok(())
+}
+
+fn shown(value: Option<u64>) -> String {
+    value.map_or_else(|| "unavailable".to_string(), |v| v.to_string())
+}

@@ -1,0 +1,179 @@
+//! Reading the recorded fixture, which mirrors a real `/sys` layout file for file.
+
+use std::path::{Path, PathBuf};
+
+use engine::probe::Component;
+
+use super::*;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn trees() -> Trees {
+    let dir = fixture();
+    Trees::open(&dir.join("sysfs"), &dir.join("debugfs")).unwrap()
+}
+
+#[test]
+fn rdma_devices_are_found_through_their_class_links() {
+    let inventory = trees().inventory();
+    let names: Vec<_> = inventory
+        .rdma_devices
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
+    assert_eq!(names, ["mlx5_0", "mlx5_1", "mlx5_2"]);
+    let roce = &inventory.rdma_devices[0];
+    assert_eq!(roce.pci_address.as_deref(), Some("0000:3b:00.0"));
+    assert_eq!(roce.numa_node, Some(0));
+    assert_eq!(roce.fw_ver.as_deref(), Some("22.39.1002"));
+    assert_eq!(roce.hca_type.as_deref(), Some("MT4125"));
+    assert_eq!(roce.node_guid.as_deref(), Some("0c42:a103:00f2:1a2a"));
+    let node_type = roce.node_type.as_ref().unwrap();
+    assert_eq!((node_type.code, node_type.name.as_str()), (1, "CA"));
+    // Both functions of one adapter share its system image GUID.
+    assert_eq!(
+        inventory.rdma_devices[0].sys_image_guid,
+        inventory.rdma_devices[1].sys_image_guid
+    );
+    assert_eq!(inventory.rdma_devices[2].numa_node, Some(1));
+}
+
+#[test]
+fn roce_ports_list_their_gids_like_show_gids() {
+    let inventory = trees().inventory();
+    let port = &inventory.rdma_devices[0].ports[0];
+    assert_eq!(port.port, 1);
+    assert_eq!(port.link_layer.as_deref(), Some("Ethernet"));
+    assert_eq!(port.state.as_ref().map(|s| s.name.as_str()), Some("ACTIVE"));
+    assert_eq!(port.phys_state.as_ref().map(|s| s.code), Some(5));
+    assert_eq!(port.rate_gbps, Some(100.0));
+    // Four populated entries (link-local and IPv4-mapped, each as RoCE v1 and v2); the
+    // all-zero slots after them are skipped.
+    assert_eq!(port.gids.len(), 4);
+    let types: Vec<_> = port.gids.iter().map(|g| g.gid_type.as_deref()).collect();
+    assert_eq!(
+        types,
+        [
+            Some("IB/RoCE v1"),
+            Some("RoCE v2"),
+            Some("IB/RoCE v1"),
+            Some("RoCE v2")
+        ]
+    );
+    assert!(port
+        .gids
+        .iter()
+        .all(|g| g.ndev.as_deref() == Some("ens1f0np0")));
+    assert!(port.gids[0].gid.starts_with("fe80:"));
+    assert_eq!(port.gids[0].ipv4, None);
+    assert_eq!(port.gids[3].ipv4.as_deref(), Some("10.0.0.1"));
+}
+
+#[test]
+fn the_infiniband_port_has_lids_and_no_netdev() {
+    let inventory = trees().inventory();
+    let port = &inventory.rdma_devices[2].ports[0];
+    assert_eq!(port.link_layer.as_deref(), Some("InfiniBand"));
+    assert_eq!(port.rate.as_deref(), Some("200 Gb/sec (4X HDR)"));
+    assert_eq!(port.lid, Some(0x1c));
+    assert_eq!(port.sm_lid, Some(1));
+    assert_eq!(port.gids.len(), 1);
+    assert_eq!(port.gids[0].ndev, None);
+}
+
+#[test]
+fn dcqcn_parameters_come_from_debugfs_or_say_why_not() {
+    let inventory = trees().inventory();
+    let cc = &inventory.rdma_devices[0].cc_params;
+    assert_eq!(cc.unavailable, None);
+    assert!(cc.values.contains_key("rp_ai_rate"));
+    assert!(cc.values.contains_key("np_cnp_dscp"));
+    // The IB device has no cc_params directory in the recording.
+    assert!(inventory.rdma_devices[2].cc_params.unavailable.is_some());
+
+    let dir = fixture();
+    let without = Trees::open(&dir.join("sysfs"), Path::new("/nonexistent/debugfs")).unwrap();
+    let hint = without.inventory().rdma_devices[0]
+        .cc_params
+        .unavailable
+        .clone()
+        .unwrap();
+    assert!(hint.contains("root") && hint.contains("debugfs"), "{hint}");
+}
+
+#[test]
+fn netdevs_report_their_attributes() {
+    let inventory = trees().inventory();
+    let names: Vec<_> = inventory.netdevs.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["ens1f0np0", "ens1f1np1", "eth0", "lo"]);
+    let eth0 = &inventory.netdevs[2];
+    assert_eq!(eth0.mtu, Some(1500));
+    assert_eq!(eth0.speed_mbps, Some(1000));
+    assert_eq!(eth0.operstate.as_deref(), Some("up"));
+    let lo = &inventory.netdevs[3];
+    assert_eq!(lo.speed_mbps, None);
+    assert_eq!(lo.operstate.as_deref(), Some("unknown"));
+}
+
+#[test]
+fn a_reading_has_every_counter_and_octet_totals() {
+    let reading = trees().reading(1);
+    assert_eq!(reading.ports.len(), 3);
+    for port in &reading.ports {
+        let words = port.counters["port_xmit_data"].unwrap();
+        assert_eq!(port.tx_bytes, Some(words * 4));
+        assert_eq!(
+            port.rx_bytes,
+            Some(port.counters["port_rcv_data"].unwrap() * 4)
+        );
+        assert!(!port.hw_counters.contains_key("lifespan"));
+        assert!(port.counters.values().all(Option::is_some));
+    }
+    assert!(reading.ports[0].hw_counters.contains_key("np_cnp_sent"));
+    let eth0 = reading
+        .netdevs
+        .iter()
+        .find(|d| d.interface == "eth0")
+        .unwrap();
+    assert_eq!(eth0.rx_bytes, eth0.statistics["rx_bytes"]);
+    assert!(eth0.statistics.len() >= 20);
+}
+
+#[test]
+fn components_match_the_inventory() {
+    let found = trees().components();
+    assert!(found.contains(&Component::RdmaPort {
+        device: "mlx5_2".into(),
+        port: 1
+    }));
+    assert!(found.contains(&Component::Netdev {
+        interface: "lo".into()
+    }));
+    assert_eq!(found.len(), 3 + 3 + 4);
+}
+
+#[test]
+fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
+    let copy = tempfile::tempdir().unwrap();
+    crate::demo::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
+    let counter = copy
+        .path()
+        .join("class/infiniband/mlx5_0/ports/1/counters/symbol_error");
+    std::fs::remove_file(&counter).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", &counter).unwrap();
+    let garbage = copy
+        .path()
+        .join("class/infiniband/mlx5_0/ports/1/counters/link_downed");
+    std::fs::write(&garbage, "not a number\n").unwrap();
+    let trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
+    let reading = trees.reading(1);
+    let counters = &reading.ports[0].counters;
+    assert_eq!(
+        counters["symbol_error"], None,
+        "a link out of the root is not followed"
+    );
+    assert_eq!(counters["link_downed"], None);
+    assert!(counters["port_xmit_data"].is_some());
+}

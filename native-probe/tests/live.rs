@@ -1,0 +1,633 @@
+//! The live side of `native-probe serve` as a page and a Prometheus server meet it: the real
+//! binary on an ephemeral port, reading a copy of the recorded fixture.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    io::{BufRead, BufReader},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::{
+    client_async,
+    tungstenite::{client::IntoClientRequest, Error as WsError, Message},
+    MaybeTlsStream, WebSocketStream,
+};
+
+const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// A private copy of the fixture (symlinks kept) that a test may change, plus a tiny site.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rdma-lab-live-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_tree(&fixture(), &dir);
+        std::fs::create_dir_all(dir.join("site")).unwrap();
+        std::fs::write(
+            dir.join("site/index.html"),
+            "<!DOCTYPE html><title>lab</title>",
+        )
+        .unwrap();
+        Scratch { dir }
+    }
+    fn sysfs(&self) -> PathBuf {
+        self.dir.join("sysfs")
+    }
+    fn debugfs(&self) -> PathBuf {
+        self.dir.join("debugfs")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &target).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+struct Probe {
+    child: Child,
+    addr: String,
+}
+
+impl Probe {
+    fn start(args: &[&str]) -> Probe {
+        let mut child = Command::new(PROBE)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .strip_prefix("Serving rdma-lab at http://")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_string();
+        Probe { child, addr }
+    }
+
+    fn on(scratch: &Scratch, extra: &[&str]) -> Probe {
+        let mut args = vec![
+            "--ui".to_string(),
+            scratch.dir.join("site").display().to_string(),
+            "--sysfs-root".to_string(),
+            scratch.sysfs().display().to_string(),
+            "--debugfs-root".to_string(),
+            scratch.debugfs().display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Probe::start(&args)
+    }
+
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    async fn connect(&self, path: &str, origin: Option<&str>) -> Result<Ws, WsError> {
+        let stream = TcpStream::connect(&self.addr).await.unwrap();
+        self.handshake(stream, path, origin).await
+    }
+
+    async fn handshake(
+        &self,
+        stream: TcpStream,
+        path: &str,
+        origin: Option<&str>,
+    ) -> Result<Ws, WsError> {
+        let mut request = format!("ws://{}{path}", self.addr)
+            .into_client_request()
+            .unwrap();
+        if let Some(origin) = origin {
+            request
+                .headers_mut()
+                .insert("origin", origin.parse().unwrap());
+        }
+        client_async(request, MaybeTlsStream::Plain(stream))
+            .await
+            .map(|(ws, _)| ws)
+    }
+
+    async fn metrics(&self, token: Option<&str>) -> reqwest::Response {
+        let mut request = reqwest::Client::new().get(format!("http://{}/metrics", self.addr));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.unwrap()
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+async fn next_json(ws: &mut Ws) -> Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("a message within 10 s")
+            .expect("the stream is open")
+            .expect("a valid frame");
+        if let Message::Text(text) = message {
+            return serde_json::from_str(&text).unwrap();
+        }
+    }
+}
+
+fn status_of(error: WsError) -> u16 {
+    match error {
+        WsError::Http(response) => response.status().as_u16(),
+        other => panic!("expected an HTTP refusal, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn hello_then_samples_whose_rates_follow_the_counter_files() {
+    let scratch = Scratch::new("rates");
+    let probe = Probe::on(&scratch, &["--interval-ms", "100"]);
+    let mut ws = probe
+        .connect("/ws", Some("http://localhost:5173"))
+        .await
+        .unwrap();
+
+    let hello = next_json(&mut ws).await;
+    assert_eq!(hello["type"], "hello");
+    assert_eq!(hello["schema_version"], 1);
+    assert_eq!(hello["source"], "live");
+    assert_eq!(hello["interval_ms"], 100);
+    let devices = hello["inventory"]["rdma_devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 3);
+    assert_eq!(devices[0]["ports"][0]["gids"][1]["gid_type"], "RoCE v2");
+
+    let file = scratch
+        .sysfs()
+        .join("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
+    let before: u64 = std::fs::read_to_string(&file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // One million 4-octet words: four million octets.
+    std::fs::write(&file, format!("{}\n", before + 1_000_000)).unwrap();
+    for _ in 0..50 {
+        let message = next_json(&mut ws).await;
+        if message["type"] != "sample" {
+            continue;
+        }
+        let port = &message["ports"][0];
+        assert_eq!(port["device"], "mlx5_0");
+        let xmit = &port["counters"]["port_xmit_data"];
+        if xmit["value"] != before + 1_000_000 || xmit["status"] != "ok" {
+            continue;
+        }
+        let per_second = xmit["per_second"].as_f64().unwrap();
+        if per_second == 0.0 {
+            continue; // a sample after the change: nothing moved since
+        }
+        let elapsed_s = message["elapsed_ms"].as_f64().unwrap() / 1000.0;
+        assert!(
+            (per_second * elapsed_s - 4_000_000.0).abs() < 1.0,
+            "{per_second} over {elapsed_s} s"
+        );
+        assert_eq!(port["tx_bytes_per_second"].as_f64(), Some(per_second));
+        return;
+    }
+    panic!("no sample showed the change");
+}
+
+#[tokio::test]
+async fn foreign_origins_are_refused_and_tokens_are_required_when_set() {
+    let scratch = Scratch::new("origin");
+    let probe = Probe::on(&scratch, &["--allow-origin", "https://lab.example.org"]);
+    let refused = probe
+        .connect("/ws", Some("https://evil.example"))
+        .await
+        .unwrap_err();
+    assert_eq!(status_of(refused), 403);
+    let own = format!("http://{}", probe.addr);
+    for origin in [
+        "http://127.0.0.1:9",
+        "http://[::1]:8080",
+        "https://lab.example.org",
+        own.as_str(),
+    ] {
+        let mut ws = probe
+            .connect("/ws", Some(origin))
+            .await
+            .unwrap_or_else(|e| panic!("{origin}: {e}"));
+        assert_eq!(next_json(&mut ws).await["type"], "hello");
+    }
+    drop(probe);
+
+    let guarded = Probe::on(&scratch, &["--token", "s3cret"]);
+    assert_eq!(
+        status_of(guarded.connect("/ws", None).await.unwrap_err()),
+        401
+    );
+    assert_eq!(
+        status_of(guarded.connect("/ws?token=wrong", None).await.unwrap_err()),
+        401
+    );
+    let mut ws = guarded.connect("/ws?token=s3cret", None).await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    assert_eq!(guarded.metrics(None).await.status(), 401);
+    assert_eq!(guarded.metrics(Some("wrong")).await.status(), 401);
+    assert_eq!(guarded.metrics(Some("s3cret")).await.status(), 200);
+}
+
+#[tokio::test]
+async fn clients_beyond_the_cap_get_503_and_big_messages_close_the_socket() {
+    let scratch = Scratch::new("cap");
+    let probe = Probe::on(&scratch, &[]);
+    let mut clients = Vec::new();
+    for _ in 0..32 {
+        clients.push(probe.connect("/ws", None).await.unwrap());
+    }
+    assert_eq!(
+        status_of(probe.connect("/ws", None).await.unwrap_err()),
+        503
+    );
+
+    let mut ws = clients.pop().unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    ws.send(Message::text("x".repeat(8 * 1024))).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match ws.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "an 8 KiB message closes the connection");
+    // The slot it held is free again.
+    drop(ws);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(probe.connect("/ws", None).await.is_ok());
+}
+
+#[tokio::test]
+async fn clients_that_never_read_do_not_grow_the_probe_and_are_told_what_they_missed() {
+    let scratch = Scratch::new("slow");
+    let probe = Probe::on(&scratch, &["--interval-ms", "100"]);
+    let mut sleepers = Vec::new();
+    for _ in 0..8 {
+        // A small receive window, so the probe's side fills up within seconds.
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let stream = socket.connect(probe.addr.parse().unwrap()).await.unwrap();
+        sleepers.push(probe.handshake(stream, "/ws", None).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let early = probe.rss_kib();
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let late = probe.rss_kib();
+    // Unbounded per-client queues would hold 8 clients × ~70 samples of ~16 KiB (~9 MiB) by now.
+    assert!(
+        late < early + 2 * 1024,
+        "VmRSS grew from {early} KiB to {late} KiB while clients did not read"
+    );
+
+    let ws = &mut sleepers[0];
+    for _ in 0..200 {
+        let message = next_json(ws).await;
+        if message["type"] == "lagged" {
+            assert!(message["missed"].as_u64().unwrap() > 0);
+            assert_eq!(message["source"], "live");
+            return;
+        }
+    }
+    panic!("the slow client was never told it lost samples");
+}
+
+/// One parsed exposition line.
+#[derive(Debug)]
+enum Line {
+    Help(String),
+    Type(String, String),
+    Sample(String, BTreeMap<String, String>, f64),
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == ':')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+}
+
+/// A strict parser for the subset of the text format the probe writes.
+fn parse_line(line: &str) -> Result<Line, String> {
+    if let Some(rest) = line.strip_prefix("# HELP ") {
+        let (name, _) = rest.split_once(' ').ok_or("HELP without text")?;
+        return valid_name(name)
+            .then(|| Line::Help(name.into()))
+            .ok_or("bad name".into());
+    }
+    if let Some(rest) = line.strip_prefix("# TYPE ") {
+        let (name, kind) = rest.split_once(' ').ok_or("TYPE without type")?;
+        if !["counter", "gauge", "untyped", "summary", "histogram"].contains(&kind) {
+            return Err(format!("unknown type {kind}"));
+        }
+        return valid_name(name)
+            .then(|| Line::Type(name.into(), kind.into()))
+            .ok_or("bad name".into());
+    }
+    let name_end = line.find(['{', ' ']).ok_or("no value")?;
+    let name = &line[..name_end];
+    if !valid_name(name) {
+        return Err(format!("bad metric name {name:?}"));
+    }
+    let mut labels = BTreeMap::new();
+    let mut rest = &line[name_end..];
+    if let Some(body) = rest.strip_prefix('{') {
+        let mut chars = body.char_indices().peekable();
+        let end;
+        loop {
+            let start = chars.peek().map(|&(i, _)| i).ok_or("unterminated labels")?;
+            if body[start..].starts_with('}') {
+                end = start + 1;
+                break;
+            }
+            let eq = body[start..].find("=\"").ok_or("label without =\"")? + start;
+            let key = &body[start..eq];
+            if !valid_name(key) || key.starts_with("__") {
+                return Err(format!("bad label name {key:?}"));
+            }
+            while chars.peek().is_some_and(|&(i, _)| i <= eq + 1) {
+                chars.next();
+            }
+            let mut value = String::new();
+            loop {
+                let (_, c) = chars.next().ok_or("unterminated label value")?;
+                match c {
+                    '\\' => match chars.next().ok_or("dangling escape")?.1 {
+                        'n' => value.push('\n'),
+                        '\\' => value.push('\\'),
+                        '"' => value.push('"'),
+                        other => return Err(format!("bad escape \\{other}")),
+                    },
+                    '"' => break,
+                    '\n' => return Err("raw newline in label".into()),
+                    c => value.push(c),
+                }
+            }
+            if labels.insert(key.to_string(), value).is_some() {
+                return Err(format!("label {key} twice"));
+            }
+            match chars.next() {
+                Some((_, ',')) => {}
+                Some((i, '}')) => {
+                    end = i + 1;
+                    break;
+                }
+                other => return Err(format!("unexpected {other:?} after a label")),
+            }
+        }
+        rest = body.get(end..).ok_or("unterminated labels")?;
+    }
+    let value = rest.strip_prefix(' ').ok_or("no space before value")?;
+    let value: f64 = value.parse().map_err(|_| format!("bad value {value:?}"))?;
+    Ok(Line::Sample(name.into(), labels, value))
+}
+
+type Series = BTreeMap<(String, BTreeMap<String, String>), f64>;
+
+/// Parses a whole exposition, checking family structure: HELP then TYPE before a family's
+/// samples, each family in one block, counters named `_total`, no series twice.
+fn parse_exposition(text: &str) -> Series {
+    let mut series = Series::new();
+    let mut types: BTreeMap<String, String> = BTreeMap::new();
+    let mut finished = BTreeSet::new();
+    let mut current: Option<String> = None;
+    for (number, line) in text.lines().enumerate() {
+        let parsed =
+            parse_line(line).unwrap_or_else(|e| panic!("line {}: {e}: {line:?}", number + 1));
+        match parsed {
+            Line::Help(name) => {
+                if let Some(previous) = current.replace(name.clone()) {
+                    finished.insert(previous);
+                }
+                assert!(!finished.contains(&name), "family {name} split");
+            }
+            Line::Type(name, kind) => {
+                assert_eq!(
+                    current.as_deref(),
+                    Some(name.as_str()),
+                    "TYPE after its HELP"
+                );
+                if kind == "counter" {
+                    assert!(name.ends_with("_total"), "{name}");
+                }
+                types.insert(name, kind);
+            }
+            Line::Sample(name, labels, value) => {
+                assert_eq!(
+                    current.as_deref(),
+                    Some(name.as_str()),
+                    "sample in its family"
+                );
+                assert!(types.contains_key(&name), "{name} has a TYPE");
+                assert!(
+                    series.insert((name, labels), value).is_none(),
+                    "duplicate series"
+                );
+            }
+        }
+    }
+    series
+}
+
+fn labelled(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[tokio::test]
+async fn metrics_parse_and_agree_with_snapshot_json() {
+    let scratch = Scratch::new("metrics");
+    let probe = Probe::on(&scratch, &[]);
+    let response = probe.metrics(None).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain; version=0.0.4"));
+    let series = parse_exposition(&response.text().await.unwrap());
+
+    let output = Command::new(PROBE)
+        .args(["snapshot", "--json", "--sysfs-root"])
+        .arg(scratch.sysfs())
+        .arg("--debugfs-root")
+        .arg(scratch.debugfs())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let snapshot: Value = serde_json::from_slice(&output.stdout).unwrap();
+    for key in [
+        "schema_version",
+        "source",
+        "host",
+        "inventory",
+        "timestamp_ms",
+        "ports",
+        "netdevs",
+    ] {
+        assert!(snapshot.get(key).is_some(), "snapshot has {key}");
+    }
+    let value = |name: &str, labels: &[(&str, &str)]| -> f64 {
+        *series
+            .get(&(name.to_string(), labelled(labels)))
+            .unwrap_or_else(|| panic!("no {name}{labels:?} in /metrics"))
+    };
+
+    let ports = snapshot["ports"].as_array().unwrap();
+    assert_eq!(ports.len(), 3);
+    for port in ports {
+        let device = port["device"].as_str().unwrap();
+        let number = port["port"].to_string();
+        let labels = [("device", device), ("port", number.as_str())];
+        let words = port["counters"]["port_xmit_data"].as_u64().unwrap();
+        assert_eq!(port["tx_bytes"].as_u64(), Some(words * 4));
+        assert_eq!(
+            value("rdma_port_xmit_bytes_total", &labels),
+            port["tx_bytes"].as_f64().unwrap()
+        );
+        assert_eq!(
+            value("rdma_port_rcv_bytes_total", &labels),
+            port["rx_bytes"].as_f64().unwrap()
+        );
+        assert_eq!(
+            value("rdma_port_xmit_packets_total", &labels),
+            port["counters"]["port_xmit_packets"].as_f64().unwrap()
+        );
+        for (name, raw) in port["hw_counters"].as_object().unwrap() {
+            assert_eq!(
+                value(&format!("rdma_port_hw_{name}_total"), &labels),
+                raw.as_f64().unwrap(),
+                "{device} {name}"
+            );
+        }
+    }
+    assert_eq!(
+        value(
+            "rdma_port_hw_np_cnp_sent_total",
+            &[("device", "mlx5_0"), ("port", "1")]
+        ),
+        ports[0]["hw_counters"]["np_cnp_sent"].as_f64().unwrap()
+    );
+    for netdev in snapshot["netdevs"].as_array().unwrap() {
+        let labels = [("interface", netdev["interface"].as_str().unwrap())];
+        assert_eq!(
+            value("netdev_rx_bytes_total", &labels),
+            netdev["rx_bytes"].as_f64().unwrap()
+        );
+        assert_eq!(
+            value("netdev_tx_bytes_total", &labels),
+            netdev["tx_bytes"].as_f64().unwrap()
+        );
+        assert_eq!(netdev["rx_bytes"], netdev["statistics"]["rx_bytes"]);
+    }
+    assert_eq!(
+        value(
+            "native_probe_info",
+            &[
+                ("source", "live"),
+                ("host", snapshot["host"].as_str().unwrap()),
+                ("schema_version", "1")
+            ]
+        ),
+        1.0
+    );
+    assert_eq!(
+        value(
+            "rdma_mlx5_cc_param",
+            &[("device", "mlx5_0"), ("param", "rp_ai_rate")]
+        ),
+        snapshot["inventory"]["rdma_devices"][0]["cc_params"]["values"]["rp_ai_rate"]
+            .as_f64()
+            .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn demo_mode_says_so_on_every_message_and_moves() {
+    let scratch = Scratch::new("demo");
+    let site = scratch.dir.join("site").display().to_string();
+    let probe = Probe::start(&["--ui", &site, "--demo", "--interval-ms", "100"]);
+    let mut ws = probe.connect("/ws", None).await.unwrap();
+    let hello = next_json(&mut ws).await;
+    assert_eq!(hello["type"], "hello");
+    assert_eq!(hello["source"], "demo");
+    let mut moving = false;
+    for _ in 0..5 {
+        let sample = next_json(&mut ws).await;
+        assert_eq!(sample["source"], "demo");
+        moving |= sample["ports"][0]["tx_bytes_per_second"]
+            .as_f64()
+            .is_some_and(|r| r > 0.0);
+    }
+    assert!(moving, "the demo's busy port carries traffic");
+    let metrics = probe.metrics(None).await.text().await.unwrap();
+    assert!(metrics.contains("source=\"demo\""));
+}
+
+#[test]
+fn intervals_below_100_ms_are_refused_with_a_clear_message() {
+    let output = Command::new(PROBE)
+        .args(["serve", "--interval-ms", "50"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("at least 100 ms"), "{message}");
+}
