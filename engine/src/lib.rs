@@ -10,4 +10,3 @@ pub mod probe;
 pub mod qp;
 pub mod search;
 pub mod wire;
-
