@@ -30,8 +30,8 @@ fn main() {
         let t = &page.topic;
         writeln!(
             out,
-            "    Topic {{ path: {:?}, title: {:?}, group: {:?}, summary: {:?}, body_html: {:?} }},",
-            t.path, t.title, t.group, t.summary, page.html
+            "    Topic {{ path: {:?}, title: {:?}, group: {:?}, summary: {:?}, view: {:?}, body_html: {:?} }},",
+            t.path, t.title, t.group, t.summary, t.view.as_deref(), page.html
         )
         .expect("writing to a String cannot fail");
     }

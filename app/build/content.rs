@@ -15,11 +15,14 @@ use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, Ta
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TopicEntry {
     pub path: String,
     pub title: String,
     pub group: String,
     pub summary: String,
+    /// The interactive view the page has above its text, if any.
+    pub view: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -12,6 +12,7 @@ mod navigation;
 mod route;
 mod theme;
 mod topics;
+mod views;
 
 use yew::prelude::*;
 use yew_router::prelude::*;

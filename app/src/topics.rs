@@ -10,6 +10,8 @@ pub struct Topic {
     pub title: &'static str,
     pub group: &'static str,
     pub summary: &'static str,
+    /// The interactive view this page has above its text, if any (see `crate::views`).
+    pub view: Option<&'static str>,
     /// `content/topics/<slug>.md` as HTML, with numbered citations and its sources list.
     pub body_html: &'static str,
 }

@@ -5,6 +5,7 @@ use yew_router::prelude::*;
 
 use crate::navigation::{go_to, internal_target, reveal_anchor};
 use crate::topics::Topic;
+use crate::views;
 
 #[derive(Properties, PartialEq)]
 pub struct TopicPageProps {
@@ -52,6 +53,15 @@ pub fn TopicPage(props: &TopicPageProps) -> Html {
         <article class="topic" aria-labelledby="topic-title">
             <h1 id="topic-title">{ topic.title }</h1>
             <p class="topic-summary">{ topic.summary }</p>
+            { match (views::for_topic(topic), topic.view) {
+                (Some(view), _) => view,
+                (None, Some(name)) => html! {
+                    <p class="view-pending" role="note">
+                        { format!("The {name} for this topic is not built yet; the reference text below stands on its own.") }
+                    </p>
+                },
+                (None, None) => html! {},
+            } }
             <div class="prose" {onclick}>
                 { Html::from_html_unchecked(AttrValue::Static(topic.body_html)) }
             </div>
