@@ -3,11 +3,14 @@
 //!
 //! - first visit: every byte the browser downloads for `/`, raw and gzip-compressed;
 //! - first render: time from navigation start to the first rendered route (the app's
-//!   `lab-first-route` performance mark), median of fresh-profile loads.
+//!   `lab-first-route` performance mark), median of fresh-profile loads;
+//! - search: the work of one keystroke in the search box, from the input event to the
+//!   rendered results (the app's `lab-search` performance measure), over typed queries.
 
 use std::{
     io::Write,
     path::{Path, PathBuf},
+    process::ExitCode,
     time::Duration,
 };
 
@@ -18,6 +21,15 @@ use serde::Deserialize;
 const FIRST_VISIT_GZIP_TARGET: usize = 300 * 1000;
 const FIRST_RENDER_TARGET_MS: f64 = 300.0;
 const LOADS: usize = 7;
+const KEYSTROKE_TARGET_MS: f64 = 16.0;
+/// Typed one character at a time, as a learner would.
+const QUERIES: &[&str] = &[
+    "DCQCN rate",
+    "GID index",
+    "PFC headroom",
+    "NCCL_IB_TIMEOUT",
+    "memlock",
+];
 
 #[derive(Debug, Deserialize)]
 struct Download {
@@ -80,6 +92,24 @@ async fn fresh_visit(site: &Site) -> Visit {
     visit
 }
 
+/// Types each query into the search box and reads the app's per-keystroke measures.
+async fn search_keystrokes(site: &Site) -> Vec<f64> {
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/")).await;
+    browser.wait_for_text("main h1", "Overview").await;
+    let input = browser.find(".search-input").await;
+    for query in QUERIES {
+        input.clear().await.expect("the search box clears");
+        input.send_keys(query).await.expect("typing works");
+        browser.find("#search-results").await;
+    }
+    let durations = browser
+        .eval("return performance.getEntriesByName('lab-search').map(e => e.duration)")
+        .await;
+    browser.close().await;
+    serde_json::from_value(durations).expect("a list of durations")
+}
+
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
@@ -99,7 +129,7 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 #[tokio::main]
-async fn main() {
+async fn main() -> ExitCode {
     let dist = lab_tests::repo_root().join("dist");
     let site = Site::start();
 
@@ -140,7 +170,7 @@ async fn main() {
     let mut renders: Vec<f64> = visits.iter().filter_map(|v| v.first_route_ms).collect();
     if renders.len() != visits.len() {
         eprintln!("lab-bench: error: some loads never set the lab-first-route mark");
-        std::process::exit(1);
+        return ExitCode::FAILURE;
     }
     let runs = renders
         .iter()
@@ -148,8 +178,28 @@ async fn main() {
         .collect::<Vec<_>>()
         .join(", ");
     let middle = median(&mut renders);
+    // Keystrokes that arrive within one frame share a render, and so one measure.
+    let keystrokes = search_keystrokes(&site).await;
+    let typed: usize = QUERIES.iter().map(|q| q.chars().count()).sum();
+    if keystrokes.len() < QUERIES.len() {
+        eprintln!(
+            "lab-bench: error: {typed} keystrokes typed but only {} measured",
+            keystrokes.len()
+        );
+        return ExitCode::FAILURE;
+    }
+    let slowest = keystrokes.iter().copied().fold(0.0_f64, f64::max);
+    let mut sorted = keystrokes.clone();
+    println!(
+        "Search: {typed} keystrokes typed, {} renders measured over the whole corpus, median {:.2} ms, slowest {slowest:.2} ms per keystroke (target ≤ {KEYSTROKE_TARGET_MS:.0} ms: {})",
+        keystrokes.len(),
+        median(&mut sorted),
+        verdict(slowest <= KEYSTROKE_TARGET_MS)
+    );
+
     println!(
         "First render: median {middle:.0} ms from navigation start over {LOADS} fresh loads [{runs} ms] (target ≤ {FIRST_RENDER_TARGET_MS:.0} ms: {})",
         verdict(middle <= FIRST_RENDER_TARGET_MS)
     );
+    ExitCode::SUCCESS
 }
