@@ -46,6 +46,17 @@ fn main() {
             .expect("writing to a String cannot fail");
         }
     }
+    out.push_str("];\n\npub static COUNTER_NOTES: &[CounterNote] = &[\n");
+    let counters = content::read_counters(&content_dir.join("data/counters.toml"))
+        .unwrap_or_else(|message| panic!("{message}"));
+    for note in &counters.counter {
+        writeln!(
+            out,
+            "    CounterNote {{ file: {:?}, group: {:?}, meaning: {:?}, topic: {:?} }},",
+            note.file, note.group, note.meaning, note.topic
+        )
+        .expect("writing to a String cannot fail");
+    }
     out.push_str("];\n");
 
     let dest = PathBuf::from(env::var("OUT_DIR").expect("set by cargo")).join("topics.rs");

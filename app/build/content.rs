@@ -519,6 +519,7 @@ fn data_table(
     match slug {
         "nccl-env" => nccl_env_table(&content_dir.join("data/nccl-env.toml"), citations, page),
         "bandwidth" => bandwidth_table(&content_dir.join("data/bandwidth.toml"), citations, page),
+        "live" => counters_table(&content_dir.join("data/counters.toml"), citations, page),
         _ => Ok(String::new()),
     }
 }
@@ -710,4 +711,72 @@ fn bandwidth_table(
     chart.push_str("</ul></figure>\n");
     table.push_str("</tbody></table></div>\n");
     Ok(chart + &table)
+}
+
+/// One counter the live view explains.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterNote {
+    pub file: String,
+    pub group: String,
+    pub meaning: String,
+    pub topic: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Deserialize)]
+pub struct CountersFile {
+    pub counter: Vec<CounterNote>,
+}
+
+pub fn read_counters(file: &Path) -> Result<CountersFile, String> {
+    read_toml(file)
+}
+
+fn counters_table(
+    file: &Path,
+    citations: &mut Citations,
+    page: &mut Page,
+) -> Result<String, String> {
+    let data = read_counters(file)?;
+    let mut out = String::from(
+        "<div class=\"table-scroll\"><table class=\"data-table counters\"><thead><tr>\
+         <th scope=\"col\">Counter</th><th scope=\"col\">Where</th><th scope=\"col\">What it counts</th>\
+         <th scope=\"col\">Explained on</th></tr></thead><tbody>",
+    );
+    for note in &data.counter {
+        if !matches!(note.group.as_str(), "port" | "hw" | "netdev") {
+            page.problems.push(Problem {
+                file: file.to_path_buf(),
+                line: 1,
+                message: format!(
+                    "{}: group must be port, hw or netdev, not {:?}",
+                    note.file, note.group
+                ),
+            });
+        }
+        let cites = cite_all(&note.sources, file, &note.file, citations, page);
+        page.links.push((note.topic.clone(), 1));
+        let where_ = match note.group.as_str() {
+            "port" => "ports/&lt;n&gt;/counters",
+            "hw" => "ports/&lt;n&gt;/hw_counters",
+            _ => "class/net/&lt;if&gt;/statistics",
+        };
+        let id = format!("counter-{}", anchor(&note.file));
+        let _ = write!(
+            out,
+            "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{where_}</code></td><td>{}{cites}</td><td><a href=\"{}\">{}</a></td></tr>",
+            escape(&note.file),
+            escape(&note.meaning),
+            escape(&note.topic),
+            escape(&note.topic),
+        );
+        page.sections.push(Section {
+            anchor: id,
+            heading: note.file.clone(),
+            text: format!("{} {}", note.file, note.meaning),
+        });
+    }
+    out.push_str("</tbody></table></div>\n");
+    Ok(out)
 }

@@ -16,6 +16,26 @@ pub struct Topic {
     pub body_html: &'static str,
 }
 
+/// What the live view says about one counter, from `content/data/counters.toml`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CounterNote {
+    /// The sysfs file name.
+    pub file: &'static str,
+    /// `port`, `hw` or `netdev`.
+    pub group: &'static str,
+    pub meaning: &'static str,
+    /// The page (and heading) that explains the mechanism behind it.
+    pub topic: &'static str,
+}
+
+impl CounterNote {
+    pub fn find(group: &str, file: &str) -> Option<&'static CounterNote> {
+        COUNTER_NOTES
+            .iter()
+            .find(|n| n.group == group && n.file == file)
+    }
+}
+
 include!(concat!(env!("OUT_DIR"), "/topics.rs"));
 
 impl Topic {

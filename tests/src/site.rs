@@ -29,6 +29,11 @@ fn dist_dir() -> PathBuf {
 impl Site {
     /// Starts the probe over `dist/` and waits for the URL it prints.
     pub fn start() -> Site {
+        Site::start_with(&[])
+    }
+
+    /// Starts the probe with extra `serve` options (a fixture tree, a sampling interval…).
+    pub fn start_with(options: &[&str]) -> Site {
         let probe = probe_binary();
         let dist = dist_dir();
         assert!(
@@ -40,6 +45,7 @@ impl Site {
         let mut process = Command::new(&probe)
             .args(["serve", "--listen", "127.0.0.1:0", "--ui"])
             .arg(&dist)
+            .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

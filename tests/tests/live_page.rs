@@ -1,0 +1,185 @@
+//! The live page in real Chromium, connected over a real WebSocket to the real probe: this
+//! machine's interfaces, and the recorded RDMA fixture with every counter explained.
+
+use std::{path::PathBuf, process::Command, time::Duration};
+
+use lab_tests::{browser::Browser, site::Site};
+
+/// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters.
+fn fixture_copy() -> PathBuf {
+    let source = lab_tests::repo_root().join("native-probe/tests/fixtures");
+    let copy = std::env::temp_dir().join(format!("rdma-lab-live-fixture-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(&source)
+        .arg(&copy)
+        .status()
+        .expect("cp runs");
+    assert!(status.success(), "copying the fixture failed");
+    copy
+}
+
+async fn wait_for(browser: &Browser, script: &str, what: &str) {
+    for _ in 0..200 {
+        if browser.eval(script).await == true {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test]
+async fn live_page_shows_this_machines_interfaces() {
+    let site = Site::start_with(&["--interval-ms", "200"]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    browser.find("[aria-label='Interface lo']").await;
+    // A rate needs two readings; lo always has its counters.
+    wait_for(
+        &browser,
+        "const r = document.querySelector(\"[aria-label='Interface lo'] tr[data-counter=rx_bytes] .rate\"); return !!r && r.textContent.endsWith('/s')",
+        "a rate for lo's rx_bytes",
+    )
+    .await;
+    let explained = browser
+        .eval("return document.querySelector(\"[aria-label='Interface lo'] tr[data-counter=rx_bytes]\").textContent")
+        .await;
+    assert!(
+        explained
+            .as_str()
+            .is_some_and(|t| t.contains("Bytes the interface received")),
+        "{explained}"
+    );
+    browser.screenshot("live-this-machine").await;
+    browser.assert_no_console_errors("live page").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
+    let fixture = fixture_copy();
+    let sysfs = fixture.join("sysfs");
+    let debugfs = fixture.join("debugfs");
+    let site = Site::start_with(&[
+        "--interval-ms",
+        "200",
+        "--sysfs-root",
+        sysfs.to_str().expect("a UTF-8 temp path"),
+        "--debugfs-root",
+        debugfs.to_str().expect("a UTF-8 temp path"),
+    ]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    wait_for(
+        &browser,
+        "return document.querySelector('.live-devices')?.textContent.includes('mlx5_0')",
+        "the device table",
+    )
+    .await;
+    let gids = browser
+        .eval("return document.querySelector('.live-gids').textContent")
+        .await;
+    let gids = gids.as_str().unwrap_or_default();
+    assert!(
+        gids.contains("RoCE v2") && gids.contains("IB/RoCE v1"),
+        "both GID types are listed: {gids}"
+    );
+
+    // Every counter row of every port either explains itself or says it is not explained yet;
+    // the DCQCN counters are explained and link to DCQCN.
+    let cnp = browser
+        .eval("const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=np_cnp_sent]'); return [r.textContent, r.querySelector('a').getAttribute('href')]")
+        .await;
+    assert!(cnp[0].as_str().is_some_and(|t| t.contains("CNPs")), "{cnp}");
+    assert_eq!(cnp[1], "/dcqcn#three-roles");
+
+    // Move a counter on disk and watch the rate appear: 250 000 words in 200 ms is 5 MB/s.
+    let xmit = sysfs.join("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
+    for _ in 0..10 {
+        let value: u64 = std::fs::read_to_string(&xmit)
+            .expect("readable")
+            .trim()
+            .parse()
+            .expect("a number");
+        std::fs::write(&xmit, format!("{}\n", value + 250_000)).expect("writable copy");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    wait_for(
+        &browser,
+        "const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate'); return !!r && /[1-9]/.test(r.textContent) && r.textContent.endsWith('/s')",
+        "a non-zero transmit rate on mlx5_0 port 1",
+    )
+    .await;
+    browser.screenshot("live-fixture-light").await;
+    browser
+        .find(".theme-toggle")
+        .await
+        .click()
+        .await
+        .expect("toggle clicks");
+    browser
+        .eval("document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"]').scrollIntoView()")
+        .await;
+    browser.screenshot("live-fixture-dark-charts").await;
+    browser
+        .assert_no_console_errors("live page with the fixture")
+        .await;
+    browser.close().await;
+    let _ = std::fs::remove_dir_all(&fixture);
+}
+
+#[tokio::test]
+async fn a_dead_probe_is_reported_and_retried() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    let field = browser.find("#probe-url").await;
+    field.clear().await.expect("field clears");
+    field
+        .send_keys("ftp://nowhere")
+        .await
+        .expect("typing works");
+    let still_typing = browser.eval("return document.activeElement.id").await;
+    assert_eq!(
+        still_typing, "probe-url",
+        "the field keeps focus while the learner types"
+    );
+    let help = browser
+        .find("#probe-url-help")
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(help.contains("not a probe address"), "{help}");
+    let field = browser.find("#probe-url").await;
+    field.clear().await.expect("field clears");
+    // Port 9 (discard) on loopback: nothing listens there.
+    field.send_keys("127.0.0.1:9").await.expect("typing works");
+    browser
+        .find(".live-connect button[type=submit]")
+        .await
+        .click()
+        .await
+        .expect("connect clicks");
+    wait_for(
+        &browser,
+        "return document.querySelector('.live-status').textContent.includes('retrying in')",
+        "the retry notice",
+    )
+    .await;
+    browser.screenshot("live-dead-probe").await;
+    // The browser itself logs the failed WebSocket; nothing else may go wrong.
+    let errors: Vec<String> = browser
+        .console_errors()
+        .await
+        .into_iter()
+        .filter(|e| !e.contains("WebSocket connection to 'ws://127.0.0.1:9/ws' failed"))
+        .collect();
+    assert!(errors.is_empty(), "unexpected console errors: {errors:#?}");
+    browser.close().await;
+}
