@@ -10,12 +10,7 @@ use lab_tests::{
 
 async fn tick(browser: &Browser, attr: &str) {
     let id = format!("#{}-on", attr.to_ascii_lowercase().replace('_', "-"));
-    browser
-        .find(&id)
-        .await
-        .click()
-        .await
-        .expect("checkbox clicks");
+    click(browser, &id).await;
 }
 
 async fn type_value(browser: &Browser, attr: &str, text: &str) {
@@ -25,13 +20,19 @@ async fn type_value(browser: &Browser, attr: &str, text: &str) {
     field.send_keys(text).await.expect("field takes keys");
 }
 
-async fn apply(browser: &Browser) {
+/// Scrolls `css` to the middle of the screen (clear of the sticky header) and clicks it.
+async fn click(browser: &Browser, css: &str) {
+    let element = browser.find(css).await;
     browser
-        .find(".qp-apply")
-        .await
-        .click()
-        .await
-        .expect("button clicks");
+        .eval(&format!(
+            "document.querySelector('{css}').scrollIntoView({{block: 'center'}}); return true"
+        ))
+        .await;
+    element.click().await.expect("element clicks");
+}
+
+async fn apply(browser: &Browser) {
+    click(browser, ".qp-apply").await;
 }
 
 async fn text_of(browser: &Browser, css: &str) -> String {
@@ -101,7 +102,7 @@ async fn step_to_end(browser: &Browser) -> String {
             return seen;
         }
         let before = text_of(browser, ".qp-step-count").await;
-        next.click().await.expect("next clicks");
+        click(browser, ".qp-next").await;
         let n: u64 = before
             .split_whitespace()
             .nth(1)
@@ -171,12 +172,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.wait_for_text(".qp-current", "RTR").await;
 
     // RTR → RTS with the button that ticks exactly the required set.
-    browser
-        .find(".qp-tick-required")
-        .await
-        .click()
-        .await
-        .expect("clicks");
+    click(&browser, ".qp-tick-required").await;
     assert!(text_of(&browser, ".qp-live").await.contains("accepts"));
     apply(&browser).await;
     browser.wait_for_text(".qp-current", "RTS").await;
@@ -212,12 +208,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     assert_eq!(lit_state(&browser).await, "RTS");
 
     // The two-peer walkthrough, by keyboard first, then to the end.
-    browser
-        .find(".qp-walk-stage")
-        .await
-        .click()
-        .await
-        .expect("stage focuses");
+    click(&browser, ".qp-walk-stage").await;
     let right = KeyActions::new("keyboard".to_string())
         .then(KeyAction::Down { value: '\u{E014}' })
         .then(KeyAction::Up { value: '\u{E014}' });
@@ -253,12 +244,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.screenshot("qp-walkthrough-light").await;
 
     // A failure variant: the peer vanishes, retries run out, ERR, flushed completions.
-    browser
-        .find("#qp-walk-variant option[value='retry-exceeded']")
-        .await
-        .click()
-        .await
-        .expect("option clicks");
+    click(&browser, "#qp-walk-variant option[value=retry-exceeded]").await;
     browser
         .wait_for_text(".qp-step-count", &text_of(&browser, ".qp-step-count").await)
         .await;
@@ -287,12 +273,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         .await;
     browser.wait_for_text(".qp-current", "INIT").await;
     // Not accepted at INIT → RTR, so it sits in the folded "other attributes" list.
-    browser
-        .find(".qp-other-attrs summary")
-        .await
-        .click()
-        .await
-        .expect("summary opens");
+    click(&browser, ".qp-other-attrs summary").await;
     tick(&browser, "IBV_QP_TIMEOUT").await;
     show(&browser, ".qp-builder").await;
     browser.screenshot("qp-builder-dark").await;
