@@ -11,13 +11,13 @@ const NODE_H: f64 = 40.0;
 /// Where each state sits: the bring-up path along the top, the side states below.
 fn position(state: QpState) -> (f64, f64) {
     match state {
-        QpState::Reset => (70.0, 50.0),
-        QpState::Init => (230.0, 50.0),
-        QpState::Rtr => (390.0, 50.0),
-        QpState::Rts => (550.0, 50.0),
-        QpState::Sqd => (660.0, 175.0),
-        QpState::Sqe => (550.0, 270.0),
-        QpState::Err => (230.0, 270.0),
+        QpState::Reset => (70.0, 70.0),
+        QpState::Init => (230.0, 70.0),
+        QpState::Rtr => (390.0, 70.0),
+        QpState::Rts => (550.0, 70.0),
+        QpState::Sqd => (660.0, 195.0),
+        QpState::Sqe => (550.0, 290.0),
+        QpState::Err => (230.0, 290.0),
     }
 }
 
@@ -45,6 +45,8 @@ fn edge_path(from: QpState, to: QpState, bend: f64) -> String {
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
     let (ux, uy) = (dx / len, dy / len);
     let (nx, ny) = (-uy, ux);
+    // Long edges bend more, so they arc over the nodes between their ends.
+    let bend = bend.signum() * bend.abs().max(len * 0.1);
     let t1 = border_offset(ux, uy, 2.0);
     let t2 = border_offset(ux, uy, 6.0);
     let (sx, sy) = (
@@ -148,7 +150,7 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
 
     html! {
         <figure class="qp-diagram">
-            <svg viewBox="0 0 730 305" role="img" aria-label={label.clone()}>
+            <svg viewBox="0 0 730 325" role="img" aria-label={label.clone()}>
                 <title>{ label }</title>
                 <defs>
                     <marker id="qp-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
