@@ -23,6 +23,22 @@ pub enum Command {
     Serve(ServeArgs),
     /// Read every RDMA and network counter once and print it.
     Snapshot(SnapshotArgs),
+    /// Print the QP transition table: which ibv_modify_qp() calls the kernel accepts.
+    ///
+    /// One row per valid (from state, to state, QP type): the attr_mask bits the transition
+    /// requires and the ones it also allows, as the kernel's ib_modify_qp_is_ok() checks them
+    /// (drivers/infiniband/core/verbs.c). IBV_QP_STATE is never listed: it selects the
+    /// transition and is always allowed. Any bit outside required + optional makes the call
+    /// fail with EINVAL, and so does a missing required one.
+    QpTable(QpTableArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct QpTableArgs {
+    /// Print JSON: an array of {"from", "to", "qp_type", "required", "optional"} objects,
+    /// the same table the lab's /qp page uses.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 
 mod cli;
 mod demo;
+mod qp_table;
 mod sampler;
 mod serve;
 mod snapshot;
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
     let outcome: Result<(), Box<dyn std::error::Error>> = match cli.command {
         Command::Serve(args) => serve::run(args).map_err(Into::into),
         Command::Snapshot(args) => snapshot::run(&args),
+        Command::QpTable(args) => qp_table::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 //! They draw what the engine computes and keep their state in hooks.
 
 mod live;
+mod qp;
 
 use yew::prelude::*;
 
@@ -11,6 +12,7 @@ use crate::topics::Topic;
 pub fn for_topic(topic: &Topic) -> Option<Html> {
     match topic.path {
         "/live" => Some(html! { <live::LiveView /> }),
+        "/qp" => Some(html! { <qp::QpView /> }),
         _ => None,
     }
 }

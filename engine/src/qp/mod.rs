@@ -8,9 +8,12 @@
 //!   PSN, access flags, RDMA Read/Atomic depths).
 //! - [`sim`]: a simulated QP ([`Qp`]) that applies modifies, posts, fatal errors and drains,
 //!   producing work completions and async events.
+//! - [`builder`]: attribute values as typed text, the equivalent C call, a QP brought to a
+//!   given state.
 //! - [`walkthrough`]: two peers bringing up an RC connection, as data, with failure variants.
 
 pub mod attr;
+pub mod builder;
 pub mod sim;
 pub mod state;
 pub mod table;
@@ -19,7 +22,8 @@ pub mod walkthrough;
 
 pub use attr::{AttrMask, AttrMaskError, AttrName};
 pub use sim::{
-    AsyncEvent, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, WcOpcode, WcStatus, WorkCompletion,
+    implicit_transitions, AsyncEvent, EventOutcome, ImplicitTransition, ModifyAttrs, Qp, QpError,
+    QpEvent, WcOpcode, WcStatus, WorkCompletion,
 };
 pub use state::{QpState, QpType};
 pub use table::{check_modify, transition_table, Errno, ModifyError, TransitionRule};

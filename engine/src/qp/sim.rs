@@ -1290,6 +1290,67 @@ impl Qp {
     }
 }
 
+/// A state change that happens without an `ibv_modify_qp()` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplicitTransition {
+    /// State before.
+    pub from: QpState,
+    /// State after.
+    pub to: QpState,
+    /// What causes it.
+    pub cause: String,
+}
+
+/// The transitions the HCA makes on its own for `qp_type`, by the rules [`Qp::apply`]
+/// follows (IBTA Vol. 1 §10.3.1): a fatal error takes any working state to ERR; a failed
+/// send in RTS or SQD takes UD and UC to SQE and every other type to ERR; an incoming
+/// request that breaks the access rules takes a receiving QP (RTR, RTS, SQD) to ERR.
+pub fn implicit_transitions(qp_type: QpType) -> Vec<ImplicitTransition> {
+    let mut out = Vec::new();
+    let mut add = |from: QpState, to: QpState, cause: &str| {
+        if let Some(t) = out
+            .iter_mut()
+            .find(|t: &&mut ImplicitTransition| t.from == from && t.to == to)
+        {
+            t.cause = format!("{}; {cause}", t.cause);
+        } else {
+            out.push(ImplicitTransition {
+                from,
+                to,
+                cause: cause.to_string(),
+            });
+        }
+    };
+    for from in [QpState::Rts, QpState::Sqd] {
+        if qp_type.has_sqe_state() {
+            add(
+                from,
+                QpState::Sqe,
+                "send error (completion with an error status)",
+            );
+        } else {
+            add(
+                from,
+                QpState::Err,
+                "send error, retry or RNR retry exceeded",
+            );
+        }
+    }
+    for from in [QpState::Rtr, QpState::Rts, QpState::Sqd] {
+        add(from, QpState::Err, "incoming request breaks access rights");
+    }
+    for from in [
+        QpState::Init,
+        QpState::Rtr,
+        QpState::Rts,
+        QpState::Sqd,
+        QpState::Sqe,
+    ] {
+        add(from, QpState::Err, "fatal error (IBV_EVENT_QP_FATAL)");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1358,5 +1419,29 @@ mod tests {
                 length: 64
             })
             .is_err());
+    }
+
+    #[test]
+    fn implicit_transitions_follow_what_apply_does() {
+        for qp_type in QpType::ALL {
+            for t in implicit_transitions(qp_type) {
+                // Not a modify: the kernel table must not be what allows SQE entry.
+                assert!(t.to == QpState::Err || t.to == QpState::Sqe);
+                assert_eq!(
+                    t.to == QpState::Sqe,
+                    qp_type.has_sqe_state() && t.to != QpState::Err
+                );
+            }
+            let has_rts_to_sqe = implicit_transitions(qp_type)
+                .iter()
+                .any(|t| t.from == QpState::Rts && t.to == QpState::Sqe);
+            assert_eq!(has_rts_to_sqe, qp_type.has_sqe_state(), "{qp_type}");
+        }
+        // Cross-check one edge against the simulation: a fatal error in INIT lands in ERR.
+        let mut qp = crate::qp::builder::qp_in_state(QpType::Rc, 1, QpState::Init).expect("INIT");
+        assert_eq!(qp.apply(QpEvent::Fatal).map(|o| o.after), Ok(QpState::Err));
+        assert!(implicit_transitions(QpType::Rc)
+            .iter()
+            .any(|t| t.from == QpState::Init && t.to == QpState::Err));
     }
 }

@@ -1,0 +1,263 @@
+//! The `ibv_modify_qp()` builder: target state, ticked attributes with typed values and
+//! their decoded meaning, the live kernel check, the C call, and the result of calling it.
+
+use engine::qp::builder::{c_call, expected_text, set_from_text};
+use engine::qp::table::kernel_cell;
+use engine::qp::{check_modify, AttrMask, AttrName, ModifyAttrs, QpError, QpState, QpType};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use super::{Action, ModifyResult, QpPage};
+
+#[derive(Properties, PartialEq)]
+pub struct ModifyBuilderProps {
+    pub page: UseReducerHandle<QpPage>,
+    pub dispatch: Callback<Action>,
+}
+
+/// How the kernel table treats an attribute for the chosen transition.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Required,
+    Optional,
+    NotAccepted,
+}
+
+impl Role {
+    fn label(self) -> &'static str {
+        match self {
+            Role::Required => "required",
+            Role::Optional => "optional",
+            Role::NotAccepted => "not accepted here",
+        }
+    }
+}
+
+#[function_component]
+pub fn ModifyBuilder(props: &ModifyBuilderProps) -> Html {
+    let page = &props.page;
+    let dispatch = &props.dispatch;
+    let qp_type = page.qp.qp_type();
+    let current = page.qp.state();
+    let cell = kernel_cell(current, page.target, qp_type);
+    let role = |attr: AttrName| match cell {
+        _ if attr == AttrName::State => Role::Required,
+        Some(c) if c.required.contains(attr) => Role::Required,
+        Some(c) if c.optional.contains(attr) => Role::Optional,
+        _ => Role::NotAccepted,
+    };
+    let (listed, others): (Vec<AttrName>, Vec<AttrName>) = AttrName::ALL
+        .into_iter()
+        .partition(|a| role(*a) != Role::NotAccepted);
+
+    let on_type = dispatch.reform(|e: Event| {
+        let select: HtmlSelectElement = e.target_unchecked_into();
+        Action::SetType(QpType::parse(&select.value()).unwrap_or(QpType::Rc))
+    });
+    let on_target = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Some(state) = QpState::parse(&select.value()) {
+                dispatch.emit(Action::SetTarget(state));
+            }
+        })
+    };
+    let row = |attr: AttrName| attr_row(page, dispatch, attr, role(attr));
+    let ticked_others = others.iter().filter(|a| page.ticked.contains(**a)).count();
+
+    html! {
+        <section class="qp-builder" aria-labelledby="qp-builder-title">
+            <h2 id="qp-builder-title">{ "Build an ibv_modify_qp() call" }</h2>
+            <div class="qp-controls">
+                <label>{ "QP type " }
+                    <select id="qp-type" onchange={on_type}>
+                        { for QpType::ALL.into_iter().map(|t| html! {
+                            <option value={t.name()} selected={t == qp_type}>{ t.ibv_name() }</option>
+                        }) }
+                    </select>
+                </label>
+                <p class="qp-current-line">{ "The QP is in " }
+                    <strong class="qp-current" data-state={current.name()}>{ current.name() }</strong></p>
+                <label>{ "Move it to " }
+                    <select id="qp-target" onchange={on_target}>
+                        { for QpState::ALL.into_iter().map(|s| html! {
+                            <option value={s.name()} selected={s == page.target}>
+                                { format!("{}{}", s.ibv_name(), if kernel_cell(current, s, qp_type).is_some() { "" } else { " (not a valid transition)" }) }
+                            </option>
+                        }) }
+                    </select>
+                </label>
+                <button type="button" class="qp-tick-required" onclick={dispatch.reform(|_| Action::TickRequired)}>
+                    { "Tick exactly what the kernel requires" }
+                </button>
+            </div>
+            <fieldset class="qp-attrs">
+                <legend>{ format!("attr_mask for {qp_type} {current} → {}", page.target) }</legend>
+                if cell.is_none() {
+                    <p class="qp-hint">{ format!("The kernel table has no {current} → {} entry: every mask fails.", page.target) }</p>
+                }
+                { for listed.into_iter().map(row) }
+                <details class="qp-other-attrs" open={ticked_others > 0}>
+                    <summary>{ format!("Other attributes ({} ticked): the kernel refuses them for this transition", ticked_others) }</summary>
+                    { for others.into_iter().map(row) }
+                </details>
+            </fieldset>
+            <LiveCheck page={page.clone()} />
+            <CCall page={page.clone()} />
+            <button type="button" class="qp-apply primary" onclick={dispatch.reform(|_| Action::Apply)}>
+                { "Call ibv_modify_qp()" }
+            </button>
+            <div class="qp-result-area" aria-live="polite">
+                { page.result.as_ref().map(result_view).unwrap_or_default() }
+            </div>
+        </section>
+    }
+}
+
+fn attr_row(
+    page: &UseReducerHandle<QpPage>,
+    dispatch: &Callback<Action>,
+    attr: AttrName,
+    role: Role,
+) -> Html {
+    let ticked = page.ticked.contains(attr);
+    let is_state = attr == AttrName::State;
+    let text = if is_state {
+        page.target.name().to_string()
+    } else {
+        page.text(attr).to_string()
+    };
+    let decoded = set_from_text(&mut ModifyAttrs::default(), attr, &text);
+    let id = attr.name().to_ascii_lowercase().replace('_', "-");
+    let check_id = format!("{id}-on");
+    let value_id = format!("{id}-value");
+    let meaning_id = format!("{id}-meaning");
+    let on_toggle = dispatch.reform(move |_| Action::Toggle(attr));
+    let on_input = dispatch.reform(move |e: InputEvent| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        Action::SetText(attr, input.value())
+    });
+    let class = classes!(
+        "qp-attr",
+        match role {
+            Role::Required => "required",
+            Role::Optional => "optional",
+            Role::NotAccepted => "refused",
+        },
+        ticked.then_some("ticked"),
+    );
+    html! {
+        <div {class} data-attr={attr.name()}>
+            <input type="checkbox" id={check_id.clone()} checked={ticked} onchange={on_toggle} />
+            <label for={check_id} class="qp-attr-name">
+                <code>{ attr.name() }</code>
+                <span class="qp-role">{ role.label() }</span>
+            </label>
+            <label for={value_id.clone()} class="qp-field">{ format!("attr.{}", attr.field()) }</label>
+            <input type="text" id={value_id} class="qp-value" value={text}
+                readonly={is_state} spellcheck="false" autocomplete="off"
+                aria-invalid={decoded.is_err().then_some("true")}
+                aria-describedby={meaning_id.clone()}
+                title={expected_text(attr)}
+                oninput={on_input} />
+            { match decoded {
+                Ok(d) => html! { <p id={meaning_id} class="qp-meaning">{ d.meaning }</p> },
+                Err(e) => html! {
+                    <p id={meaning_id} class="qp-field-error" role="alert">
+                        { format!("{e} — expected {}", expected_text(attr)) }
+                    </p>
+                },
+            } }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PageProps {
+    page: UseReducerHandle<QpPage>,
+}
+
+/// What the kernel's `ib_modify_qp_is_ok()` would say about the ticked mask right now.
+#[function_component]
+fn LiveCheck(props: &PageProps) -> Html {
+    let page = &props.page;
+    let mask: AttrMask = page.ticked;
+    let verdict = check_modify(page.qp.qp_type(), page.qp.state(), page.target, mask);
+    html! {
+        <div class={classes!("qp-live", verdict.is_ok().then_some("ok"))} aria-live="polite">
+            <h3>{ "Kernel check, live" }</h3>
+            { match verdict {
+                Ok(()) => html! { <p>{ "✓ ib_modify_qp_is_ok() accepts this mask." }</p> },
+                Err(e) => html! {
+                    <>
+                        <p class="qp-live-error"><code>{ e.to_string() }</code></p>
+                        <p>{ e.explanation() }</p>
+                    </>
+                },
+            } }
+        </div>
+    }
+}
+
+/// The C source for what is ticked (values that do not read are left out until fixed).
+#[function_component]
+fn CCall(props: &PageProps) -> Html {
+    let page = &props.page;
+    let mut attrs = ModifyAttrs::default();
+    let mut skipped = Vec::new();
+    for attr in page.ticked.iter() {
+        let text = if attr == AttrName::State {
+            page.target.name()
+        } else {
+            page.text(attr)
+        };
+        if set_from_text(&mut attrs, attr, text).is_err() {
+            skipped.push(attr.name());
+        }
+    }
+    let mut source = c_call(&attrs);
+    if !skipped.is_empty() {
+        source = format!(
+            "/* left out until their values read: {} */\n{source}",
+            skipped.join(", ")
+        );
+    }
+    html! {
+        <div class="qp-c">
+            <h3>{ "The same call in C" }</h3>
+            <pre><code class="qp-c-source">{ source }</code></pre>
+        </div>
+    }
+}
+
+fn result_view(result: &ModifyResult) -> Html {
+    match result {
+        ModifyResult::Done(outcome) => html! {
+            <div class="qp-result ok">
+                <p><strong>{ format!("ibv_modify_qp() returned 0: {} → {}", outcome.before, outcome.after) }</strong></p>
+                if !outcome.notes.is_empty() {
+                    <ul>{ for outcome.notes.iter().map(|n| html! { <li>{ n }</li> }) }</ul>
+                }
+                if !outcome.completions.is_empty() {
+                    <super::events::Completions completions={outcome.completions.clone()} />
+                }
+            </div>
+        },
+        ModifyResult::Refused(error) => html! {
+            <div class="qp-result error" role="alert">
+                <p><strong>{ "ibv_modify_qp() returned -1" }</strong></p>
+                <p><code class="qp-error-text">{ error.to_string() }</code></p>
+                if let QpError::Modify(m) = error {
+                    <p class="qp-explanation">{ m.explanation() }</p>
+                }
+            </div>
+        },
+        ModifyResult::FieldsInvalid(errors) => html! {
+            <div class="qp-result error" role="alert">
+                <p><strong>{ "Not called: fix the values marked above first." }</strong></p>
+                <ul>{ for errors.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }</ul>
+            </div>
+        },
+    }
+}

@@ -1,0 +1,324 @@
+//! The QP state machine page: a state diagram, an `ibv_modify_qp()` builder checked by the
+//! engine's kernel table, the events that move a QP without a modify call, and two peers
+//! connecting step by step. Every rule and value comes from `engine::qp`.
+
+mod builder;
+mod diagram;
+mod events;
+mod links;
+mod query;
+mod walkthrough;
+
+use std::rc::Rc;
+
+use engine::qp::builder::{example_send, example_text, qp_in_state, set_from_text, FieldError};
+use engine::qp::sim::RecvWr;
+use engine::qp::{
+    AttrMask, AttrName, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, QpState, QpType,
+    Walkthrough, WcStatus,
+};
+use yew::prelude::*;
+
+use builder::ModifyBuilder;
+use diagram::StateDiagram;
+use events::EventPanel;
+use links::ReferenceLinks;
+use query::Query;
+use walkthrough::ConnectionStepper;
+
+/// The QP number the page's QP gets (any 24-bit value; this one is the walkthrough's A).
+const PAGE_QPN: u32 = 0x1a4;
+/// How many event results the log keeps.
+const LOG_LENGTH: usize = 8;
+
+/// What the last `ibv_modify_qp()` press gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModifyResult {
+    /// Accepted: the outcome the engine reports.
+    Done(EventOutcome),
+    /// Refused by the engine (kernel table, value rules, cur_qp_state).
+    Refused(QpError),
+    /// Not called: some ticked fields do not read.
+    FieldsInvalid(Vec<FieldError>),
+}
+
+/// One line of the event log: the button pressed and what the engine answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogEntry {
+    pub label: String,
+    pub result: Result<EventOutcome, QpError>,
+}
+
+/// Events a button can trigger.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PageEvent {
+    PostRecv,
+    PostSend,
+    Sim(QpEvent),
+}
+
+impl PageEvent {
+    pub fn label(self) -> &'static str {
+        match self {
+            PageEvent::PostRecv => "ibv_post_recv()",
+            PageEvent::PostSend => "ibv_post_send()",
+            PageEvent::Sim(QpEvent::SendCompleted) => "Oldest send completes",
+            PageEvent::Sim(QpEvent::SendError { .. }) => "Send error (IBV_WC_LOC_LEN_ERR)",
+            PageEvent::Sim(QpEvent::RetryExceeded) => "Transport retries exceeded",
+            PageEvent::Sim(QpEvent::Fatal) => "Fatal error",
+            PageEvent::Sim(_) => "Event",
+        }
+    }
+}
+
+/// The buttons offered, in order.
+pub const PAGE_EVENTS: [PageEvent; 6] = [
+    PageEvent::PostRecv,
+    PageEvent::PostSend,
+    PageEvent::Sim(QpEvent::SendCompleted),
+    PageEvent::Sim(QpEvent::SendError {
+        status: WcStatus::LocLenErr,
+    }),
+    PageEvent::Sim(QpEvent::RetryExceeded),
+    PageEvent::Sim(QpEvent::Fatal),
+];
+
+/// Everything the page shows, kept in one reducer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QpPage {
+    pub qp: Qp,
+    pub target: QpState,
+    pub ticked: AttrMask,
+    /// The text of each attribute's field, indexed like `AttrName::ALL`.
+    pub texts: Vec<String>,
+    pub result: Option<ModifyResult>,
+    pub log: Vec<LogEntry>,
+    pub next_wr_id: u64,
+    pub walk: Walkthrough,
+    /// 0-based step of the walkthrough.
+    pub step: usize,
+    /// Said when the link's state could not be restored.
+    pub note: Option<String>,
+}
+
+pub enum Action {
+    SetType(QpType),
+    SetTarget(QpState),
+    Toggle(AttrName),
+    SetText(AttrName, String),
+    TickRequired,
+    Apply,
+    Event(PageEvent),
+    SetWalk(Walkthrough),
+    /// Move the walkthrough by this many steps (clamped).
+    Step(isize),
+    Restart,
+}
+
+/// The state a learner most likely wants next from `state` (the bring-up order).
+fn natural_next(state: QpState) -> QpState {
+    match state {
+        QpState::Reset => QpState::Init,
+        QpState::Init => QpState::Rtr,
+        QpState::Rtr => QpState::Rts,
+        QpState::Rts => QpState::Sqd,
+        QpState::Sqd | QpState::Sqe => QpState::Rts,
+        QpState::Err => QpState::Reset,
+    }
+}
+
+pub fn attr_index(attr: AttrName) -> usize {
+    AttrName::ALL.iter().position(|a| *a == attr).unwrap_or(0)
+}
+
+impl QpPage {
+    fn from_query(q: &Query) -> QpPage {
+        let (qp, note) = match qp_in_state(q.qp_type, PAGE_QPN, q.state) {
+            Ok(qp) => (qp, None),
+            Err(e) => (
+                Qp::new(q.qp_type, PAGE_QPN),
+                Some(format!(
+                    "The link asks for a {} QP in {}, which cannot be reached ({e}); starting in RESET.",
+                    q.qp_type, q.state
+                )),
+            ),
+        };
+        let steps = engine::qp::connection_walkthrough(q.walk).len();
+        QpPage {
+            target: natural_next(qp.state()),
+            qp,
+            ticked: AttrName::State.mask(),
+            texts: AttrName::ALL
+                .iter()
+                .map(|a| example_text(*a).to_string())
+                .collect(),
+            result: None,
+            log: Vec::new(),
+            next_wr_id: 1,
+            walk: q.walk,
+            step: q.step.min(steps.saturating_sub(1)),
+            note,
+        }
+    }
+
+    pub fn text(&self, attr: AttrName) -> &str {
+        self.texts
+            .get(attr_index(attr))
+            .map(String::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The request the ticked fields make, or the fields that do not read.
+    pub fn request(&self) -> Result<ModifyAttrs, Vec<FieldError>> {
+        let mut attrs = ModifyAttrs::default();
+        let mut errors = Vec::new();
+        for attr in self.ticked.iter() {
+            let text = if attr == AttrName::State {
+                self.target.name()
+            } else {
+                self.text(attr)
+            };
+            if let Err(e) = set_from_text(&mut attrs, attr, text) {
+                errors.push(e);
+            }
+        }
+        if errors.is_empty() {
+            Ok(attrs)
+        } else {
+            Err(errors)
+        }
+    }
+
+    pub fn query(&self) -> Query {
+        Query {
+            qp_type: self.qp.qp_type(),
+            state: self.qp.state(),
+            walk: self.walk,
+            step: self.step,
+        }
+    }
+
+    fn log(&mut self, entry: LogEntry) {
+        self.log.insert(0, entry);
+        self.log.truncate(LOG_LENGTH);
+    }
+}
+
+impl Reducible for QpPage {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut page = (*self).clone();
+        match action {
+            Action::SetType(qp_type) => {
+                page.qp = Qp::new(qp_type, PAGE_QPN);
+                page.target = QpState::Init;
+                page.ticked = AttrName::State.mask();
+                page.result = None;
+                page.log.clear();
+                page.note = None;
+            }
+            Action::SetTarget(state) => {
+                page.target = state;
+                page.result = None;
+            }
+            Action::Toggle(attr) => {
+                page.ticked = if page.ticked.contains(attr) {
+                    page.ticked.without(attr)
+                } else {
+                    page.ticked.with(attr)
+                };
+            }
+            Action::SetText(attr, text) => {
+                if let Some(slot) = page.texts.get_mut(attr_index(attr)) {
+                    *slot = text;
+                }
+            }
+            Action::TickRequired => {
+                let cell =
+                    engine::qp::table::kernel_cell(page.qp.state(), page.target, page.qp.qp_type());
+                page.ticked = cell.map_or(AttrMask::EMPTY, |c| c.required) | AttrName::State;
+            }
+            Action::Apply => {
+                page.result = Some(match page.request() {
+                    Err(errors) => ModifyResult::FieldsInvalid(errors),
+                    Ok(req) => match page.qp.modify(&req) {
+                        Ok(outcome) => {
+                            page.target = natural_next(page.qp.state());
+                            page.ticked = AttrName::State.mask();
+                            ModifyResult::Done(outcome)
+                        }
+                        Err(e) => ModifyResult::Refused(e),
+                    },
+                });
+            }
+            Action::Event(event) => {
+                let qp_type = page.qp.qp_type();
+                let wr_id = page.next_wr_id;
+                let result = match event {
+                    PageEvent::PostRecv => page.qp.post_recv(RecvWr {
+                        wr_id,
+                        length: 4096,
+                    }),
+                    PageEvent::PostSend => page.qp.post_send(example_send(qp_type, wr_id)),
+                    PageEvent::Sim(e) => page.qp.apply(e),
+                };
+                let label = match event {
+                    PageEvent::PostRecv | PageEvent::PostSend => {
+                        page.next_wr_id += 1;
+                        format!("{} wr_id {wr_id}", event.label())
+                    }
+                    PageEvent::Sim(_) => event.label().to_string(),
+                };
+                if result.as_ref().is_ok_and(|o| o.after != o.before) {
+                    page.target = natural_next(page.qp.state());
+                    page.ticked = AttrName::State.mask();
+                    page.result = None;
+                }
+                page.log(LogEntry { label, result });
+            }
+            Action::SetWalk(walk) => {
+                page.walk = walk;
+                page.step = 0;
+            }
+            Action::Step(delta) => {
+                let last = engine::qp::connection_walkthrough(page.walk)
+                    .len()
+                    .saturating_sub(1);
+                page.step = page.step.saturating_add_signed(delta).min(last);
+            }
+            Action::Restart => page.step = 0,
+        }
+        Rc::new(page)
+    }
+}
+
+/// The whole interactive part of `/qp`.
+#[function_component]
+pub fn QpView() -> Html {
+    let page = use_reducer(|| QpPage::from_query(&Query::read()));
+    let dispatch = {
+        let page = page.clone();
+        Callback::from(move |action: Action| page.dispatch(action))
+    };
+    {
+        let query = page.query();
+        use_effect_with(query, |query| query.write());
+    }
+    html! {
+        <div class="qp-view">
+            if let Some(note) = &page.note {
+                <p class="qp-note" role="note">{ note }</p>
+            }
+            <StateDiagram
+                qp_type={page.qp.qp_type()}
+                current={page.qp.state()}
+                target={page.target}
+            />
+            <ModifyBuilder page={page.clone()} dispatch={dispatch.clone()} />
+            <EventPanel page={page.clone()} dispatch={dispatch.clone()} />
+            <ConnectionStepper walk={page.walk} step={page.step} dispatch={dispatch} />
+            <ReferenceLinks />
+        </div>
+    }
+}
