@@ -91,6 +91,12 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
 
     // Every counter row of every port either explains itself or says it is not explained yet;
     // the DCQCN counters are explained and link to DCQCN.
+    wait_for(
+        &browser,
+        "return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=np_cnp_sent]')",
+        "the first sample's counter rows",
+    )
+    .await;
     let cnp = browser
         .eval("const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=np_cnp_sent]'); return [r.textContent, r.querySelector('a').getAttribute('href')]")
         .await;
