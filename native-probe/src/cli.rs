@@ -23,6 +23,32 @@ pub enum Command {
     Serve(ServeArgs),
     /// Read every RDMA and network counter once and print it.
     Snapshot(SnapshotArgs),
+    /// Decode a pcap/pcapng capture frame by frame with the lab's RoCE v2 dissector.
+    Decode(DecodeArgs),
+    /// Build the packets a JSON spec describes (see CRAFT.md) into a pcap file.
+    Craft(CraftArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// The capture file (pcap or pcapng).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Print one JSON object per frame (JSON Lines) instead of a one-line summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CraftArgs {
+    /// JSON file holding one packet spec or an array of them.
+    #[arg(value_name = "SPEC.json")]
+    pub spec: PathBuf,
+
+    /// Where to write the pcap file.
+    #[arg(short, long, value_name = "OUT.pcap")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

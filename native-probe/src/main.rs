@@ -2,6 +2,8 @@
 //! counters to the page, and reads the engine's models from the command line.
 
 mod cli;
+mod craft;
+mod decode;
 mod demo;
 mod sampler;
 mod serve;
@@ -19,6 +21,8 @@ fn main() -> ExitCode {
     let outcome: Result<(), Box<dyn std::error::Error>> = match cli.command {
         Command::Serve(args) => serve::run(args).map_err(Into::into),
         Command::Snapshot(args) => snapshot::run(&args),
+        Command::Decode(args) => decode::run(&args),
+        Command::Craft(args) => craft::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
