@@ -12,6 +12,7 @@
 
 use super::bth::{BthRepr, Psn, Qpn};
 use super::ethernet::{EtherType, EthernetRepr, MacAddr, VlanRepr};
+use super::ext::header_len;
 use super::ext::{
     Aeth, AtomicEth, Deth, ExtRepr, ImmDt, NakCode, Reth, Syndrome, CNP_PADDING_LEN,
     CREDITS_INVALID,
@@ -21,7 +22,7 @@ use super::ipv4::{Ipv4Repr, PROTOCOL_UDP};
 use super::ipv6::Ipv6Repr;
 use super::opcode::{Opcode, Operation, Transport};
 use super::roce::{IpRepr, RoceFrameRepr};
-use super::segment::MessageKind;
+use super::segment::{packet_cost, Framing, MessageKind, PacketCost};
 use super::udp::{UdpRepr, ROCE_V2_PORT};
 use super::WireError;
 use core::fmt;
@@ -586,6 +587,37 @@ pub fn build_ib(spec: &PacketSpec, grh: bool) -> Result<Vec<u8>, BuildError> {
     Ok(to_ib_repr(spec, grh)?.emit()?)
 }
 
+/// One packet's cost on the wire as RoCE v2 and, when it has one, as its native-IB twin
+/// without a GRH (see [`super::segment::packet_cost`] for what each counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireCosts {
+    pub roce: PacketCost,
+    pub ib: Option<PacketCost>,
+}
+
+/// What the packet `spec` describes costs on each fabric.
+pub fn wire_costs(s: &PacketSpec) -> Result<WireCosts, BuildError> {
+    let repr = to_repr(s)?;
+    let info = repr
+        .bth
+        .opcode
+        .info()
+        .ok_or_else(|| invalid("operation", "no such opcode"))?;
+    let ext: u32 = info.headers.iter().map(|h| header_len(h) as u32).sum();
+    let payload = repr.payload.len() as u32;
+    let roce = packet_cost(
+        Framing::RoceV2 {
+            ipv6: s.src_ip.is_ipv6(),
+            vlan: s.vlan.is_some(),
+        },
+        ext,
+        payload,
+    );
+    let ib = (s.operation != SpecOperation::Cnp)
+        .then(|| packet_cost(Framing::Infiniband { grh: false }, ext, payload));
+    Ok(WireCosts { roce, ib })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -621,6 +653,27 @@ mod tests {
         let with_grh = build_ib(&spec, true).unwrap_or_default();
         assert_eq!(with_grh.len(), ib.len() + 40);
         assert!(dissect(&with_grh, LinkType::Infiniband).warnings.is_empty());
+    }
+
+    #[test]
+    fn wire_costs_agree_with_the_built_frames() {
+        let spec = PacketSpec {
+            operation: SpecOperation::Write,
+            payload: Payload::Size(100),
+            ..PacketSpec::default()
+        };
+        let costs = wire_costs(&spec).unwrap_or(WireCosts {
+            roce: packet_cost(Framing::Infiniband { grh: false }, 0, 0),
+            ib: None,
+        });
+        // The built frame lacks only the FCS (4 bytes) that the cost counts.
+        assert_eq!(
+            costs.roce.frame as usize,
+            build(&spec).unwrap_or_default().len() + 4
+        );
+        let ib = costs.ib.map(|c| c.frame as usize);
+        assert_eq!(ib, Some(build_ib(&spec, false).unwrap_or_default().len()));
+        assert_eq!(costs.roce.payload, 100);
     }
 
     #[test]
