@@ -3,13 +3,14 @@
 
 use yew::prelude::*;
 
+mod roce;
+
 use crate::topics::Topic;
 
 /// The interactive view of a topic page, for the topics that have one built.
-// One arm per view as they land; until the first one, the match has only its fallback.
-#[allow(clippy::match_single_binding)]
 pub fn for_topic(topic: &Topic) -> Option<Html> {
     match topic.path {
+        "/roce" => Some(html! { <roce::RoceView /> }),
         _ => None,
     }
 }
