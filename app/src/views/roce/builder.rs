@@ -59,7 +59,9 @@ pub fn Builder(props: &BuilderProps) -> Html {
         };
         html! {
             <div class={classes!("form-field", err.is_some().then_some("invalid"))}>
-                <label for={id.clone()}>{ d.label }<span class="field-hint">{ format!(" ({hint})") }</span></label>
+                <label for={id.clone()}>{ d.label }
+                    if !hint.is_empty() { <span class="field-hint">{ format!(" ({hint})") }</span> }
+                </label>
                 <input id={id.clone()} name={d.key} type="text" spellcheck="false" value={form.get(d.key).to_string()}
                     oninput={text_input(d.key)} aria-invalid={err.is_some().to_string()}
                     aria-describedby={format!("{id}-err")} />
