@@ -265,6 +265,14 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .expect("picks");
     browser.find(".capture-detail .dissector").await;
     browser.screenshot("roce-capture-light").await;
+    browser
+        .eval("document.querySelector('.qp-view').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-qp-timeline-light").await;
+    browser
+        .eval("document.getElementById('roce-encap').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-encap-light").await;
 
     // And by the file input.
     let sample = repo_root().join("assets/samples/roce-sample.pcapng");
