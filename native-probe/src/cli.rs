@@ -31,6 +31,10 @@ pub enum Command {
     /// transition and is always allowed. Any bit outside required + optional makes the call
     /// fail with EINVAL, and so does a missing required one.
     QpTable(QpTableArgs),
+    /// Decode a pcap/pcapng capture frame by frame with the lab's RoCE v2 dissector.
+    Decode(DecodeArgs),
+    /// Build the packets a JSON spec describes (see CRAFT.md) into a pcap file.
+    Craft(CraftArgs),
 }
 
 #[derive(Debug, Args)]
@@ -39,6 +43,28 @@ pub struct QpTableArgs {
     /// the same table the lab's /qp page uses.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DecodeArgs {
+    /// The capture file (pcap or pcapng).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Print one JSON object per frame (JSON Lines) instead of a one-line summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CraftArgs {
+    /// JSON file holding one packet spec or an array of them.
+    #[arg(value_name = "SPEC.json")]
+    pub spec: PathBuf,
+
+    /// Where to write the pcap file.
+    #[arg(short, long, value_name = "OUT.pcap")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]

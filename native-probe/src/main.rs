@@ -2,6 +2,8 @@
 //! counters to the page, and reads the engine's models from the command line.
 
 mod cli;
+mod craft;
+mod decode;
 mod demo;
 mod qp_table;
 mod sampler;
@@ -20,6 +22,8 @@ fn main() -> ExitCode {
     let outcome: Result<(), Box<dyn std::error::Error>> = match cli.command {
         Command::Serve(args) => serve::run(args).map_err(Into::into),
         Command::Snapshot(args) => snapshot::run(&args),
+        Command::Decode(args) => decode::run(&args),
+        Command::Craft(args) => craft::run(&args),
         Command::QpTable(args) => qp_table::run(&args),
     };
     match outcome {

@@ -3,6 +3,7 @@
 
 mod live;
 mod qp;
+mod roce;
 
 use yew::prelude::*;
 
@@ -13,6 +14,7 @@ pub fn for_topic(topic: &Topic) -> Option<Html> {
     match topic.path {
         "/live" => Some(html! { <live::LiveView /> }),
         "/qp" => Some(html! { <qp::QpView /> }),
+        "/roce" => Some(html! { <roce::RoceView /> }),
         _ => None,
     }
 }

@@ -15,7 +15,9 @@
 //! * native InfiniBand framing: LRH and GRH (IBTA Vol 1 §7.7, §8.3) ([`ib`]),
 //! * whole RoCE v2 frames ([`roce`]), a field-level dissector for the UI ([`dissect`]),
 //! * segmentation and per-packet overhead ([`segment`]), pcap/pcapng files ([`capture`]),
-//! * a serde packet description and builder ([`spec`]).
+//! * a serde packet description and builder ([`spec`]),
+//! * the packet list and PSN conversations of a capture ([`listing`]), editable hex
+//!   ([`hex`]), the purpose of each layer ([`encap`]) and the lab's sample capture ([`sample`]).
 //!
 //! Nothing here panics on input bytes: every failure is a [`WireError`] saying which
 //! header failed, at which byte offset of the frame, and why.
@@ -24,14 +26,18 @@ pub mod bth;
 pub mod capture;
 pub mod crc;
 pub mod dissect;
+pub mod encap;
 mod error;
 pub mod ethernet;
 pub mod ext;
+pub mod hex;
 pub mod ib;
 pub mod ipv4;
 pub mod ipv6;
+pub mod listing;
 pub mod opcode;
 pub mod roce;
+pub mod sample;
 pub mod segment;
 pub mod spec;
 pub mod udp;

@@ -12,14 +12,17 @@
 
 use super::bth::{BthRepr, Psn, Qpn};
 use super::ethernet::{EtherType, EthernetRepr, MacAddr, VlanRepr};
+use super::ext::header_len;
 use super::ext::{
     Aeth, AtomicEth, Deth, ExtRepr, ImmDt, NakCode, Reth, Syndrome, CNP_PADDING_LEN,
     CREDITS_INVALID,
 };
+use super::ib::{GrhRepr, IbFrameRepr, LrhRepr};
 use super::ipv4::{Ipv4Repr, PROTOCOL_UDP};
 use super::ipv6::Ipv6Repr;
 use super::opcode::{Opcode, Operation, Transport};
 use super::roce::{IpRepr, RoceFrameRepr};
+use super::segment::{packet_cost, Framing, MessageKind, PacketCost};
 use super::udp::{UdpRepr, ROCE_V2_PORT};
 use super::WireError;
 use core::fmt;
@@ -434,4 +437,269 @@ pub fn to_repr(s: &PacketSpec) -> Result<RoceFrameRepr, BuildError> {
 /// Builds the full frame described by `spec`.
 pub fn build(spec: &PacketSpec) -> Result<Vec<u8>, BuildError> {
     Ok(to_repr(spec)?.emit()?)
+}
+
+impl SpecOperation {
+    /// Every operation, in the order the builder lists them.
+    pub const ALL: [SpecOperation; 13] = [
+        SpecOperation::Send,
+        SpecOperation::SendWithImmediate,
+        SpecOperation::Write,
+        SpecOperation::WriteWithImmediate,
+        SpecOperation::ReadRequest,
+        SpecOperation::ReadResponse,
+        SpecOperation::CompareSwap,
+        SpecOperation::FetchAdd,
+        SpecOperation::Ack,
+        SpecOperation::Nak,
+        SpecOperation::RnrNak,
+        SpecOperation::Cnp,
+        SpecOperation::UdSend,
+    ];
+
+    /// The snake_case name used in JSON and URLs.
+    pub fn key(self) -> &'static str {
+        use SpecOperation as S;
+        match self {
+            S::Send => "send",
+            S::SendWithImmediate => "send_with_immediate",
+            S::Write => "write",
+            S::WriteWithImmediate => "write_with_immediate",
+            S::ReadRequest => "read_request",
+            S::ReadResponse => "read_response",
+            S::CompareSwap => "compare_swap",
+            S::FetchAdd => "fetch_add",
+            S::Ack => "ack",
+            S::Nak => "nak",
+            S::RnrNak => "rnr_nak",
+            S::Cnp => "cnp",
+            S::UdSend => "ud_send",
+        }
+    }
+
+    /// Inverse of [`SpecOperation::key`].
+    pub fn from_key(key: &str) -> Option<SpecOperation> {
+        Self::ALL.into_iter().find(|o| o.key() == key)
+    }
+
+    /// Human name for a menu.
+    pub fn label(self) -> &'static str {
+        use SpecOperation as S;
+        match self {
+            S::Send => "SEND",
+            S::SendWithImmediate => "SEND with immediate",
+            S::Write => "RDMA WRITE",
+            S::WriteWithImmediate => "RDMA WRITE with immediate",
+            S::ReadRequest => "RDMA READ request",
+            S::ReadResponse => "RDMA READ response",
+            S::CompareSwap => "ATOMIC compare & swap",
+            S::FetchAdd => "ATOMIC fetch & add",
+            S::Ack => "ACK",
+            S::Nak => "NAK",
+            S::RnrNak => "RNR NAK",
+            S::Cnp => "CNP (congestion notification)",
+            S::UdSend => "UD SEND",
+        }
+    }
+
+    /// Whether packets of this operation carry a payload.
+    pub fn carries_payload(self) -> bool {
+        use SpecOperation as S;
+        matches!(
+            self,
+            S::Send
+                | S::SendWithImmediate
+                | S::Write
+                | S::WriteWithImmediate
+                | S::ReadResponse
+                | S::UdSend
+        )
+    }
+
+    /// The message this packet belongs to when it is longer than one MTU, for
+    /// [`super::segment::message_cost`]: a READ request draws READ responses.
+    pub fn message(self) -> Option<(Transport, MessageKind)> {
+        use SpecOperation as S;
+        let kind = match self {
+            S::Send | S::UdSend => MessageKind::Send,
+            S::SendWithImmediate => MessageKind::SendWithImmediate,
+            S::Write => MessageKind::Write,
+            S::WriteWithImmediate => MessageKind::WriteWithImmediate,
+            S::ReadRequest | S::ReadResponse => MessageKind::ReadResponse,
+            _ => return None,
+        };
+        let transport = if self == S::UdSend {
+            Transport::Ud
+        } else {
+            Transport::Rc
+        };
+        Some((transport, kind))
+    }
+}
+
+/// LIDs the native-IB twin of a spec uses: a subnet manager hands out LIDs from 1
+/// (IBTA Vol 1 §4.1.3: 0 is reserved, 0xC000 and up are multicast).
+pub const IB_SLID: u16 = 1;
+pub const IB_DLID: u16 = 2;
+
+/// The same transport packet as native InfiniBand: LRH (+ GRH when `grh`) instead of
+/// Ethernet/IP/UDP, the same BTH, extended headers and payload, then ICRC and VCRC
+/// (IBTA Vol 1 §7.7, §8.3). The service level is the VLAN PCP, as both pick the
+/// priority class. Global IDs are the IP addresses (IPv4 as ::ffff:a.b.c.d, the form
+/// RoCE GIDs take for IPv4, IBTA Vol 1 Annex A17 §A17.4.5.2).
+pub fn to_ib_repr(s: &PacketSpec, grh: bool) -> Result<IbFrameRepr, BuildError> {
+    if s.operation == SpecOperation::Cnp {
+        return Err(invalid(
+            "operation",
+            "opcode 0x81 CNPs exist only in RoCE v2 (Annex A17); native IB congestion \
+             control (Annex A10) returns the BECN bit instead",
+        ));
+    }
+    let roce = to_repr(s)?;
+    let gid = |ip: IpAddr| match ip {
+        IpAddr::V4(v4) => v4.to_ipv6_mapped(),
+        IpAddr::V6(v6) => v6,
+    };
+    let tclass = (s.dscp.unwrap_or(26) << 2) | s.ecn.unwrap_or(0);
+    Ok(IbFrameRepr {
+        lrh: LrhRepr {
+            vl: 0,
+            lver: 0,
+            sl: s.vlan.map(|v| v.pcp).unwrap_or(0),
+            dlid: IB_DLID,
+            slid: IB_SLID,
+        },
+        grh: grh.then(|| GrhRepr {
+            tclass,
+            flow_label: s.flow_label & 0x000F_FFFF,
+            hop_limit: s.ttl,
+            sgid: gid(s.src_ip),
+            dgid: gid(s.dst_ip),
+        }),
+        bth: roce.bth,
+        ext: roce.ext,
+        payload: roce.payload,
+    })
+}
+
+/// Builds the native-IB twin of `spec` (LRH through VCRC).
+pub fn build_ib(spec: &PacketSpec, grh: bool) -> Result<Vec<u8>, BuildError> {
+    Ok(to_ib_repr(spec, grh)?.emit()?)
+}
+
+/// One packet's cost on the wire as RoCE v2 and, when it has one, as its native-IB twin
+/// without a GRH (see [`super::segment::packet_cost`] for what each counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireCosts {
+    pub roce: PacketCost,
+    pub ib: Option<PacketCost>,
+}
+
+/// What the packet `spec` describes costs on each fabric.
+pub fn wire_costs(s: &PacketSpec) -> Result<WireCosts, BuildError> {
+    let repr = to_repr(s)?;
+    let info = repr
+        .bth
+        .opcode
+        .info()
+        .ok_or_else(|| invalid("operation", "no such opcode"))?;
+    let ext: u32 = info.headers.iter().map(|h| header_len(h) as u32).sum();
+    let payload = repr.payload.len() as u32;
+    let roce = packet_cost(
+        Framing::RoceV2 {
+            ipv6: s.src_ip.is_ipv6(),
+            vlan: s.vlan.is_some(),
+        },
+        ext,
+        payload,
+    );
+    let ib = (s.operation != SpecOperation::Cnp)
+        .then(|| packet_cost(Framing::Infiniband { grh: false }, ext, payload));
+    Ok(WireCosts { roce, ib })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::capture::LinkType;
+    use crate::wire::dissect::dissect;
+
+    #[test]
+    fn operation_keys_round_trip_and_match_serde() {
+        for op in SpecOperation::ALL {
+            assert_eq!(SpecOperation::from_key(op.key()), Some(op));
+            let json = serde_json::to_string(&op).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", op.key()));
+        }
+        assert_eq!(SpecOperation::from_key("teleport"), None);
+    }
+
+    #[test]
+    fn the_ib_twin_shares_the_transport_and_checks_its_crcs() {
+        let spec = PacketSpec {
+            operation: SpecOperation::Write,
+            payload: Payload::Size(100),
+            ..PacketSpec::default()
+        };
+        let roce = build(&spec).unwrap_or_default();
+        let ib = build_ib(&spec, false).unwrap_or_default();
+        // LRH 8 + transport + VCRC 2 against Ethernet 14 + IPv4 20 + UDP 8 + transport.
+        assert_eq!(roce.len() - (14 + 20 + 8), ib.len() - (8 + 2));
+        let d = dissect(&ib, LinkType::Infiniband);
+        assert!(d.error.is_none(), "{:?}", d.error);
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(d.uint("infiniband.lrh.dlid"), Some(u64::from(IB_DLID)));
+        assert_eq!(d.uint("infiniband.reth.dmalen"), Some(100));
+        let with_grh = build_ib(&spec, true).unwrap_or_default();
+        assert_eq!(with_grh.len(), ib.len() + 40);
+        assert!(dissect(&with_grh, LinkType::Infiniband).warnings.is_empty());
+    }
+
+    #[test]
+    fn wire_costs_agree_with_the_built_frames() {
+        let spec = PacketSpec {
+            operation: SpecOperation::Write,
+            payload: Payload::Size(100),
+            ..PacketSpec::default()
+        };
+        let costs = wire_costs(&spec).unwrap_or(WireCosts {
+            roce: packet_cost(Framing::Infiniband { grh: false }, 0, 0),
+            ib: None,
+        });
+        // The built frame lacks only the FCS (4 bytes) that the cost counts.
+        assert_eq!(
+            costs.roce.frame as usize,
+            build(&spec).unwrap_or_default().len() + 4
+        );
+        let ib = costs.ib.map(|c| c.frame as usize);
+        assert_eq!(ib, Some(build_ib(&spec, false).unwrap_or_default().len()));
+        assert_eq!(costs.roce.payload, 100);
+    }
+
+    #[test]
+    fn cnps_have_no_ib_twin() {
+        let spec = PacketSpec {
+            operation: SpecOperation::Cnp,
+            ..PacketSpec::default()
+        };
+        assert!(matches!(
+            to_ib_repr(&spec, false),
+            Err(BuildError::Invalid {
+                field: "operation",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn payload_carrying_operations_match_the_opcode_table() {
+        for op in SpecOperation::ALL {
+            let spec = PacketSpec {
+                operation: op,
+                payload: Payload::Size(4),
+                ..PacketSpec::default()
+            };
+            assert_eq!(build(&spec).is_ok(), op.carries_payload(), "{op:?}");
+        }
+    }
 }

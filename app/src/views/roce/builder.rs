@@ -1,0 +1,119 @@
+//! The builder form: one labelled input per `PacketSpec` field the operation uses, each
+//! with its own error line.
+
+use engine::wire::spec::SpecOperation;
+use yew::prelude::*;
+
+use super::form::{Form, Shown, NAK_CODES, TEXT_FIELDS};
+
+#[derive(Properties, PartialEq)]
+pub struct BuilderProps {
+    pub form: Form,
+    pub errors: Vec<(&'static str, String)>,
+    pub on_change: Callback<(&'static str, String)>,
+}
+
+fn error_for(errors: &[(&'static str, String)], key: &str) -> Option<String> {
+    let found: Vec<&str> = errors
+        .iter()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, e)| e.as_str())
+        .collect();
+    (!found.is_empty()).then(|| found.join("; "))
+}
+
+#[function_component]
+pub fn Builder(props: &BuilderProps) -> Html {
+    let form = &props.form;
+    let text_input = |key: &'static str| {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            let i: web_sys::HtmlInputElement = e.target_unchecked_into();
+            on_change.emit((key, i.value()));
+        })
+    };
+    let select = |key: &'static str| {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            on_change.emit((key, s.value()));
+        })
+    };
+    let check = |key: &'static str| {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: Event| {
+            let i: web_sys::HtmlInputElement = e.target_unchecked_into();
+            on_change.emit((key, if i.checked() { "on" } else { "off" }.to_string()));
+        })
+    };
+    let op_error = error_for(&props.errors, "operation");
+    let payload_text = form.get("payload_kind") == "text";
+
+    let fields = TEXT_FIELDS.iter().filter(|d| form.shows(d.shown)).map(|d| {
+        let id = format!("roce-{}", d.key);
+        let err = error_for(&props.errors, d.key);
+        let hint = if d.key == "payload" {
+            if payload_text { "sent as UTF-8" } else { "bytes, 0–9000" }
+        } else {
+            d.hint
+        };
+        html! {
+            <div class={classes!("form-field", err.is_some().then_some("invalid"))}>
+                <label for={id.clone()}>{ d.label }
+                    if !hint.is_empty() { <span class="field-hint">{ format!(" ({hint})") }</span> }
+                </label>
+                <input id={id.clone()} name={d.key} type="text" spellcheck="false" value={form.get(d.key).to_string()}
+                    oninput={text_input(d.key)} aria-invalid={err.is_some().to_string()}
+                    aria-describedby={format!("{id}-err")} />
+                <p class="field-error" id={format!("{id}-err")} aria-live="polite">{ err.unwrap_or_default() }</p>
+            </div>
+        }
+    });
+
+    html! {
+        <form class="roce-builder" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+            <div class="builder-choices">
+                <div class={classes!("form-field", op_error.is_some().then_some("invalid"))}>
+                    <label for="roce-operation">{ "Operation" }</label>
+                    <select id="roce-operation" onchange={select("operation")} aria-describedby="roce-operation-err">
+                        { for SpecOperation::ALL.iter().map(|op| html! {
+                            <option value={op.key()} selected={form.operation() == *op}>{ op.label() }</option>
+                        }) }
+                    </select>
+                    <p class="field-error" id="roce-operation-err" aria-live="polite">{ op_error.unwrap_or_default() }</p>
+                </div>
+                <div class="form-field">
+                    <label for="roce-ip">{ "IP version" }</label>
+                    <select id="roce-ip" onchange={select("ip")}>
+                        <option value="4" selected={form.get("ip") != "6"}>{ "IPv4" }</option>
+                        <option value="6" selected={form.get("ip") == "6"}>{ "IPv6" }</option>
+                    </select>
+                </div>
+                if form.shows(Shown::Payload) {
+                    <div class="form-field">
+                        <label for="roce-payload_kind">{ "Payload as" }</label>
+                        <select id="roce-payload_kind" onchange={select("payload_kind")}>
+                            <option value="size" selected={!payload_text}>{ "a size in bytes" }</option>
+                            <option value="text" selected={payload_text}>{ "text" }</option>
+                        </select>
+                    </div>
+                }
+                if form.shows(Shown::Nak) {
+                    <div class="form-field">
+                        <label for="roce-nak_code">{ "NAK code" }</label>
+                        <select id="roce-nak_code" onchange={select("nak_code")}>
+                            { for NAK_CODES.iter().map(|(v, l)| html! {
+                                <option value={*v} selected={form.get("nak_code") == *v}>{ *l }</option>
+                            }) }
+                        </select>
+                    </div>
+                }
+                <label class="check">
+                    <input type="checkbox" id="roce-vlan" checked={form.get("vlan") == "on"} onchange={check("vlan")} />
+                    { " 802.1Q VLAN tag (PCP selects the PFC priority)" }
+                </label>
+            </div>
+            <div class="builder-fields">{ for fields }</div>
+        </form>
+    }
+}

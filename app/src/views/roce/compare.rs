@@ -1,0 +1,135 @@
+//! The same message as RoCE v2 and as native InfiniBand: headers, bytes per packet, and
+//! goodput at two path MTUs for a chosen message size and link rate.
+
+use engine::wire::segment::{message_cost, Framing};
+use engine::wire::spec::{build, build_ib, wire_costs, PacketSpec};
+use engine::wire::{dissect, LinkType};
+use yew::prelude::*;
+
+use super::form::parse_number;
+
+#[derive(Properties, PartialEq)]
+pub struct CompareProps {
+    pub spec: PacketSpec,
+}
+
+fn layer_list(frame: &[u8], link: LinkType) -> Html {
+    let d = dissect(frame, link);
+    html! {
+        <ol class="compare-layers">
+            { for d.layers.iter().map(|l| html! { <li>{ format!("{} — {} B", l.title, l.len) }</li> }) }
+        </ol>
+    }
+}
+
+#[function_component]
+pub fn Compare(props: &CompareProps) -> Html {
+    let size_text = use_state(|| "1048576".to_string());
+    let rate_text = use_state(|| "100".to_string());
+    let spec = &props.spec;
+    let roce = build(spec).unwrap_or_default();
+    let ib = build_ib(spec, false);
+    let costs = wire_costs(spec).ok();
+
+    let size = parse_number(&size_text, 1 << 31);
+    let rate = rate_text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite() && *r > 0.0 && *r <= 10_000.0)
+        .ok_or_else(|| "a rate in Gb/s between 0 and 10000".to_string());
+    let input = |id: &'static str,
+                 label: &'static str,
+                 state: &UseStateHandle<String>,
+                 err: Option<String>| {
+        let oninput = {
+            let state = state.clone();
+            Callback::from(move |e: InputEvent| {
+                let i: web_sys::HtmlInputElement = e.target_unchecked_into();
+                state.set(i.value());
+            })
+        };
+        html! {
+            <div class="form-field">
+                <label for={id}>{ label }</label>
+                <input id={id} type="text" inputmode="decimal" value={(**state).clone()} {oninput}
+                    aria-invalid={err.is_some().to_string()} aria-describedby={format!("{id}-err")} />
+                <p class="field-error" id={format!("{id}-err")}>{ err.unwrap_or_default() }</p>
+            </div>
+        }
+    };
+
+    let goodput = match (spec.operation.message(), &size, &rate) {
+        (None, _, _) => {
+            html! { <p>{ "This operation is a single control packet, not a data message; pick SEND, WRITE or READ to compare goodput." }</p> }
+        }
+        (Some((transport, kind)), Ok(len), Ok(rate)) => {
+            let ipv6 = spec.src_ip.is_ipv6();
+            let vlan = spec.vlan.is_some();
+            let rows = [1024u32, 4096].into_iter().flat_map(|mtu| {
+                [
+                    ("RoCE v2", Framing::RoceV2 { ipv6, vlan }),
+                    ("InfiniBand", Framing::Infiniband { grh: false }),
+                ]
+                .into_iter()
+                .map(move |(name, framing)| {
+                    (
+                        mtu,
+                        name,
+                        message_cost(framing, transport, kind, *len, mtu, *rate),
+                    )
+                })
+            });
+            html! {
+                <table class="compare-table">
+                    <caption>{ format!("A {len}-byte message at {rate} Gb/s") }</caption>
+                    <thead><tr><th scope="col">{ "MTU" }</th><th scope="col">{ "Fabric" }</th><th scope="col">{ "Packets" }</th><th scope="col">{ "Bytes on the wire" }</th><th scope="col">{ "Efficiency" }</th><th scope="col">{ "Goodput" }</th></tr></thead>
+                    <tbody>
+                        { for rows.map(|(mtu, name, cost)| match cost {
+                            Ok(c) => html! { <tr><td>{ mtu }</td><td>{ name }</td><td>{ c.packets }</td><td>{ c.wire_bytes }</td><td>{ format!("{:.1} %", c.efficiency * 100.0) }</td><td>{ format!("{:.2} Gb/s", c.goodput_gbps) }</td></tr> },
+                            Err(e) => html! { <tr><td>{ mtu }</td><td>{ name }</td><td colspan="4">{ e.to_string() }</td></tr> },
+                        }) }
+                    </tbody>
+                </table>
+            }
+        }
+        _ => html! {},
+    };
+
+    html! {
+        <div class="compare">
+            <div class="compare-columns">
+                <section aria-label="RoCE v2 framing">
+                    <h4>{ format!("RoCE v2: {} bytes", roce.len()) }</h4>
+                    { layer_list(&roce, LinkType::Ethernet) }
+                </section>
+                <section aria-label="Native InfiniBand framing">
+                    { match &ib {
+                        Ok(ib) => html! { <>
+                            <h4>{ format!("Native InfiniBand: {} bytes", ib.len()) }</h4>
+                            { layer_list(ib, LinkType::Infiniband) }
+                        </> },
+                        Err(e) => html! { <><h4>{ "Native InfiniBand" }</h4><p>{ e.to_string() }</p></> },
+                    } }
+                </section>
+            </div>
+            if let Some(c) = costs {
+                <table class="compare-table">
+                    <caption>{ "This packet on the wire" }</caption>
+                    <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "Frame" }</th><th scope="col">{ "Link bytes" }</th><th scope="col">{ "Overhead" }</th></tr></thead>
+                    <tbody>
+                        <tr><th scope="row">{ "RoCE v2 (with FCS, preamble, gap)" }</th><td>{ c.roce.frame }</td><td>{ c.roce.wire }</td><td>{ c.roce.overhead() }</td></tr>
+                        if let Some(ib) = c.ib {
+                            <tr><th scope="row">{ "InfiniBand (LRH … VCRC)" }</th><td>{ ib.frame }</td><td>{ ib.wire }</td><td>{ ib.overhead() }</td></tr>
+                        }
+                    </tbody>
+                </table>
+            }
+            <div class="compare-inputs">
+                { input("roce-msg-size", "Message size (bytes)", &size_text, size.as_ref().err().cloned()) }
+                { input("roce-link-rate", "Link rate (Gb/s)", &rate_text, rate.as_ref().err().cloned()) }
+            </div>
+            { goodput }
+        </div>
+    }
+}

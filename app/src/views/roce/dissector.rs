@@ -1,0 +1,289 @@
+//! Layers as an expandable tree beside a hex dump, linked both ways as in Wireshark:
+//! a field highlights its bytes and a byte highlights its field.
+
+use std::rc::Rc;
+
+use engine::wire::hex::{format_hex, parse_hex};
+use engine::wire::listing::{row_from, IcrcStatus};
+use engine::wire::{dissect, DecodedFrame, Field, LinkType};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct DissectorProps {
+    pub bytes: Rc<Vec<u8>>,
+    pub link: LinkType,
+    /// When set, the hex can be edited and applied; the new bytes come here.
+    #[prop_or_default]
+    pub on_edit: Option<Callback<Vec<u8>>>,
+    /// Prefix for element ids, so two dissectors can share a page.
+    pub id: AttrValue,
+}
+
+/// A highlighted byte range and the field it belongs to.
+#[derive(Clone, PartialEq)]
+struct Mark {
+    name: String,
+    offset: usize,
+    len: usize,
+}
+
+impl Mark {
+    fn of(f: &Field) -> Mark {
+        Mark {
+            name: f.name.clone(),
+            offset: f.offset,
+            len: f.len,
+        }
+    }
+    fn covers(&self, at: usize) -> bool {
+        at >= self.offset && at < self.offset + self.len
+    }
+}
+
+/// The narrowest field holding byte `at`, as Wireshark selects on a hex click.
+fn field_at(d: &DecodedFrame, at: usize) -> Option<(usize, &Field)> {
+    d.layers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| l.fields.iter().map(move |f| (i, f)))
+        .filter(|(_, f)| at >= f.offset && at < f.offset + f.len)
+        .min_by_key(|(_, f)| f.len)
+}
+
+fn layer_of(d: &DecodedFrame, at: usize) -> Option<usize> {
+    d.layers
+        .iter()
+        .rposition(|l| at >= l.offset && at < l.offset + l.len)
+}
+
+#[function_component]
+pub fn Dissector(props: &DissectorProps) -> Html {
+    let decoded = {
+        let bytes = props.bytes.clone();
+        let link = props.link;
+        use_memo(bytes, move |b| dissect(b, link))
+    };
+    let expanded = use_state(Vec::<usize>::new);
+    let selected = use_state(|| None::<Mark>);
+    let hovered = use_state(|| None::<Mark>);
+    let draft = use_state(|| format_hex(&props.bytes));
+    let hex_error = use_state(|| None::<String>);
+    {
+        let (draft, hex_error, selected) = (draft.clone(), hex_error.clone(), selected.clone());
+        use_effect_with(props.bytes.clone(), move |b| {
+            draft.set(format_hex(b));
+            hex_error.set(None);
+            selected.set(None);
+        });
+    }
+
+    let row = row_from(0, 0, &decoded);
+    let icrc_field = decoded.field("infiniband.invariant.crc");
+    let icrc = match row.icrc {
+        IcrcStatus::Valid => html! {
+            <p class="icrc-status icrc-ok" data-ok="true">
+                <span aria-hidden="true">{ "✓ " }</span>{ "ICRC valid" }
+                { icrc_field.map(|f| format!(": {}", f.meaning)).unwrap_or_default() }
+            </p>
+        },
+        IcrcStatus::Invalid => html! {
+            <p class="icrc-status icrc-bad" data-ok="false">
+                <span aria-hidden="true">{ "✗ " }</span>{ "ICRC invalid" }
+                { icrc_field.map(|f| format!(": {}", f.meaning)).unwrap_or_default() }
+            </p>
+        },
+        IcrcStatus::Absent => html! {
+            <p class="icrc-status" data-ok="none">{ "No ICRC: not an InfiniBand transport packet" }</p>
+        },
+    };
+
+    let select = {
+        let (selected, expanded) = (selected.clone(), expanded.clone());
+        Callback::from(move |(layer, mark): (usize, Mark)| {
+            if !expanded.contains(&layer) {
+                let mut e = (*expanded).clone();
+                e.push(layer);
+                expanded.set(e);
+            }
+            selected.set(Some(mark));
+        })
+    };
+
+    let tree = decoded.layers.iter().enumerate().map(|(i, layer)| {
+        let open = expanded.contains(&i);
+        let toggle = {
+            let expanded = expanded.clone();
+            Callback::from(move |_| {
+                let mut e = (*expanded).clone();
+                match e.iter().position(|x| *x == i) {
+                    Some(p) => {
+                        e.remove(p);
+                    }
+                    None => e.push(i),
+                }
+                expanded.set(e);
+            })
+        };
+        let fields = layer.fields.iter().map(|fl| {
+            let mark = Mark::of(fl);
+            let is_sel = selected.as_ref().is_some_and(|s| s.name == fl.name && s.offset == fl.offset);
+            let is_hov = hovered.as_ref().is_some_and(|s| s.name == fl.name && s.offset == fl.offset);
+            let onclick = {
+                let (select, mark) = (select.clone(), mark.clone());
+                Callback::from(move |_| select.emit((i, mark.clone())))
+            };
+            let onmouseenter = {
+                let (hovered, mark) = (hovered.clone(), mark.clone());
+                Callback::from(move |_| hovered.set(Some(mark.clone())))
+            };
+            let onmouseleave = {
+                let hovered = hovered.clone();
+                Callback::from(move |_| hovered.set(None))
+            };
+            let value = match &fl.value {
+                engine::wire::FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
+                engine::wire::FieldValue::Uint(v) => v.to_string(),
+                engine::wire::FieldValue::Bool(b) => if *b { "set".into() } else { "not set".into() },
+                engine::wire::FieldValue::Text(t) => t.clone(),
+            };
+            html! {
+                <li>
+                    <button type="button"
+                        class={classes!("field", is_sel.then_some("sel"), is_hov.then_some("hov"))}
+                        data-field={fl.name.clone()} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
+                        aria-pressed={is_sel.to_string()}
+                        {onclick} {onmouseenter} {onmouseleave}>
+                        <span class="field-label">{ &fl.label }</span>{ ": " }
+                        <span class="field-value">{ value }</span>
+                        if !fl.meaning.is_empty() { <span class="field-meaning">{ format!(" — {}", fl.meaning) }</span> }
+                        <span class="field-name">{ format!(" {} · bytes {}–{}", fl.name, fl.offset, fl.offset + fl.len.max(1) - 1) }</span>
+                    </button>
+                </li>
+            }
+        });
+        html! {
+            <li class={classes!("layer", format!("band-{}", i % 6))}>
+                <button type="button" class="layer-toggle" aria-expanded={open.to_string()}
+                    data-layer={layer.name.clone()} onclick={toggle}>
+                    <span aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
+                    { format!("{} ({} bytes at {})", layer.title, layer.len, layer.offset) }
+                </button>
+                if open { <ul class="fields">{ for fields }</ul> }
+            </li>
+        }
+    });
+
+    let bytes = &props.bytes;
+    let hex_rows = bytes.chunks(16).enumerate().map(|(r, chunk)| {
+        let cells = chunk.iter().enumerate().map(|(c, b)| {
+            let at = r * 16 + c;
+            let band = layer_of(&decoded, at).map(|l| format!("band-{}", l % 6));
+            let sel = selected.as_ref().is_some_and(|m| m.covers(at));
+            let hov = hovered.as_ref().is_some_and(|m| m.covers(at));
+            let onmouseenter = {
+                let (hovered, d) = (hovered.clone(), decoded.clone());
+                Callback::from(move |_| hovered.set(field_at(&d, at).map(|(_, f)| Mark::of(f))))
+            };
+            let onmouseleave = {
+                let hovered = hovered.clone();
+                Callback::from(move |_| hovered.set(None))
+            };
+            let onclick = {
+                let (select, d) = (select.clone(), decoded.clone());
+                Callback::from(move |_| {
+                    if let Some((l, f)) = field_at(&d, at) {
+                        select.emit((l, Mark::of(f)));
+                    }
+                })
+            };
+            html! {
+                <span class={classes!("hex-byte", band, sel.then_some("sel"), hov.then_some("hov"))}
+                    data-offset={at.to_string()} {onmouseenter} {onmouseleave} {onclick}>
+                    { format!("{b:02x}") }
+                </span>
+            }
+        });
+        let ascii: String = chunk
+            .iter()
+            .map(|b| {
+                if b.is_ascii_graphic() || *b == b' ' {
+                    *b as char
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        html! {
+            <div class="hex-row">
+                <span class="hex-offset">{ format!("{:04x}", r * 16) }</span>
+                <span class="hex-cells">{ for cells }</span>
+                <span class="hex-ascii" aria-hidden="true">{ ascii }</span>
+            </div>
+        }
+    });
+
+    let status = match selected.as_ref().or(hovered.as_ref()) {
+        Some(m) => format!(
+            "{}: bytes {}–{} ({} bytes)",
+            m.name,
+            m.offset,
+            m.offset + m.len.max(1) - 1,
+            m.len
+        ),
+        None => "Select a field or a byte to link the two panes.".to_string(),
+    };
+
+    let editor = props.on_edit.as_ref().map(|on_edit| {
+        let oninput = {
+            let draft = draft.clone();
+            Callback::from(move |e: InputEvent| {
+                let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+                draft.set(area.value());
+            })
+        };
+        let apply = {
+            let (draft, hex_error, on_edit) = (draft.clone(), hex_error.clone(), on_edit.clone());
+            Callback::from(move |_| match parse_hex(&draft) {
+                Ok(b) if b.is_empty() => hex_error.set(Some("the frame needs at least one byte".into())),
+                Ok(b) => {
+                    hex_error.set(None);
+                    on_edit.emit(b);
+                }
+                Err(e) => hex_error.set(Some(e.to_string())),
+            })
+        };
+        let area_id = format!("{}-hex-edit", props.id);
+        html! {
+            <div class="hex-editor">
+                <label for={area_id.clone()}>{ "Edit the bytes (hex), then apply to decode them again" }</label>
+                <textarea id={area_id} class="hex-text" rows="6" spellcheck="false"
+                    value={(*draft).clone()} {oninput}
+                    aria-invalid={hex_error.is_some().to_string()} />
+                <button type="button" class="hex-apply" onclick={apply}>{ "Apply bytes" }</button>
+                if let Some(e) = hex_error.as_ref() {
+                    <p class="field-error hex-error" role="alert">{ format!("Not applied, previous packet kept: {e}") }</p>
+                }
+            </div>
+        }
+    });
+
+    html! {
+        <div class="dissector">
+            { icrc }
+            if let Some(e) = &decoded.error {
+                <p class="decode-error" role="alert">{ format!("Decoding stopped: {e}") }</p>
+            }
+            { for decoded.warnings.iter().filter(|w| w.header != engine::wire::Header::Icrc).map(|w| html! {
+                <p class="decode-warning">{ w.to_string() }</p>
+            }) }
+            <div class="dissector-panes">
+                <ul class="layer-tree" aria-label="Decoded layers">{ for tree }</ul>
+                <div class="hex-pane">
+                    <div class="hex-dump" aria-label={format!("Frame bytes, {} in all", bytes.len())}>{ for hex_rows }</div>
+                    <p class="hex-status" aria-live="polite">{ status }</p>
+                </div>
+            </div>
+            { editor.unwrap_or_default() }
+        </div>
+    }
+}

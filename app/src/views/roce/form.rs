@@ -1,0 +1,350 @@
+//! The builder's form: the learner's text for each `PacketSpec` field, kept verbatim so
+//! nothing typed is lost, turned into a spec with a message per field when it does not fit.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use engine::wire::ext::NakCode;
+use engine::wire::spec::{BuildError, PacketSpec, Payload, SpecOperation};
+use engine::wire::VlanRepr;
+
+/// Which operations show a field.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Shown {
+    Always,
+    /// Only with an 802.1Q tag.
+    Vlan,
+    Payload,
+    Reth,
+    Immediate,
+    Atomic,
+    Aeth,
+    Nak,
+    Ud,
+}
+
+/// One input of the form.
+pub struct FieldDef {
+    /// The `PacketSpec` field it fills, also its URL query key.
+    pub key: &'static str,
+    pub label: &'static str,
+    pub default: &'static str,
+    pub hint: &'static str,
+    pub shown: Shown,
+}
+
+const fn f(
+    key: &'static str,
+    label: &'static str,
+    default: &'static str,
+    hint: &'static str,
+    shown: Shown,
+) -> FieldDef {
+    FieldDef {
+        key,
+        label,
+        default,
+        hint,
+        shown,
+    }
+}
+
+/// Text inputs, in form order. `operation`, `ip`, `vlan`, `payload_kind` and `nak_code`
+/// are selects and checkboxes drawn separately.
+pub const TEXT_FIELDS: &[FieldDef] = &[
+    f("src_ip", "Source IP", "192.168.1.1", "", Shown::Always),
+    f("dst_ip", "Destination IP", "192.168.1.2", "", Shown::Always),
+    f(
+        "dest_qp",
+        "Destination QP",
+        "0x11",
+        "24 bits",
+        Shown::Always,
+    ),
+    f("psn", "PSN", "0", "24 bits", Shown::Always),
+    f("p_key", "P_Key", "0xffff", "16 bits", Shown::Always),
+    f("dscp", "DSCP", "26", "0–63", Shown::Always),
+    f("ecn", "ECN", "2", "0–3; 3 = CE", Shown::Always),
+    f("pcp", "PCP", "3", "0–7", Shown::Vlan),
+    f("vid", "VLAN ID", "100", "0–4095", Shown::Vlan),
+    f("payload", "Payload", "64", "bytes, or text", Shown::Payload),
+    f("va", "Remote VA", "0x10000", "64 bits", Shown::Reth),
+    f("r_key", "R_Key", "0x1000", "32 bits", Shown::Reth),
+    f(
+        "immediate",
+        "Immediate data",
+        "0",
+        "32 bits",
+        Shown::Immediate,
+    ),
+    f("swap_add", "Swap / add", "1", "64 bits", Shown::Atomic),
+    f("compare", "Compare", "0", "64 bits", Shown::Atomic),
+    f("msn", "MSN", "0", "24 bits", Shown::Aeth),
+    f("q_key", "Q_Key", "0x11111111", "32 bits", Shown::Ud),
+    f("src_qp", "Source QP", "0x12", "24 bits", Shown::Ud),
+];
+
+/// Keys of the selects and checkboxes, with their defaults.
+pub const CHOICES: &[(&str, &str)] = &[
+    ("operation", "write"),
+    ("ip", "4"),
+    ("vlan", "off"),
+    ("payload_kind", "size"),
+    ("nak_code", "0"),
+];
+
+/// NAK codes offered (IBTA Vol 1 §9.3.5, AETH NAK codes 0–3).
+pub const NAK_CODES: &[(&str, &str)] = &[
+    ("0", "PSN sequence error"),
+    ("1", "Invalid request"),
+    ("2", "Remote access error"),
+    ("3", "Remote operational error"),
+];
+
+/// The learner's text, by key; missing keys hold their default.
+#[derive(Clone, PartialEq, Default)]
+pub struct Form {
+    values: BTreeMap<&'static str, String>,
+}
+
+fn default_of(key: &str) -> &'static str {
+    TEXT_FIELDS
+        .iter()
+        .find(|d| d.key == key)
+        .map(|d| d.default)
+        .or_else(|| CHOICES.iter().find(|(k, _)| *k == key).map(|(_, v)| *v))
+        .unwrap_or("")
+}
+
+fn known_key(key: &str) -> Option<&'static str> {
+    TEXT_FIELDS
+        .iter()
+        .map(|d| d.key)
+        .chain(CHOICES.iter().map(|(k, _)| *k))
+        .find(|k| *k == key)
+}
+
+impl Form {
+    pub fn get(&self, key: &str) -> &str {
+        self.values
+            .get(key)
+            .map(String::as_str)
+            .unwrap_or_else(|| default_of(key))
+    }
+
+    pub fn set(&mut self, key: &'static str, value: String) {
+        if key == "ip" && value != self.get("ip") {
+            // Switching families swaps in that family's example addresses.
+            let (src, dst) = if value == "6" {
+                ("fd00::1", "fd00::2")
+            } else {
+                ("192.168.1.1", "192.168.1.2")
+            };
+            self.values.insert("src_ip", src.to_string());
+            self.values.insert("dst_ip", dst.to_string());
+        }
+        self.values.insert(key, value);
+    }
+
+    pub fn operation(&self) -> SpecOperation {
+        SpecOperation::from_key(self.get("operation")).unwrap_or(SpecOperation::Write)
+    }
+
+    pub fn shows(&self, shown: Shown) -> bool {
+        use SpecOperation as S;
+        let op = self.operation();
+        match shown {
+            Shown::Always => true,
+            Shown::Vlan => self.get("vlan") == "on",
+            Shown::Payload => op.carries_payload(),
+            Shown::Reth => matches!(
+                op,
+                S::Write | S::WriteWithImmediate | S::ReadRequest | S::CompareSwap | S::FetchAdd
+            ),
+            Shown::Immediate => matches!(op, S::SendWithImmediate | S::WriteWithImmediate),
+            Shown::Atomic => matches!(op, S::CompareSwap | S::FetchAdd),
+            Shown::Aeth => matches!(op, S::Ack | S::Nak | S::RnrNak | S::ReadResponse),
+            Shown::Nak => op == S::Nak,
+            Shown::Ud => op == S::UdSend,
+        }
+    }
+
+    /// Reads `key=value` pairs (already URL-decoded); unknown keys are ignored.
+    pub fn from_pairs<'a>(pairs: impl Iterator<Item = (String, String)> + 'a) -> Form {
+        let mut form = Form::default();
+        for (k, v) in pairs {
+            if let Some(key) = known_key(&k) {
+                form.values.insert(key, v);
+            }
+        }
+        form
+    }
+
+    /// The values that differ from their defaults, for the URL.
+    pub fn changed_pairs(&self) -> Vec<(&'static str, &str)> {
+        self.values
+            .iter()
+            .filter(|(k, v)| default_of(k) != v.as_str())
+            .map(|(k, v)| (*k, v.as_str()))
+            .collect()
+    }
+
+    /// The spec, or one message per offending field key.
+    pub fn to_spec(&self) -> Result<PacketSpec, Vec<(&'static str, String)>> {
+        let mut errors = Vec::new();
+        let mut spec = PacketSpec {
+            operation: self.operation(),
+            ..PacketSpec::default()
+        };
+        let mut num = |key: &'static str, max: u64| -> u64 {
+            match parse_number(self.get(key), max) {
+                Ok(v) => v,
+                Err(e) => {
+                    errors.push((key, e));
+                    0
+                }
+            }
+        };
+        spec.dest_qp = num("dest_qp", 0xFF_FFFF) as u32;
+        spec.psn = num("psn", 0xFF_FFFF) as u32;
+        spec.p_key = num("p_key", 0xFFFF) as u16;
+        spec.dscp = Some(num("dscp", 63) as u8);
+        spec.ecn = Some(num("ecn", 3) as u8);
+        if self.shows(Shown::Vlan) {
+            spec.vlan = Some(VlanRepr {
+                pcp: num("pcp", 7) as u8,
+                dei: false,
+                vid: num("vid", 4095) as u16,
+            });
+        }
+        if self.shows(Shown::Reth) {
+            spec.va = num("va", u64::MAX);
+            spec.r_key = num("r_key", u64::from(u32::MAX)) as u32;
+        }
+        if self.shows(Shown::Immediate) {
+            spec.immediate = num("immediate", u64::from(u32::MAX)) as u32;
+        }
+        if self.shows(Shown::Atomic) {
+            spec.swap_add = num("swap_add", u64::MAX);
+            spec.compare = num("compare", u64::MAX);
+        }
+        if self.shows(Shown::Aeth) {
+            spec.msn = num("msn", 0xFF_FFFF) as u32;
+        }
+        if self.shows(Shown::Ud) {
+            spec.q_key = num("q_key", u64::from(u32::MAX)) as u32;
+            spec.src_qp = num("src_qp", 0xFF_FFFF) as u32;
+        }
+        if self.shows(Shown::Payload) {
+            spec.payload = if self.get("payload_kind") == "text" {
+                Payload::Text(self.get("payload").to_string())
+            } else {
+                // A jumbo frame's worth is plenty for one packet on this page.
+                Payload::Size(num("payload", 9000) as u32)
+            };
+        }
+        if spec.operation == SpecOperation::Nak {
+            spec.nak_code = NakCode::from_code(self.get("nak_code").parse().unwrap_or(0));
+        }
+        for key in ["src_ip", "dst_ip"] {
+            match self.get(key).trim().parse::<IpAddr>() {
+                Ok(ip) if key == "src_ip" => spec.src_ip = ip,
+                Ok(ip) => spec.dst_ip = ip,
+                Err(_) => errors.push((key, "not an IPv4 or IPv6 address".to_string())),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        // Range and consistency checks the engine makes, shown at their fields.
+        match engine::wire::spec::to_repr(&spec) {
+            Ok(_) => Ok(spec),
+            Err(BuildError::Invalid { field, reason }) => Err(field
+                .split('/')
+                .filter_map(known_key)
+                .map(|k| (k, reason.clone()))
+                .chain(
+                    known_key(field.split('/').next().unwrap_or(""))
+                        .is_none()
+                        .then(|| ("operation", format!("{field}: {reason}"))),
+                )
+                .collect()),
+            Err(e) => Err(vec![("operation", e.to_string())]),
+        }
+    }
+}
+
+/// A whole number in decimal or `0x` hex, at most `max`.
+pub fn parse_number(text: &str, max: u64) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    if t.is_empty() {
+        return Err("enter a number".to_string());
+    }
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    match parsed {
+        Ok(v) if v <= max => Ok(v),
+        Ok(_) => Err(format!("at most {max} ({max:#x})")),
+        Err(_) => Err(format!(
+            "{:?} is not a decimal or 0x-hex number",
+            text.trim()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_build_a_write() {
+        let spec = Form::default().to_spec();
+        assert!(matches!(spec, Ok(ref s) if s.operation == SpecOperation::Write));
+    }
+
+    #[test]
+    fn bad_text_is_reported_at_its_field_and_kept() {
+        let mut form = Form::default();
+        form.set("psn", "0x1000000".to_string());
+        form.set("dscp", "abc".to_string());
+        let errors = form.to_spec().err().unwrap_or_default();
+        let keys: Vec<&str> = errors.iter().map(|(k, _)| *k).collect();
+        assert!(keys.contains(&"psn") && keys.contains(&"dscp"), "{keys:?}");
+        assert_eq!(form.get("dscp"), "abc");
+    }
+
+    #[test]
+    fn mixed_address_families_blame_the_addresses() {
+        let mut form = Form::default();
+        form.set("dst_ip", "fd00::2".to_string());
+        let errors = form.to_spec().err().unwrap_or_default();
+        assert!(errors.iter().any(|(k, _)| *k == "dst_ip"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_url_carries_only_changes_and_reads_back() {
+        let mut form = Form::default();
+        form.set("operation", "nak".to_string());
+        form.set("psn", "42".to_string());
+        let pairs = form.changed_pairs();
+        assert_eq!(pairs.len(), 2);
+        let back = Form::from_pairs(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .chain([("bogus".to_string(), "1".to_string())]),
+        );
+        assert!(back == form);
+        assert_eq!(back.operation(), SpecOperation::Nak);
+    }
+
+    #[test]
+    fn numbers_take_hex_and_refuse_overflow() {
+        assert_eq!(parse_number("0x11", 255), Ok(17));
+        assert_eq!(parse_number(" 1_000 ", 5000), Ok(1000));
+        assert!(parse_number("256", 255).is_err());
+        assert!(parse_number("", 255).is_err());
+    }
+}

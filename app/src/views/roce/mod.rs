@@ -1,0 +1,218 @@
+//! The RoCE v2 packets page: a builder over the engine's `PacketSpec`, a linked
+//! layer/hex dissector, the encapsulation stepper, RoCE v2 beside native InfiniBand,
+//! and a capture reader with a per-QP PSN timeline.
+
+mod builder;
+mod capture;
+mod compare;
+mod dissector;
+mod encap;
+mod form;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use engine::wire::capture::{write_pcap, CapturedFrame};
+use engine::wire::spec::{build, PacketSpec};
+use engine::wire::LinkType;
+use gloo::utils::window;
+use wasm_bindgen::{JsCast, JsValue};
+use yew::prelude::*;
+use yew_router::prelude::*;
+
+use crate::navigation::{go_to, internal_target};
+use builder::Builder;
+use capture::CaptureView;
+use compare::Compare;
+use dissector::Dissector;
+use encap::Encapsulation;
+use form::{Form, CHOICES, TEXT_FIELDS};
+
+/// The form as the URL's query holds it.
+fn form_from_url() -> Form {
+    let search = window().location().search().unwrap_or_default();
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return Form::default();
+    };
+    let keys = TEXT_FIELDS
+        .iter()
+        .map(|d| d.key)
+        .chain(CHOICES.iter().map(|(k, _)| *k));
+    Form::from_pairs(keys.filter_map(|k| params.get(k).map(|v| (k.to_string(), v))))
+}
+
+fn write_url(form: &Form) {
+    let Ok(params) = web_sys::UrlSearchParams::new() else {
+        return;
+    };
+    for (k, v) in form.changed_pairs() {
+        params.append(k, v);
+    }
+    let query = String::from(params.to_string());
+    let path = window().location().pathname().unwrap_or_default();
+    let hash = window().location().hash().unwrap_or_default();
+    let url = if query.is_empty() {
+        format!("{path}{hash}")
+    } else {
+        format!("{path}?{query}{hash}")
+    };
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Offers `bytes` as a one-frame pcap download.
+fn download_pcap(bytes: &[u8]) -> Result<(), String> {
+    let frame = CapturedFrame {
+        timestamp_ns: 0,
+        orig_len: bytes.len() as u32,
+        link_type: LinkType::Ethernet,
+        data: bytes.to_vec(),
+    };
+    let file = write_pcap(&[frame]).map_err(|e| e.to_string())?;
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(file.as_slice()));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/vnd.tcpdump.pcap");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|_| "the browser refused to make the file".to_string())?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "the browser refused to make a download link".to_string())?;
+    let anchor: web_sys::HtmlAnchorElement = gloo::utils::document()
+        .create_element("a")
+        .map_err(|_| "no document".to_string())?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download("roce-packet.pcap");
+    anchor.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// A link into the reference text that stays inside the app.
+#[derive(Properties, PartialEq)]
+struct RefLinkProps {
+    href: &'static str,
+    children: Html,
+}
+
+#[function_component]
+fn RefLink(props: &RefLinkProps) -> Html {
+    let navigator = use_navigator();
+    let href = props.href;
+    let onclick = Callback::from(move |e: MouseEvent| {
+        let plain =
+            e.button() == 0 && !(e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key());
+        if let (true, Some(nav), Some((route, anchor))) =
+            (plain, navigator.as_ref(), internal_target(href))
+        {
+            e.prevent_default();
+            go_to(nav, &route, anchor.as_deref());
+        }
+    });
+    html! { <a {href} {onclick}>{ props.children.clone() }</a> }
+}
+
+#[function_component]
+pub fn RoceView() -> Html {
+    let form = use_state(form_from_url);
+    let edited = use_state(|| None::<Rc<Vec<u8>>>);
+    let last_good = use_mut_ref(|| {
+        let spec = PacketSpec::default();
+        let bytes = build(&spec).unwrap_or_default();
+        (spec, Rc::new(bytes))
+    });
+    let download_error = use_state(|| None::<String>);
+    {
+        use_effect_with((*form).clone(), write_url);
+    }
+
+    let errors = match form.to_spec() {
+        Ok(spec) => match build(&spec) {
+            Ok(bytes) => {
+                let mut good = RefCell::borrow_mut(&last_good);
+                if good.0 != spec {
+                    *good = (spec, Rc::new(bytes));
+                }
+                Vec::new()
+            }
+            Err(e) => vec![("operation", e.to_string())],
+        },
+        Err(errors) => errors,
+    };
+    let (spec, built) = RefCell::borrow(&last_good).clone();
+    let bytes = (*edited).clone().unwrap_or_else(|| built.clone());
+
+    let on_change = {
+        let (form, edited) = (form.clone(), edited.clone());
+        Callback::from(move |(key, value): (&'static str, String)| {
+            let mut f = (*form).clone();
+            f.set(key, value);
+            form.set(f);
+            edited.set(None);
+        })
+    };
+    let on_edit = {
+        let edited = edited.clone();
+        Callback::from(move |b: Vec<u8>| edited.set(Some(Rc::new(b))))
+    };
+    let reset_edit = {
+        let edited = edited.clone();
+        Callback::from(move |_| edited.set(None))
+    };
+    let download = {
+        let (bytes, download_error) = (bytes.clone(), download_error.clone());
+        Callback::from(move |_| download_error.set(download_pcap(&bytes).err()))
+    };
+
+    html! {
+        <div class="roce-view">
+            <nav class="roce-refs" aria-label="Background reading">
+                { "Background: " }
+                <RefLink href="/roce#roce-v2-header-by-header">{ "headers" }</RefLink>{ " · " }
+                <RefLink href="/roce#a-special-packet-the-cnp">{ "the CNP" }</RefLink>{ " · " }
+                <RefLink href="/roce#per-packet-overhead-of-a-typical-roce-v2-packet">{ "overhead" }</RefLink>{ " · " }
+                <RefLink href="/roce#native-infiniband-framing-for-comparison">{ "native IB framing" }</RefLink>{ " · " }
+                <RefLink href="/lossless">{ "lossless Ethernet" }</RefLink>{ " · " }
+                <RefLink href="/lossless#cnps-the-receivers-answer">{ "CNPs and ECN" }</RefLink>{ " · " }
+                <RefLink href="/dcqcn">{ "DCQCN" }</RefLink>
+            </nav>
+
+            <section class="roce-section" aria-labelledby="roce-build">
+                <h2 id="roce-build">{ "Build a packet" }</h2>
+                <Builder form={(*form).clone()} errors={errors.clone()} on_change={on_change} />
+                <div class="roce-actions">
+                    <button type="button" class="download-pcap" onclick={download}>{ "Download as pcap" }</button>
+                    if edited.is_some() {
+                        <button type="button" onclick={reset_edit}>{ "Discard byte edits" }</button>
+                        <span class="roce-note">{ "Showing your edited bytes; changing the form rebuilds the packet." }</span>
+                    }
+                    if !errors.is_empty() {
+                        <span class="roce-note">{ "Fix the marked fields; the last valid packet is shown." }</span>
+                    }
+                </div>
+                if let Some(e) = download_error.as_ref() { <p class="field-error" role="alert">{ e }</p> }
+            </section>
+
+            <section class="roce-section" aria-labelledby="roce-dissect">
+                <h2 id="roce-dissect">{ "The packet, layer by layer" }</h2>
+                <p class="roce-help">{ "Open a layer and pick a field to see its bytes; point at a byte to find its field." }</p>
+                <Dissector bytes={bytes.clone()} link={LinkType::Ethernet} on_edit={on_edit} id="builder" />
+            </section>
+
+            <section class="roce-section" aria-labelledby="roce-encap">
+                <h2 id="roce-encap">{ "Encapsulation" }</h2>
+                <Encapsulation bytes={bytes.clone()} />
+            </section>
+
+            <section class="roce-section" aria-labelledby="roce-vs-ib">
+                <h2 id="roce-vs-ib">{ "RoCE v2 beside native InfiniBand" }</h2>
+                <Compare spec={spec} />
+            </section>
+
+            <section class="roce-section" aria-labelledby="roce-capture">
+                <h2 id="roce-capture">{ "Read a capture" }</h2>
+                <CaptureView />
+            </section>
+        </div>
+    }
+}

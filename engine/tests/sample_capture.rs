@@ -1,0 +1,17 @@
+//! The committed sample capture is exactly what the engine generates today.
+//! Regenerate it with `cargo run -p engine --example roce_sample`.
+
+#[test]
+fn committed_sample_matches_the_engine() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../assets/samples/roce-sample.pcapng"
+    );
+    let committed = std::fs::read(path).unwrap_or_default();
+    let generated = engine::wire::sample::pcapng().unwrap_or_default();
+    assert!(!generated.is_empty());
+    assert!(
+        committed == generated,
+        "{path} is stale or missing; run `cargo run -p engine --example roce_sample`"
+    );
+}

@@ -1,0 +1,156 @@
+//! `native-probe craft` and `decode` as a learner runs them: the real binary on real files.
+
+use std::{path::PathBuf, process::Command};
+
+use serde_json::Value;
+
+const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rdma-lab-craft-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn decode_json(file: &PathBuf) -> (bool, Vec<Value>) {
+    let out = Command::new(PROBE)
+        .arg("decode")
+        .arg(file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    (out.status.success(), lines)
+}
+
+const SPECS: &str = r#"[
+  {"operation": "write", "psn": 5, "dest_qp": 66, "va": 4096, "r_key": 7, "payload": "hello RDMA"},
+  {"operation": "ack", "psn": 5, "src_ip": "192.168.1.2", "dst_ip": "192.168.1.1"},
+  {"operation": "cnp", "dest_qp": 18},
+  {"operation": "ud_send", "src_ip": "fd00::1", "dst_ip": "fd00::2", "payload": 32,
+   "vlan": {"pcp": 3, "dei": false, "vid": 100}}
+]"#;
+
+#[test]
+fn crafted_packets_decode_back_with_their_fields_and_valid_icrcs() {
+    let spec = scratch("specs.json");
+    let pcap = scratch("crafted.pcap");
+    std::fs::write(&spec, SPECS).unwrap();
+    let status = Command::new(PROBE)
+        .arg("craft")
+        .arg(&spec)
+        .arg("-o")
+        .arg(&pcap)
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let (ok, frames) = decode_json(&pcap);
+    assert!(ok);
+    assert_eq!(frames.len(), 4);
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!(f["frame"], i + 1, "frames are numbered from 1");
+        assert!(f["time"].is_number());
+        assert_eq!(f["icrc_ok"], true, "{f}");
+        assert!(f["error"].is_null());
+    }
+    let write = &frames[0];
+    // RC RDMA WRITE Only is opcode 10 (IBTA Vol 1 §9.2 Table 35); numbers stay numbers.
+    assert_eq!(write["fields"]["infiniband.bth.opcode"], 10);
+    assert_eq!(write["fields"]["infiniband.bth.destqp"], 66);
+    assert_eq!(write["fields"]["infiniband.bth.psn"], 5);
+    assert_eq!(write["fields"]["infiniband.reth.va"], 4096);
+    assert_eq!(
+        write["fields"]["infiniband.reth.dmalen"],
+        "hello RDMA".len()
+    );
+    assert_eq!(write["fields"]["udp.dstport"], 4791);
+    assert_eq!(write["fields"]["ip.src"], "192.168.1.1");
+    let layers: Vec<&str> = write["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(&layers[..4], ["eth", "ip", "udp", "infiniband.bth"]);
+    assert!(layers.contains(&"infiniband.reth"));
+    // CNPs are opcode 0x81 (IBTA Vol 1 Annex A17).
+    assert_eq!(frames[2]["fields"]["infiniband.bth.opcode"], 0x81);
+    assert_eq!(frames[3]["fields"]["vlan.priority"], 3);
+    assert_eq!(frames[3]["fields"]["ipv6.dst"], "fd00::2");
+
+    let text = Command::new(PROBE)
+        .arg("decode")
+        .arg(&pcap)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.lines().count(), 4);
+    assert!(text.lines().all(|l| l.contains("ICRC ok")), "{text}");
+}
+
+#[test]
+fn a_bad_spec_names_the_spec_and_field() {
+    let spec = scratch("bad.json");
+    std::fs::write(
+        &spec,
+        r#"[{"operation": "send"}, {"operation": "send", "dscp": 64}]"#,
+    )
+    .unwrap();
+    let out = Command::new(PROBE)
+        .arg("craft")
+        .arg(&spec)
+        .args(["-o"])
+        .arg(scratch("never.pcap"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("spec 2") && err.contains("dscp"), "{err}");
+}
+
+#[test]
+fn a_corrupt_capture_reports_located_errors_and_keeps_going() {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../assets/samples/roce-sample.pcapng"
+    );
+    let mut bytes = std::fs::read(sample).unwrap();
+    let whole = decode_json(&PathBuf::from(sample));
+    assert!(whole.0);
+    let count = whole.1.len();
+    assert!(count >= 3);
+
+    // Flip a byte inside the second frame's BTH region: its ICRC must fail, the
+    // others must still decode.
+    let needle = &whole.1[1];
+    assert_eq!(needle["icrc_ok"], true);
+    let frame2 = engine::wire::read_capture(&bytes).frames[1].data.clone();
+    let at = bytes
+        .windows(frame2.len())
+        .position(|w| w == frame2.as_slice())
+        .unwrap();
+    bytes[at + frame2.len() - 6] ^= 0x40;
+    // And cut the file in the middle of its last record.
+    bytes.truncate(bytes.len() - 20);
+    let corrupt = scratch("corrupt.pcapng");
+    std::fs::write(&corrupt, &bytes).unwrap();
+
+    let (ok, lines) = decode_json(&corrupt);
+    assert!(!ok, "a truncated file exits non-zero");
+    assert_eq!(
+        lines.len(),
+        count,
+        "every frame but the cut one, then the error"
+    );
+    assert_eq!(lines[1]["icrc_ok"], false);
+    assert_eq!(lines[0]["icrc_ok"], true);
+    let last = &lines[count - 1];
+    assert_eq!(last["frame"], count);
+    assert!(last["offset"].as_u64().unwrap() > 0);
+    assert!(last["capture_error"].as_str().unwrap().contains("byte"));
+}

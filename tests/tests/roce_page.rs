@@ -1,0 +1,369 @@
+//! The RoCE v2 packets page in real Chromium: build an RDMA WRITE, link a field to its
+//! bytes and a byte to its field, break the ICRC by editing a covered byte, and open the
+//! committed sample capture by button and by file input.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+use lab_tests::{
+    browser::{Browser, DESKTOP, PHONE},
+    repo_root,
+    site::Site,
+};
+use serde_json::Value;
+
+/// Frames in `assets/samples/roce-sample.pcapng` (engine::wire::sample::exchange).
+const SAMPLE_FRAMES: usize = 10;
+
+/// Polls `script` (which returns a value) until it equals `want`.
+async fn wait_eval(browser: &Browser, script: &str, want: Value) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let got = browser.eval(script).await;
+        if got == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "`{script}` stayed {got}, wanted {want}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Offsets of the builder dissector's highlighted hex bytes.
+const SELECTED_BYTES: &str = "return [...document.querySelectorAll('.roce-section .dissector')[0].querySelectorAll('.hex-byte.sel')].map(e => Number(e.dataset.offset))";
+const ICRC_STATE: &str =
+    "return document.querySelector('.roce-section .dissector .icrc-status').dataset.ok";
+const ROWS: &str = "return document.querySelectorAll('.capture-row').length";
+
+#[tokio::test]
+async fn builder_dissector_hex_edit_and_sample_capture() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+
+    // Start from a deep link to a SEND and build a WRITE in the form.
+    browser
+        .goto(&site.url("/roce?operation=send&payload=10"))
+        .await;
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let op = browser.find("#roce-operation").await;
+    assert_eq!(
+        op.prop("value").await.unwrap().as_deref(),
+        Some("send"),
+        "the URL sets the operation"
+    );
+    op.select_by_value("write")
+        .await
+        .expect("operation selects");
+    let payload = browser.find("#roce-payload").await;
+    payload.clear().await.expect("clears");
+    payload.send_keys("32").await.expect("types");
+    wait_eval(
+        &browser,
+        "return location.search.includes('payload=32') && !location.search.includes('operation=')",
+        Value::Bool(true),
+    )
+    .await;
+
+    // A malformed value is reported at its field and kept as typed.
+    let psn = browser.find("#roce-psn").await;
+    psn.clear().await.expect("clears");
+    psn.send_keys("0x1000000").await.expect("types");
+    wait_eval(
+        &browser,
+        "return document.getElementById('roce-psn-err').textContent.includes('at most')",
+        Value::Bool(true),
+    )
+    .await;
+    psn.clear().await.expect("clears");
+    psn.send_keys("7").await.expect("types");
+    wait_eval(
+        &browser,
+        "return document.getElementById('roce-psn-err').textContent",
+        Value::from(""),
+    )
+    .await;
+
+    // The reload restores the builder from the URL.
+    browser.client.refresh().await.expect("reloads");
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let payload = browser.find("#roce-payload").await;
+    assert_eq!(payload.prop("value").await.unwrap().as_deref(), Some("32"));
+    assert_eq!(
+        browser
+            .find("#roce-psn")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("7")
+    );
+    browser.screenshot("roce-builder-light").await;
+
+    // Select RETH VA: exactly its 8 bytes light up. Ethernet 14 + IPv4 20 + UDP 8 +
+    // BTH 12 puts the RETH, and its VA, at byte 54 (IBTA Vol 1 §9.3.1).
+    browser
+        .find("button[data-layer='infiniband.reth']")
+        .await
+        .click()
+        .await
+        .expect("layer opens");
+    let va = browser
+        .find("button[data-field='infiniband.reth.va']")
+        .await;
+    va.click().await.expect("field selects");
+    assert_eq!(va.attr("data-offset").await.unwrap().as_deref(), Some("54"));
+    assert_eq!(va.attr("data-len").await.unwrap().as_deref(), Some("8"));
+    let selected = browser.eval(SELECTED_BYTES).await;
+    assert_eq!(
+        selected,
+        serde_json::json!([54, 55, 56, 57, 58, 59, 60, 61])
+    );
+    assert!(browser
+        .find(".hex-status")
+        .await
+        .text()
+        .await
+        .unwrap()
+        .contains("infiniband.reth.va"));
+
+    // Pointing at a byte highlights its field: byte 45 is in the BTH's destination QP.
+    let byte = browser.find(".hex-byte[data-offset='47']").await;
+    let mouse = MouseActions::new("mouse".to_string()).then(PointerAction::MoveToElement {
+        element: byte,
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    });
+    browser
+        .client
+        .perform_actions(mouse)
+        .await
+        .expect("pointer moves");
+    wait_eval(
+        &browser,
+        "return [...document.querySelectorAll('.hex-byte.hov')].map(e => Number(e.dataset.offset))",
+        serde_json::json!([47, 48, 49]),
+    )
+    .await;
+    browser.screenshot("roce-dissector-highlight-light").await;
+
+    // The ICRC verifies; flipping a covered byte (the VA's first) breaks it.
+    assert_eq!(browser.eval(ICRC_STATE).await, "true");
+    browser
+        .eval(
+            "const t = document.getElementById('builder-hex-edit');
+             const b = t.value.trim().split(/\\s+/);
+             b[54] = (parseInt(b[54], 16) ^ 0xff).toString(16).padStart(2, '0');
+             t.value = b.join(' ');
+             t.dispatchEvent(new InputEvent('input', { bubbles: true }));
+             return null",
+        )
+        .await;
+    browser
+        .find(".hex-apply")
+        .await
+        .click()
+        .await
+        .expect("applies");
+    wait_eval(&browser, ICRC_STATE, Value::from("false")).await;
+    assert!(browser
+        .find(".icrc-status")
+        .await
+        .text()
+        .await
+        .unwrap()
+        .contains("ICRC invalid"));
+
+    // A bad edit is located and keeps the previous packet.
+    browser
+        .eval(
+            "const t = document.getElementById('builder-hex-edit');
+             t.value = '00 11 2g';
+             t.dispatchEvent(new InputEvent('input', { bubbles: true }));
+             return null",
+        )
+        .await;
+    browser
+        .find(".hex-apply")
+        .await
+        .click()
+        .await
+        .expect("applies");
+    let error = browser.find(".hex-error").await.text().await.unwrap();
+    assert!(error.contains("line 1, column 8"), "{error}");
+    assert_eq!(
+        browser.eval(ICRC_STATE).await,
+        "false",
+        "the edited packet is kept"
+    );
+
+    // The encapsulation stepper walks from the payload outwards.
+    assert!(browser
+        .find(".encap-step")
+        .await
+        .text()
+        .await
+        .unwrap()
+        .contains("Payload"));
+    browser
+        .find(".encap-next")
+        .await
+        .click()
+        .await
+        .expect("steps");
+
+    // The sample capture, by button.
+    browser
+        .find(".load-sample")
+        .await
+        .click()
+        .await
+        .expect("loads");
+    wait_eval(&browser, ROWS, Value::from(SAMPLE_FRAMES)).await;
+    let notes = browser.eval("return [...document.querySelectorAll('.capture-row td:last-child')].map(e => e.textContent)").await;
+    let notes: Vec<&str> = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        notes.iter().filter(|n| **n == "NAK").count(),
+        1,
+        "{notes:?}"
+    );
+    assert_eq!(
+        notes.iter().filter(|n| **n == "CNP").count(),
+        1,
+        "{notes:?}"
+    );
+    assert_eq!(
+        notes.iter().filter(|n| **n == "retransmission").count(),
+        2,
+        "{notes:?}"
+    );
+    let retx_marks = browser
+        .eval("return document.querySelectorAll('.qp-timeline g[data-role=Retransmission]').length")
+        .await;
+    assert_eq!(retx_marks, 2);
+    // Filter to problems and pick a frame for the detail panes.
+    browser
+        .find("#cap-problems")
+        .await
+        .click()
+        .await
+        .expect("checks");
+    wait_eval(&browser, ROWS, Value::from(3)).await;
+    browser
+        .find(".capture-row .frame-pick")
+        .await
+        .click()
+        .await
+        .expect("picks");
+    browser.find(".capture-detail .dissector").await;
+    browser.screenshot("roce-capture-light").await;
+    browser
+        .eval("document.querySelector('.qp-view').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-qp-timeline-light").await;
+    browser
+        .eval("document.getElementById('roce-encap').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-encap-light").await;
+
+    // And by the file input.
+    let sample = repo_root().join("assets/samples/roce-sample.pcapng");
+    browser
+        .find("#cap-problems")
+        .await
+        .click()
+        .await
+        .expect("unchecks");
+    browser
+        .find("#cap-file")
+        .await
+        .send_keys(&sample.display().to_string())
+        .await
+        .expect("file chosen");
+    wait_eval(
+        &browser,
+        "return document.querySelector('.capture-list caption').textContent.startsWith('10 of 10')",
+        Value::Bool(true),
+    )
+    .await;
+
+    browser.assert_no_console_errors("/roce").await;
+
+    // Dark theme and the phone width.
+    browser
+        .find(".theme-toggle")
+        .await
+        .click()
+        .await
+        .expect("toggles");
+    browser.find(".roce-section h2").await;
+    browser
+        .eval("document.getElementById('roce-build').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-builder-dark").await;
+    browser
+        .eval("document.getElementById('roce-dissect').scrollIntoView(); return null")
+        .await;
+    browser
+        .find("button[data-layer='infiniband.bth']")
+        .await
+        .click()
+        .await
+        .expect("opens");
+    browser
+        .find("button[data-field='infiniband.bth.psn']")
+        .await
+        .click()
+        .await
+        .expect("selects");
+    browser.screenshot("roce-dissector-highlight-dark").await;
+    browser
+        .eval("document.getElementById('roce-capture').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-capture-dark").await;
+
+    browser.resize(PHONE).await;
+    for (id, name) in [
+        ("roce-build", "builder"),
+        ("roce-dissect", "dissector"),
+        ("roce-capture", "capture"),
+    ] {
+        browser
+            .eval(&format!(
+                "document.getElementById('{id}').scrollIntoView(); return null"
+            ))
+            .await;
+        browser.screenshot(&format!("roce-{name}-phone-dark")).await;
+    }
+    let overflow = browser
+        .eval("return document.documentElement.scrollWidth > window.innerWidth")
+        .await;
+    assert_eq!(
+        overflow, false,
+        "nothing scrolls the page sideways at 375 px"
+    );
+    browser
+        .find(".theme-toggle")
+        .await
+        .click()
+        .await
+        .expect("toggles back");
+    browser
+        .eval("document.getElementById('roce-build').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-builder-phone-light").await;
+    browser.resize(DESKTOP).await;
+
+    browser
+        .assert_no_console_errors("/roce in both themes")
+        .await;
+    browser.close().await;
+}
