@@ -23,6 +23,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Read every RDMA and network counter once and print it.
     Snapshot(SnapshotArgs),
+    /// Run a DCQCN scenario (engine model) and print its time series and summary.
+    Dcqcn(DcqcnArgs),
 }
 
 #[derive(Debug, Args)]
@@ -72,6 +74,44 @@ pub struct SnapshotArgs {
     /// Print JSON (the schema of PROTOCOL.md's snapshot) instead of a summary.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `native-probe dcqcn`: one DCQCN run from a named scenario or a scenario file.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["scenario", "file"])))]
+pub struct DcqcnArgs {
+    /// A named teaching scenario.
+    #[arg(long, value_name = "NAME",
+          value_parser = clap::builder::PossibleValuesParser::new(engine::dcqcn::scenario_names()))]
+    pub scenario: Option<String>,
+
+    /// A scenario as JSON (the engine's `Scenario`; `--scenario NAME --dump` prints one).
+    #[arg(long, value_name = "SCENARIO.json")]
+    pub file: Option<PathBuf>,
+
+    /// Which model to run.
+    #[arg(long, value_enum, default_value_t = DcqcnModel::Fluid)]
+    pub model: DcqcnModel,
+
+    /// Print the time series as CSV on stdout (one row per flow per sample).
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+
+    /// Print the summary as JSON on stdout instead of text on stderr.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the scenario itself as JSON and exit (a starting point for --file).
+    #[arg(long, conflicts_with_all = ["csv", "json"])]
+    pub dump: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DcqcnModel {
+    /// Discrete-event simulation, packet by packet.
+    Packet,
+    /// The paper's fluid model (fast).
+    Fluid,
 }
 
 /// Where the device trees are read from.

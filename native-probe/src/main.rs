@@ -2,6 +2,7 @@
 //! counters to the page, and reads the engine's models from the command line.
 
 mod cli;
+mod dcqcn;
 mod demo;
 mod sampler;
 mod serve;
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
     let outcome: Result<(), Box<dyn std::error::Error>> = match cli.command {
         Command::Serve(args) => serve::run(args).map_err(Into::into),
         Command::Snapshot(args) => snapshot::run(&args),
+        Command::Dcqcn(args) => dcqcn::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
