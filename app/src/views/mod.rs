@@ -5,11 +5,12 @@ use yew::prelude::*;
 
 use crate::topics::Topic;
 
+mod dcqcn;
+
 /// The interactive view of a topic page, for the topics that have one built.
-// One arm per view as they land; until the first one, the match has only its fallback.
-#[allow(clippy::match_single_binding)]
 pub fn for_topic(topic: &Topic) -> Option<Html> {
     match topic.path {
+        "/dcqcn" => Some(html! { <dcqcn::DcqcnView /> }),
         _ => None,
     }
 }
