@@ -17,3 +17,7 @@ pub struct Reply {
     pub run: u64,
     pub result: Result<Series, SimError>,
 }
+
+/// What the worker posts once its handler is installed: messages posted before that would
+/// be lost, so the page holds its request until it sees this.
+pub const READY: &str = "ready";

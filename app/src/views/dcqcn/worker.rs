@@ -5,15 +5,26 @@ use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
 use web_sys::{MessageEvent, Worker};
 use yew::Callback;
 
-use super::protocol::{Reply, Request};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::protocol::{Reply, Request, READY};
 
 /// Where trunk puts the worker's loader (`data-loader-shim`: an unhashed name, since a
 /// worker is started by URL at run time).
 const LOADER_URL: &str = "/dcqcn_worker_loader.js";
 
+/// Whether the worker has installed its handler yet.
+enum Gate {
+    /// Not yet: the newest request waits here.
+    Waiting(Option<String>),
+    Open,
+}
+
 /// A running worker; dropping it stops the worker.
 pub struct PacketWorker {
     worker: Worker,
+    gate: Rc<RefCell<Gate>>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
@@ -32,10 +43,24 @@ impl PacketWorker {
             ));
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let gate = Rc::new(RefCell::new(Gate::Waiting(None)));
+        let gate_in = gate.clone();
+        let worker_in = worker.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let reply = event
-                .data()
-                .as_string()
+            let text = event.data().as_string();
+            if text.as_deref() == Some(READY) {
+                let waiting = match std::mem::replace(&mut *gate_in.borrow_mut(), Gate::Open) {
+                    Gate::Waiting(request) => request,
+                    Gate::Open => None,
+                };
+                if let Some(request) = waiting {
+                    if let Err(e) = worker_in.post_message(&JsValue::from_str(&request)) {
+                        on_reply.emit((0, Err(describe(e))));
+                    }
+                }
+                return;
+            }
+            let reply = text
                 .ok_or_else(|| "the worker answered with something other than text".to_string())
                 .and_then(|text| {
                     serde_json::from_str::<Reply>(&text)
@@ -49,6 +74,7 @@ impl PacketWorker {
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         Ok(PacketWorker {
             worker,
+            gate,
             _on_message: on_message,
             _on_error: on_error,
         })
@@ -60,6 +86,11 @@ impl PacketWorker {
             scenario: scenario.clone(),
         };
         let text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+        if let Gate::Waiting(waiting) = &mut *self.gate.borrow_mut() {
+            // Not ready yet: keep only the newest request.
+            *waiting = Some(text);
+            return Ok(());
+        }
         self.worker
             .post_message(&JsValue::from_str(&text))
             .map_err(describe)
