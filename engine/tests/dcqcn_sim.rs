@@ -251,8 +251,8 @@ fn fluid_model_treats_identical_flows_identically_and_distinct_ones_separately()
 #[test]
 fn the_timeline_cursor_finds_the_nearest_sample_and_clamps() {
     let scenario = engine::dcqcn::named_scenario("two-flow").expect("named");
-    let series = engine::dcqcn::simulate_fluid(&scenario, &engine::dcqcn::Limits::default())
-        .expect("runs");
+    let series =
+        engine::dcqcn::simulate_fluid(&scenario, &engine::dcqcn::Limits::default()).expect("runs");
     let n = series.time_us.len();
     assert!(n > 10);
     for probe in [0usize, 3, n / 2, n - 1] {

@@ -99,6 +99,12 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     assert_ne!(before_queue, after_queue, "the summary follows the new run");
     let fluid_ms = wait_until(&browser, &measure_script("lab-dcqcn-fluid")).await;
     println!("lab-dcqcn-fluid: {fluid_ms} ms");
+    for part in ["lab-dcqcn-draw"] {
+        let ms = browser
+            .eval(&format!("return {}", measure_script(part)))
+            .await;
+        println!("{part}: {ms} ms");
+    }
     let url = browser.client.current_url().await.expect("a URL");
     assert!(
         url.query().is_some_and(|q| q.contains("dcqcn.g=0.5")),
@@ -120,7 +126,9 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     )
     .await;
     assert!(
-        message.as_str().is_some_and(|m| m.contains("cp.kmin_bytes")),
+        message
+            .as_str()
+            .is_some_and(|m| m.contains("cp.kmin_bytes")),
         "the refusal names the parameter: {message}"
     );
     let typed = browser
@@ -128,8 +136,16 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         .await;
     assert_eq!(typed, "999999999", "what the learner typed is kept");
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(run_number(&browser).await, drawn_run, "no run for a refused value");
-    assert_eq!(rate_pixels(&browser).await, after_pixels, "the last good run stays drawn");
+    assert_eq!(
+        run_number(&browser).await,
+        drawn_run,
+        "no run for a refused value"
+    );
+    assert_eq!(
+        rate_pixels(&browser).await,
+        after_pixels,
+        "the last good run stays drawn"
+    );
     // Malformed text is refused too.
     set_input(
         &browser,
@@ -143,7 +159,10 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         "document.querySelector(\"[data-key='dcqcn.g'] .dcqcn-error\")?.textContent",
     )
     .await;
-    assert!(message.as_str().is_some_and(|m| m.contains("dcqcn.g")), "{message}");
+    assert!(
+        message.as_str().is_some_and(|m| m.contains("dcqcn.g")),
+        "{message}"
+    );
     browser.screenshot("dcqcn-invalid-light").await;
 
     // incast-16 for 10 ms with the packet model: it runs in the worker and finishes.
@@ -208,7 +227,9 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     )
     .await;
     let duration = browser
-        .eval("return document.querySelector(\"[data-key='duration_us'] input.dcqcn-number\").value")
+        .eval(
+            "return document.querySelector(\"[data-key='duration_us'] input.dcqcn-number\").value",
+        )
         .await;
     assert_eq!(duration, "10000");
     browser.screenshot("dcqcn-packet-light").await;
@@ -221,9 +242,17 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         .click()
         .await
         .expect("theme toggle clicks");
-    wait_until(&browser, "document.documentElement.dataset.theme === 'dark'").await;
+    wait_until(
+        &browser,
+        "document.documentElement.dataset.theme === 'dark'",
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_ne!(rate_pixels(&browser).await, light_pixels, "charts follow the theme");
+    assert_ne!(
+        rate_pixels(&browser).await,
+        light_pixels,
+        "charts follow the theme"
+    );
     browser.screenshot("dcqcn-packet-dark").await;
 
     // Phone width: nothing overflows the screen.

@@ -127,7 +127,10 @@ impl Series {
     /// empty series. Times outside the run clamp to the first or last sample.
     pub fn sample_index_at(&self, time_us: f64) -> Option<usize> {
         let last = self.time_us.len().checked_sub(1)?;
-        if !time_us.is_finite() || !(self.sample_interval_us > 0.0) {
+        if !time_us.is_finite()
+            || self.sample_interval_us.is_nan()
+            || self.sample_interval_us <= 0.0
+        {
             return Some(0);
         }
         // Samples sit at k·interval for k = 1, 2, …, so index k − 1 holds time k·interval.

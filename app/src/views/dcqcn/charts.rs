@@ -143,8 +143,7 @@ impl Palette {
             accent: read("caret-color", fallback.accent),
             cursor: read("outline-color", fallback.cursor),
             // Luma of the background decides which flow set reads better.
-            dark: (u32::from(bg.0) * 299 + u32::from(bg.1) * 587 + u32::from(bg.2) * 114)
-                < 128_000,
+            dark: (u32::from(bg.0) * 299 + u32::from(bg.1) * 587 + u32::from(bg.2) * 114) < 128_000,
         }
     }
 }
@@ -156,7 +155,7 @@ fn parse_rgb(css: &str) -> Option<RGBColor> {
         .strip_prefix("rgba(")
         .or_else(|| css.trim().strip_prefix("rgb("))?
         .strip_suffix(')')?;
-    let mut parts = inner.split(|c| c == ',' || c == ' ').filter(|p| !p.is_empty());
+    let mut parts = inner.split([',', ' ']).filter(|p| !p.is_empty());
     let mut next = || -> Option<u8> { parts.next()?.trim().parse::<f64>().ok().map(|v| v as u8) };
     Some(RGBColor(next()?, next()?, next()?))
 }
@@ -221,14 +220,15 @@ macro_rules! chart_on {
         let p = $frame.palette;
         let mut chart = ChartBuilder::on($root)
             .margin_top(6)
-            .margin_right(14)
+            .margin_right(26)
             .x_label_area_size(22)
             .y_label_area_size(58)
             .build_cartesian_2d(0f64..x_max_ms($frame), $y)?;
         chart
             .configure_mesh()
             .bold_line_style(p.grid)
-            .light_line_style(p.grid.mix(0.35))
+            // Only the labelled grid lines: light lines cost draw time for little.
+            .max_light_lines(0)
             .axis_style(p.muted)
             .label_style(("sans-serif", 12).into_font().color(&p.text))
             .axis_desc_style(("sans-serif", 12).into_font().color(&p.muted))
@@ -242,7 +242,10 @@ macro_rules! chart_on {
 }
 
 fn cursor_line<DB: DrawingBackend>(
-    chart: &mut ChartContext<DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+    chart: &mut ChartContext<
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
     frame: &Frame,
     y_max: f64,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -274,7 +277,11 @@ fn rate(root: &Area, frame: &Frame) -> DrawResult {
     if let Some(p) = frame.pinned {
         for f in &p.series.flows {
             chart.draw_series(LineSeries::new(
-                p.series.time_us.iter().zip(&f.rc_gbps).map(|(&t, &v)| (ms(t), v)),
+                p.series
+                    .time_us
+                    .iter()
+                    .zip(&f.rc_gbps)
+                    .map(|(&t, &v)| (ms(t), v)),
                 frame.palette.muted.mix(0.45).stroke_width(3),
             ))?;
         }
@@ -300,7 +307,11 @@ fn alpha(root: &Area, frame: &Frame) -> DrawResult {
     if let Some(p) = frame.pinned {
         for f in &p.series.flows {
             chart.draw_series(LineSeries::new(
-                p.series.time_us.iter().zip(&f.alpha).map(|(&t, &v)| (ms(t), v)),
+                p.series
+                    .time_us
+                    .iter()
+                    .zip(&f.alpha)
+                    .map(|(&t, &v)| (ms(t), v)),
                 frame.palette.muted.mix(0.45).stroke_width(3),
             ))?;
         }
@@ -369,7 +380,10 @@ fn queue(root: &Area, frame: &Frame) -> DrawResult {
     }
     let s = &frame.run.series;
     chart.draw_series(LineSeries::new(
-        s.time_us.iter().zip(&s.queue_bytes).map(|(&t, &q)| (ms(t), kb(q))),
+        s.time_us
+            .iter()
+            .zip(&s.queue_bytes)
+            .map(|(&t, &q)| (ms(t), kb(q))),
         p.accent.stroke_width(2),
     ))?;
     cursor_line(&mut chart, frame, y_max)
@@ -393,7 +407,10 @@ fn cnps(root: &Area, frame: &Frame) -> DrawResult {
         * 1.1;
     let mut chart = chart_on!(root, frame, 0f64..y_max, "CNPs", 3);
     if let Some(pin) = pinned {
-        chart.draw_series(LineSeries::new(pin, frame.palette.muted.mix(0.45).stroke_width(3)))?;
+        chart.draw_series(LineSeries::new(
+            pin,
+            frame.palette.muted.mix(0.45).stroke_width(3),
+        ))?;
     }
     chart.draw_series(LineSeries::new(now, frame.palette.accent.stroke_width(2)))?;
     cursor_line(&mut chart, frame, y_max)
@@ -426,7 +443,10 @@ mod tests {
     #[test]
     fn computed_colours_parse() {
         assert_eq!(parse_rgb("rgb(1, 2, 3)"), Some(RGBColor(1, 2, 3)));
-        assert_eq!(parse_rgb("rgba(10, 20, 30, 0.5)"), Some(RGBColor(10, 20, 30)));
+        assert_eq!(
+            parse_rgb("rgba(10, 20, 30, 0.5)"),
+            Some(RGBColor(10, 20, 30))
+        );
         assert_eq!(parse_rgb("rgb(1 2 3)"), Some(RGBColor(1, 2, 3)));
         assert_eq!(parse_rgb("oklch(0.5 0.1 20)"), None);
     }

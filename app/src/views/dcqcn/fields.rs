@@ -60,19 +60,17 @@ impl Field {
     /// Reads what the learner typed and writes it into a copy of `scenario`. A malformed
     /// number is refused here, naming the field; range checks are left to the engine.
     pub fn apply(&self, scenario: &Scenario, text: &str) -> Result<Scenario, String> {
-        let value: f64 = text.trim().parse().map_err(|_| {
-            format!(
-                "invalid parameter `{}`: {text:?} is not a number",
-                self.key
-            )
-        })?;
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid parameter `{}`: {text:?} is not a number", self.key))?;
         if !value.is_finite() {
             return Err(format!(
                 "invalid parameter `{}`: {text:?} is not a finite number",
                 self.key
             ));
         }
-        if self.whole && (value.fract() != 0.0 || value < 0.0 || value > 1e15) {
+        if self.whole && (value.fract() != 0.0 || !(0.0..=1e15).contains(&value)) {
             return Err(format!(
                 "invalid parameter `{}`: {value} is not a whole number of {}",
                 self.key, self.unit
@@ -497,11 +495,7 @@ mod tests {
                 panic!("{}: not a parameter error", f.key)
             };
             let landed = field_for_error(&name).map(|g| g.key);
-            assert!(
-                landed == Some(f.key),
-                "{}: engine named {name}",
-                f.key
-            );
+            assert!(landed == Some(f.key), "{}: engine named {name}", f.key);
         }
         assert!(!scenario_names().is_empty());
     }

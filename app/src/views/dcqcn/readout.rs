@@ -80,10 +80,17 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
         "none finished".to_string()
     } else {
         let max = finished.iter().fold(0.0_f64, |a, &b| a.max(b));
-        format!("{} of {} flows, slowest {:.0} µs", finished.len(), sum.fct_us.len(), max)
+        format!(
+            "{} of {} flows, slowest {:.0} µs",
+            finished.len(),
+            sum.fct_us.len(),
+            max
+        )
     };
-    let row = |term: &'static str, value: String| html! {
-        <div class="dcqcn-stat"><dt>{ term }</dt><dd>{ value }</dd></div>
+    let row = |term: &'static str, value: String| {
+        html! {
+            <div class="dcqcn-stat"><dt>{ term }</dt><dd>{ value }</dd></div>
+        }
     };
     html! {
         <dl

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use engine::dcqcn::{named_scenario, DcqcnParams, Model, Scenario, Series, SimError};
+use engine::dcqcn::{
+    named_scenario, simulate_fluid, DcqcnParams, Limits, Model, Scenario, Series, SimError,
+};
 use yew::Reducible;
 
 use super::charts::Drawn;
@@ -47,7 +49,10 @@ pub struct DcqcnState {
 }
 
 pub enum Action {
-    Edit { key: &'static str, text: String },
+    Edit {
+        key: &'static str,
+        text: String,
+    },
     Preset(DcqcnParams),
     Scenario(String),
     Model(Model),
@@ -57,7 +62,7 @@ pub enum Action {
     Started,
     Finished {
         run: u64,
-        result: Result<Series, String>,
+        result: Result<Box<Series>, String>,
     },
     Timed(f64),
     Redraw,
@@ -95,6 +100,9 @@ impl DcqcnState {
             }
         }
         state.run = 1;
+        if state.model == Model::Fluid {
+            state.run_fluid();
+        }
         state
     }
 
@@ -136,6 +144,30 @@ impl DcqcnState {
         }
     }
 
+    /// Runs the fluid model now, in the same update as the change that asked for it, so a
+    /// slider drag costs one render (the page's frame budget; measure `lab-dcqcn-fluid`).
+    pub fn run_fluid(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        super::mark_start(super::FLUID_MEASURE);
+        let result = simulate_fluid(&self.current, &Limits::default()).map_err(|e| e.to_string());
+        self.finish(self.run, result);
+    }
+
+    fn finish(&mut self, run: u64, result: Result<Series, String>) {
+        self.running = false;
+        match result {
+            Ok(series) => {
+                self.shown = Some(Drawn {
+                    series: Rc::new(series),
+                    cp: self.current.cp.clone(),
+                });
+                self.shown_run = run;
+                self.run_error = None;
+            }
+            Err(message) => self.run_error = Some(message),
+        }
+    }
+
     /// The text a field shows: what the learner typed, else the live value.
     pub fn text(&self, key: &'static str) -> Option<String> {
         if let Some(t) = self.texts.get(key) {
@@ -168,7 +200,11 @@ impl DcqcnState {
             ));
         }
         if pin.scenario.name != self.current.name {
-            out.push(("Scenario", pin.scenario.name.clone(), self.current.name.clone()));
+            out.push((
+                "Scenario",
+                pin.scenario.name.clone(),
+                self.current.name.clone(),
+            ));
         }
         out
     }
@@ -179,7 +215,14 @@ fn default_scenario() -> Scenario {
     // `two-flow` is one of the engine's own names; should that ever change, the first
     // listed scenario stands in, and as a last resort an empty-named copy of incast.
     named_scenario("two-flow")
-        .or_else(|_| named_scenario(engine::dcqcn::scenario_names().first().copied().unwrap_or("")))
+        .or_else(|_| {
+            named_scenario(
+                engine::dcqcn::scenario_names()
+                    .first()
+                    .copied()
+                    .unwrap_or(""),
+            )
+        })
         .unwrap_or_else(|_| empty_scenario())
 }
 
@@ -259,21 +302,14 @@ impl Reducible for DcqcnState {
                 if run != next.run && run != 0 {
                     return self;
                 }
-                next.running = false;
-                match result {
-                    Ok(series) => {
-                        next.shown = Some(Drawn {
-                            series: Rc::new(series),
-                            cp: next.current.cp.clone(),
-                        });
-                        next.shown_run = next.run;
-                        next.run_error = None;
-                    }
-                    Err(message) => next.run_error = Some(message),
-                }
+                let run = next.run;
+                next.finish(run, result.map(|b| *b));
             }
             Action::Timed(ms) => next.last_ms = Some(ms),
             Action::Redraw => next.redraw += 1,
+        }
+        if next.run != self.run && next.model == Model::Fluid {
+            next.run_fluid();
         }
         Rc::new(next)
     }
@@ -300,7 +336,10 @@ mod tests {
             text: "2".into(),
         });
         assert_eq!(s.current, before);
-        assert!(s.errors.get("dcqcn.g").is_some_and(|e| e.contains("dcqcn.g")));
+        assert!(s
+            .errors
+            .get("dcqcn.g")
+            .is_some_and(|e| e.contains("dcqcn.g")));
         assert_eq!(s.text("dcqcn.g").as_deref(), Some("2"));
         let run = s.run;
         let s = s.reduce(Action::Edit {
