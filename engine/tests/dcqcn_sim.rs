@@ -247,3 +247,37 @@ fn fluid_model_treats_identical_flows_identically_and_distinct_ones_separately()
     assert_ne!(g.flows[3], g.flows[0]);
     assert_eq!(g.flows[2], g.flows[0]);
 }
+
+#[test]
+fn the_timeline_cursor_finds_the_nearest_sample_and_clamps() {
+    let scenario = engine::dcqcn::named_scenario("two-flow").expect("named");
+    let series =
+        engine::dcqcn::simulate_fluid(&scenario, &engine::dcqcn::Limits::default()).expect("runs");
+    let n = series.time_us.len();
+    assert!(n > 10);
+    for probe in [0usize, 3, n / 2, n - 1] {
+        let t = series.time_us[probe];
+        assert_eq!(series.sample_index_at(t), Some(probe));
+        // A little off the sample still lands on it.
+        assert_eq!(
+            series.sample_index_at(t + 0.3 * series.sample_interval_us),
+            Some(probe)
+        );
+    }
+    assert_eq!(series.sample_index_at(-5.0), Some(0));
+    assert_eq!(series.sample_index_at(1e12), Some(n - 1));
+    assert_eq!(series.sample_index_at(f64::NAN), Some(0));
+}
+
+#[test]
+fn cnps_per_interval_add_up_to_the_cumulative_total() {
+    let scenario = engine::dcqcn::named_scenario("incast-16").expect("named");
+    let series = engine::dcqcn::simulate_packets(&scenario, &engine::dcqcn::Limits::default())
+        .expect("runs");
+    let sum: u64 = (0..series.time_us.len())
+        .map(|k| series.cnps_in_interval(k))
+        .sum();
+    assert!(series.total_cnps() > 0, "incast must draw CNPs");
+    assert_eq!(sum, series.total_cnps());
+    assert_eq!(series.cnps_in_interval(series.time_us.len() + 5), 0);
+}

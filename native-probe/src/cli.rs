@@ -31,6 +31,8 @@ pub enum Command {
     /// transition and is always allowed. Any bit outside required + optional makes the call
     /// fail with EINVAL, and so does a missing required one.
     QpTable(QpTableArgs),
+    /// Run a DCQCN scenario (engine model) and print its time series and summary.
+    Dcqcn(DcqcnArgs),
     /// Decode a pcap/pcapng capture frame by frame with the lab's RoCE v2 dissector.
     Decode(DecodeArgs),
     /// Build the packets a JSON spec describes (see CRAFT.md) into a pcap file.
@@ -127,6 +129,44 @@ pub struct TreeArgs {
     /// Defaults to /sys/kernel/debug, or DIR/kernel/debug under --sysfs-root.
     #[arg(long, value_name = "DIR")]
     pub debugfs_root: Option<PathBuf>,
+}
+
+/// `native-probe dcqcn`: one DCQCN run from a named scenario or a scenario file.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["scenario", "file"])))]
+pub struct DcqcnArgs {
+    /// A named teaching scenario.
+    #[arg(long, value_name = "NAME",
+          value_parser = clap::builder::PossibleValuesParser::new(engine::dcqcn::scenario_names()))]
+    pub scenario: Option<String>,
+
+    /// A scenario as JSON (the engine's `Scenario`; `--scenario NAME --dump` prints one).
+    #[arg(long, value_name = "SCENARIO.json")]
+    pub file: Option<PathBuf>,
+
+    /// Which model to run.
+    #[arg(long, value_enum, default_value_t = DcqcnModel::Fluid)]
+    pub model: DcqcnModel,
+
+    /// Print the time series as CSV on stdout (one row per flow per sample).
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+
+    /// Print the summary as JSON on stdout instead of text on stderr.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the scenario itself as JSON and exit (a starting point for --file).
+    #[arg(long, conflicts_with_all = ["csv", "json"])]
+    pub dump: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DcqcnModel {
+    /// Discrete-event simulation, packet by packet.
+    Packet,
+    /// The paper's fluid model (fast).
+    Fluid,
 }
 
 /// The shortest sampling interval: sysfs reads go to the driver (mlx5 queries firmware for

@@ -3,6 +3,7 @@
 
 mod cli;
 mod craft;
+mod dcqcn;
 mod decode;
 mod demo;
 mod qp_table;
@@ -25,6 +26,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode::run(&args),
         Command::Craft(args) => craft::run(&args),
         Command::QpTable(args) => qp_table::run(&args),
+        Command::Dcqcn(args) => dcqcn::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

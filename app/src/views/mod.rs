@@ -1,6 +1,7 @@
 //! The interactive views: one module each, drawn above a topic's reference text.
 //! They draw what the engine computes and keep their state in hooks.
 
+mod dcqcn;
 mod live;
 mod qp;
 mod roce;
@@ -12,6 +13,7 @@ use crate::topics::Topic;
 /// The interactive view of a topic page, for the topics that have one built.
 pub fn for_topic(topic: &Topic) -> Option<Html> {
     match topic.path {
+        "/dcqcn" => Some(html! { <dcqcn::DcqcnView /> }),
         "/live" => Some(html! { <live::LiveView /> }),
         "/qp" => Some(html! { <qp::QpView /> }),
         "/roce" => Some(html! { <roce::RoceView /> }),

@@ -123,6 +123,37 @@ impl Series {
             .sum()
     }
 
+    /// Index of the sample nearest to `time_us` (a timeline cursor), or `None` for an
+    /// empty series. Times outside the run clamp to the first or last sample.
+    pub fn sample_index_at(&self, time_us: f64) -> Option<usize> {
+        let last = self.time_us.len().checked_sub(1)?;
+        if !time_us.is_finite()
+            || self.sample_interval_us.is_nan()
+            || self.sample_interval_us <= 0.0
+        {
+            return Some(0);
+        }
+        // Samples sit at k·interval for k = 1, 2, …, so index k − 1 holds time k·interval.
+        let k = (time_us / self.sample_interval_us).round() - 1.0;
+        Some(if k <= 0.0 { 0 } else { (k as usize).min(last) })
+    }
+
+    /// CNPs received by all flows during the interval that ends at sample `k` (the
+    /// cumulative counters' increase); 0 for an index past the end.
+    pub fn cnps_in_interval(&self, k: usize) -> u64 {
+        self.flows
+            .iter()
+            .map(|f| {
+                let now = f.cnps.get(k).copied().unwrap_or(0);
+                let before = match k.checked_sub(1) {
+                    Some(j) => f.cnps.get(j).copied().unwrap_or(0),
+                    None => 0,
+                };
+                now.saturating_sub(before)
+            })
+            .sum()
+    }
+
     /// Summary over the whole run.
     pub fn summary(&self) -> Summary {
         self.summary_window(0.0, self.end_us)

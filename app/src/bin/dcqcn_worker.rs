@@ -1,0 +1,50 @@
+//! The DCQCN page's packet simulation, off the main thread: a dedicated Web Worker that
+//! receives a scenario as JSON, runs the engine's packet model and posts the result back
+//! as JSON (`{"Ok": Series}` or `{"Err": SimError}`), so a long run never freezes the page.
+//!
+//! trunk builds this bin with `data-type="worker"` (see index.html).
+
+#[path = "../views/dcqcn/protocol.rs"]
+mod protocol;
+
+use engine::dcqcn::{simulate_packets, Limits, SimError};
+use protocol::{Reply, Request};
+use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+fn answer(text: &str) -> String {
+    let reply = match serde_json::from_str::<Request>(text) {
+        Ok(request) => Reply {
+            run: request.run,
+            result: simulate_packets(&request.scenario, &Limits::default()),
+        },
+        Err(e) => Reply {
+            run: 0,
+            result: Err(SimError::InvalidParameter {
+                name: "scenario".into(),
+                reason: format!("the worker could not read it: {e}"),
+            }),
+        },
+    };
+    serde_json::to_string(&reply).unwrap_or_else(|_| {
+        r#"{"run":0,"result":{"Err":{"InvalidParameter":{"name":"series","reason":"the result could not be encoded"}}}}"#.to_string()
+    })
+}
+
+fn main() {
+    let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
+        // Not started as a worker (e.g. loaded by mistake in a page): nothing to serve.
+        return;
+    };
+    let reply_scope = scope.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        let _ = reply_scope.post_message(&JsValue::from_str(&answer(&text)));
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    let _ = scope.post_message(&JsValue::from_str(protocol::READY));
+}

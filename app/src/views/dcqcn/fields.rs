@@ -1,0 +1,526 @@
+//! The parameters the page lets a learner change: each names the engine's parameter path
+//! (also its URL query key), its unit, the mlx5 `cc_params` name and what it does. Checking
+//! a value is the engine's job (`Scenario::validate`); this table only reads and writes.
+
+use engine::dcqcn::{FlowSpec, Scenario};
+
+/// A panel section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Workload,
+    Reaction,
+    Notification,
+    Switch,
+}
+
+impl Group {
+    pub const ALL: [Group; 4] = [
+        Group::Workload,
+        Group::Switch,
+        Group::Reaction,
+        Group::Notification,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Workload => "Workload",
+            Group::Reaction => "Reaction point (sender NIC)",
+            Group::Notification => "Notification point (receiver NIC)",
+            Group::Switch => "Congestion point (switch port)",
+        }
+    }
+}
+
+/// One adjustable number.
+pub struct Field {
+    /// The engine's parameter path, as `SimError::InvalidParameter` names it.
+    pub key: &'static str,
+    pub label: &'static str,
+    /// The mlx5 `cc_params` file (or the switch/workload term) shown beside the label.
+    pub mlx5: &'static str,
+    pub unit: &'static str,
+    pub help: &'static str,
+    pub group: Group,
+    /// Slider range; the number box accepts anything and the engine judges it.
+    pub min: f64,
+    pub max: f64,
+    pub step: f64,
+    /// Counts and byte sizes take whole numbers only.
+    pub whole: bool,
+    get: fn(&Scenario) -> Option<f64>,
+    set: fn(&mut Scenario, f64),
+}
+
+impl Field {
+    /// The value in `scenario`, or `None` where the field does not apply (PFC off).
+    pub fn value(&self, scenario: &Scenario) -> Option<f64> {
+        (self.get)(scenario)
+    }
+
+    /// Reads what the learner typed and writes it into a copy of `scenario`. A malformed
+    /// number is refused here, naming the field; range checks are left to the engine.
+    pub fn apply(&self, scenario: &Scenario, text: &str) -> Result<Scenario, String> {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid parameter `{}`: {text:?} is not a number", self.key))?;
+        if !value.is_finite() {
+            return Err(format!(
+                "invalid parameter `{}`: {text:?} is not a finite number",
+                self.key
+            ));
+        }
+        if self.whole && (value.fract() != 0.0 || !(0.0..=1e15).contains(&value)) {
+            return Err(format!(
+                "invalid parameter `{}`: {value} is not a whole number of {}",
+                self.key, self.unit
+            ));
+        }
+        let mut next = scenario.clone();
+        (self.set)(&mut next, value);
+        Ok(next)
+    }
+
+    /// The value as the number box shows it.
+    pub fn format(&self, value: f64) -> String {
+        if self.whole {
+            format!("{value:.0}")
+        } else {
+            // Shortest form that reads back as the same number.
+            format!("{value}")
+        }
+    }
+}
+
+/// Writes `count` flows starting `stagger_us` apart, copying the first flow's line rate
+/// and size (a named scenario's flows are all alike).
+fn reshape_flows(s: &mut Scenario, count: usize, stagger_us: f64) {
+    let template = s.flows.first().cloned().unwrap_or(FlowSpec {
+        link_gbps: s.bottleneck_gbps,
+        start_us: 0.0,
+        size_bytes: None,
+    });
+    s.flows = (0..count)
+        .map(|i| FlowSpec {
+            start_us: stagger_us * i as f64,
+            ..template.clone()
+        })
+        .collect();
+}
+
+/// The gap between successive flows' starts.
+pub fn stagger_us(s: &Scenario) -> f64 {
+    match (s.flows.first(), s.flows.get(1)) {
+        (Some(a), Some(b)) => b.start_us - a.start_us,
+        _ => 0.0,
+    }
+}
+
+fn u(v: f64) -> u64 {
+    // `apply` has checked that whole-number fields hold a whole, non-negative value.
+    v as u64
+}
+
+/// Every field, in panel order.
+pub static FIELDS: &[Field] = &[
+    Field {
+        key: "flows",
+        label: "Flows",
+        mlx5: "senders",
+        unit: "flows",
+        help: "How many senders share the bottleneck; each has its own line-rate link.",
+        group: Group::Workload,
+        min: 1.0,
+        max: 32.0,
+        step: 1.0,
+        whole: true,
+        get: |s| Some(s.flows.len() as f64),
+        set: |s, v| {
+            let gap = stagger_us(s);
+            reshape_flows(s, v as usize, gap)
+        },
+    },
+    Field {
+        key: "flow_stagger_us",
+        label: "Start stagger",
+        mlx5: "flow i starts at i × this",
+        unit: "µs",
+        help: "Flow i starts at i times this delay; 0 starts all together (incast).",
+        group: Group::Workload,
+        min: 0.0,
+        max: 10_000.0,
+        step: 100.0,
+        whole: false,
+        get: |s| Some(stagger_us(s)),
+        set: |s, v| {
+            let n = s.flows.len();
+            reshape_flows(s, n, v)
+        },
+    },
+    Field {
+        key: "bottleneck_gbps",
+        label: "Bottleneck rate",
+        mlx5: "link speed",
+        unit: "Gb/s",
+        help: "Rate of the switch port towards the receiver: the shared link.",
+        group: Group::Workload,
+        min: 10.0,
+        max: 400.0,
+        step: 10.0,
+        whole: false,
+        get: |s| Some(s.bottleneck_gbps),
+        set: |s, v| s.bottleneck_gbps = v,
+    },
+    Field {
+        key: "prop_delay_us",
+        label: "Link delay",
+        mlx5: "one-way propagation",
+        unit: "µs",
+        help: "One-way propagation delay of every link; CNPs take three links to act.",
+        group: Group::Workload,
+        min: 0.0,
+        max: 50.0,
+        step: 0.5,
+        whole: false,
+        get: |s| Some(s.prop_delay_us),
+        set: |s, v| s.prop_delay_us = v,
+    },
+    Field {
+        key: "duration_us",
+        label: "Duration",
+        mlx5: "simulated time",
+        unit: "µs",
+        help: "How much time to simulate.",
+        group: Group::Workload,
+        min: 1_000.0,
+        max: 100_000.0,
+        step: 1_000.0,
+        whole: false,
+        get: |s| Some(s.duration_us),
+        set: |s, v| s.duration_us = v,
+    },
+    Field {
+        key: "cp.kmin_bytes",
+        label: "Kmin",
+        mlx5: "switch ECN min threshold",
+        unit: "bytes",
+        help: "Below this queue depth the switch marks nothing (paper Kmin, 5 KB).",
+        group: Group::Switch,
+        min: 0.0,
+        max: 1_048_576.0,
+        step: 1024.0,
+        whole: true,
+        get: |s| Some(s.cp.kmin_bytes as f64),
+        set: |s, v| s.cp.kmin_bytes = u(v),
+    },
+    Field {
+        key: "cp.kmax_bytes",
+        label: "Kmax",
+        mlx5: "switch ECN max threshold",
+        unit: "bytes",
+        help: "Above this queue depth every packet is marked (paper Kmax, 200 KB). \
+               Between Kmin and Kmax the probability rises linearly to Pmax.",
+        group: Group::Switch,
+        min: 0.0,
+        max: 1_048_576.0,
+        step: 1024.0,
+        whole: true,
+        get: |s| Some(s.cp.kmax_bytes as f64),
+        set: |s, v| s.cp.kmax_bytes = u(v),
+    },
+    Field {
+        key: "cp.pmax",
+        label: "Pmax",
+        mlx5: "switch ECN max probability",
+        unit: "fraction",
+        help: "Marking probability at Kmax (paper 1 %).",
+        group: Group::Switch,
+        min: 0.001,
+        max: 1.0,
+        step: 0.001,
+        whole: false,
+        get: |s| Some(s.cp.pmax),
+        set: |s, v| s.cp.pmax = v,
+    },
+    Field {
+        key: "cp.pfc.xoff_bytes",
+        label: "PFC XOFF",
+        mlx5: "switch pause threshold",
+        unit: "bytes",
+        help: "At this queue depth the switch sends PAUSE upstream (IEEE 802.1Qbb). \
+               It must stay above Kmax so ECN acts first.",
+        group: Group::Switch,
+        min: 1024.0,
+        max: 2_097_152.0,
+        step: 1024.0,
+        whole: true,
+        get: |s| s.cp.pfc.as_ref().map(|p| p.xoff_bytes as f64),
+        set: |s, v| {
+            if let Some(p) = s.cp.pfc.as_mut() {
+                p.xoff_bytes = u(v)
+            }
+        },
+    },
+    Field {
+        key: "cp.pfc.xon_bytes",
+        label: "PFC XON",
+        mlx5: "switch resume threshold",
+        unit: "bytes",
+        help: "When the queue falls to this depth the switch sends RESUME.",
+        group: Group::Switch,
+        min: 0.0,
+        max: 2_097_152.0,
+        step: 1024.0,
+        whole: true,
+        get: |s| s.cp.pfc.as_ref().map(|p| p.xon_bytes as f64),
+        set: |s, v| {
+            if let Some(p) = s.cp.pfc.as_mut() {
+                p.xon_bytes = u(v)
+            }
+        },
+    },
+    Field {
+        key: "dcqcn.g",
+        label: "g (alpha gain)",
+        mlx5: "rp_dce_tcp_g",
+        unit: "fraction",
+        help: "EWMA gain of alpha: on a CNP α ← (1−g)α + g, otherwise α decays by (1−g) \
+               each alpha period. Large g reacts harder and oscillates (paper 1/256).",
+        group: Group::Reaction,
+        min: 0.001,
+        max: 0.5,
+        step: 0.001,
+        whole: false,
+        get: |s| Some(s.dcqcn.g),
+        set: |s, v| s.dcqcn.g = v,
+    },
+    Field {
+        key: "dcqcn.rp_dce_tcp_rtt_us",
+        label: "K (alpha period)",
+        mlx5: "rp_dce_tcp_rtt",
+        unit: "µs",
+        help: "How often alpha decays without CNPs (paper K = 55 µs).",
+        group: Group::Reaction,
+        min: 1.0,
+        max: 500.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_dce_tcp_rtt_us),
+        set: |s, v| s.dcqcn.rp_dce_tcp_rtt_us = v,
+    },
+    Field {
+        key: "dcqcn.rp_time_reset_us",
+        label: "T (increase timer)",
+        mlx5: "rp_time_reset",
+        unit: "µs",
+        help: "Period of the rate-increase timer (paper T = 55 µs).",
+        group: Group::Reaction,
+        min: 1.0,
+        max: 1_000.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_time_reset_us),
+        set: |s, v| s.dcqcn.rp_time_reset_us = v,
+    },
+    Field {
+        key: "dcqcn.rp_byte_reset_bytes",
+        label: "B (byte counter)",
+        mlx5: "rp_byte_reset",
+        unit: "bytes",
+        help: "Bytes sent between byte-counter increase events (paper B = 10 MB).",
+        group: Group::Reaction,
+        min: 1024.0,
+        max: 20_971_520.0,
+        step: 1024.0,
+        whole: true,
+        get: |s| Some(s.dcqcn.rp_byte_reset_bytes as f64),
+        set: |s, v| s.dcqcn.rp_byte_reset_bytes = u(v),
+    },
+    Field {
+        key: "dcqcn.rp_threshold",
+        label: "F (fast recovery steps)",
+        mlx5: "rp_threshold",
+        unit: "events",
+        help: "Increase events spent in fast recovery before additive, then hyper increase \
+               (paper F = 5).",
+        group: Group::Reaction,
+        min: 1.0,
+        max: 20.0,
+        step: 1.0,
+        whole: true,
+        get: |s| Some(f64::from(s.dcqcn.rp_threshold)),
+        set: |s, v| s.dcqcn.rp_threshold = v as u32,
+    },
+    Field {
+        key: "dcqcn.rp_ai_rate_mbps",
+        label: "R_AI (additive step)",
+        mlx5: "rp_ai_rate",
+        unit: "Mb/s",
+        help: "Additive-increase step of the target rate (paper 40 Mb/s).",
+        group: Group::Reaction,
+        min: 0.0,
+        max: 1_000.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_ai_rate_mbps),
+        set: |s, v| s.dcqcn.rp_ai_rate_mbps = v,
+    },
+    Field {
+        key: "dcqcn.rp_hai_rate_mbps",
+        label: "R_HAI (hyper step)",
+        mlx5: "rp_hai_rate",
+        unit: "Mb/s",
+        help: "Hyper-increase step, used once both timer and byte counter passed F.",
+        group: Group::Reaction,
+        min: 0.0,
+        max: 5_000.0,
+        step: 10.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_hai_rate_mbps),
+        set: |s, v| s.dcqcn.rp_hai_rate_mbps = v,
+    },
+    Field {
+        key: "dcqcn.rp_min_dec_fac_pct",
+        label: "Min decrease factor",
+        mlx5: "rp_min_dec_fac",
+        unit: "%",
+        help: "A cut keeps at least this share of the current rate (50: at most halve).",
+        group: Group::Reaction,
+        min: 1.0,
+        max: 100.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_min_dec_fac_pct),
+        set: |s, v| s.dcqcn.rp_min_dec_fac_pct = v,
+    },
+    Field {
+        key: "dcqcn.rp_rate_reduce_monitor_period_us",
+        label: "Cut monitor period",
+        mlx5: "rp_rate_reduce_monitor_period",
+        unit: "µs",
+        help: "At most one rate cut per period; 0 cuts on every CNP (the paper).",
+        group: Group::Reaction,
+        min: 0.0,
+        max: 200.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_rate_reduce_monitor_period_us),
+        set: |s, v| s.dcqcn.rp_rate_reduce_monitor_period_us = v,
+    },
+    Field {
+        key: "dcqcn.rp_rate_to_set_on_first_cnp_mbps",
+        label: "Rate on first CNP",
+        mlx5: "rp_rate_to_set_on_first_cnp",
+        unit: "Mb/s",
+        help: "Rate set on a flow's first CNP; 0 cuts from line rate like any other CNP.",
+        group: Group::Reaction,
+        min: 0.0,
+        max: 100_000.0,
+        step: 100.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_rate_to_set_on_first_cnp_mbps),
+        set: |s, v| s.dcqcn.rp_rate_to_set_on_first_cnp_mbps = v,
+    },
+    Field {
+        key: "dcqcn.rp_min_rate_mbps",
+        label: "Minimum rate",
+        mlx5: "rp_min_rate",
+        unit: "Mb/s",
+        help: "Floor of the current rate: cuts never go below it.",
+        group: Group::Reaction,
+        min: 1.0,
+        max: 10_000.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.rp_min_rate_mbps),
+        set: |s, v| s.dcqcn.rp_min_rate_mbps = v,
+    },
+    Field {
+        key: "dcqcn.np_min_time_between_cnps_us",
+        label: "N (CNP interval)",
+        mlx5: "np_min_time_between_cnps",
+        unit: "µs",
+        help: "The receiver sends at most one CNP per flow per this interval (paper N = 50 µs).",
+        group: Group::Notification,
+        min: 0.0,
+        max: 500.0,
+        step: 1.0,
+        whole: false,
+        get: |s| Some(s.dcqcn.np_min_time_between_cnps_us),
+        set: |s, v| s.dcqcn.np_min_time_between_cnps_us = v,
+    },
+];
+
+/// The field an engine error names. Per-flow errors land on the workload fields that
+/// shape the flows.
+pub fn field_for_error(name: &str) -> Option<&'static Field> {
+    let key = if name.starts_with("flows[") && name.ends_with("start_us") {
+        "flow_stagger_us"
+    } else if name.starts_with("flows[") {
+        "flows"
+    } else {
+        name
+    };
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+pub fn field(key: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::dcqcn::{named_scenario, scenario_names};
+
+    #[test]
+    fn every_field_reads_back_what_it_writes() {
+        let base = named_scenario("two-flow").expect("named");
+        for f in FIELDS {
+            let Some(v) = f.value(&base) else { continue };
+            let text = f.format(v);
+            let next = f.apply(&base, &text).expect("own value applies");
+            assert_eq!(f.value(&next), Some(v), "{}", f.key);
+        }
+    }
+
+    #[test]
+    fn every_key_but_the_workload_shape_is_a_parameter_the_engine_names() {
+        // Writing an absurd value makes the engine name exactly this field.
+        let base = named_scenario("incast-16").expect("named");
+        for f in FIELDS.iter().filter(|f| f.group != Group::Workload) {
+            let bad = f.apply(&base, "1e13").expect("a number");
+            let err = bad.validate().expect_err(f.key);
+            let engine::dcqcn::SimError::InvalidParameter { name, .. } = err else {
+                panic!("{}: not a parameter error", f.key)
+            };
+            let landed = field_for_error(&name).map(|g| g.key);
+            assert!(landed == Some(f.key), "{}: engine named {name}", f.key);
+        }
+        assert!(!scenario_names().is_empty());
+    }
+
+    #[test]
+    fn malformed_text_names_the_field() {
+        let base = named_scenario("two-flow").expect("named");
+        let f = field("dcqcn.g").expect("g");
+        let err = f.apply(&base, "abc").expect_err("not a number");
+        assert!(err.contains("dcqcn.g"), "{err}");
+        let f = field("dcqcn.rp_threshold").expect("F");
+        assert!(f.apply(&base, "2.5").is_err());
+        assert!(f.apply(&base, "-1").is_err());
+    }
+
+    #[test]
+    fn flow_count_and_stagger_reshape_the_flows() {
+        let base = named_scenario("two-flow").expect("named");
+        let four = field("flows").expect("flows").apply(&base, "4").expect("4");
+        assert_eq!(four.flows.len(), 4);
+        assert_eq!(four.flows[3].start_us, 3.0 * stagger_us(&base));
+        let together = field("flow_stagger_us")
+            .expect("stagger")
+            .apply(&four, "0")
+            .expect("0");
+        assert!(together.flows.iter().all(|f| f.start_us == 0.0));
+    }
+}

@@ -1,0 +1,518 @@
+//! The DCQCN view: run the engine's fluid or packet model on a scenario, see rates, alpha,
+//! the queue, CNPs and PFC pauses on one time axis, change parameters and compare runs.
+//!
+//! The fluid model runs on the main thread (a run plus redraw fits in a frame; the time is
+//! recorded as the performance measure `lab-dcqcn-fluid`). The packet model runs in a Web
+//! Worker (`src/bin/dcqcn_worker.rs`) so the page stays responsive; measure `lab-dcqcn-packet`.
+
+mod charts;
+mod fields;
+mod panel;
+mod protocol;
+mod query;
+mod readout;
+mod state;
+mod worker;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use engine::dcqcn::{scenario_names, series_to_csv, DcqcnParams, Model};
+use gloo::events::EventListener;
+use gloo::utils::{document, window};
+use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+use yew_router::prelude::*;
+
+use charts::{ChartKind, Frame, Palette};
+use fields::{Group, FIELDS};
+use panel::ParamGroup;
+use readout::{CursorReadout, RunSummary};
+use state::{Action, DcqcnState};
+use worker::PacketWorker;
+
+use crate::navigation::{go_to, internal_target};
+
+pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
+const PACKET_MEASURE: &str = "lab-dcqcn-packet";
+/// The drawing part of a redraw, for a bench that wants to know where the time goes.
+const DRAW_MEASURE: &str = "lab-dcqcn-draw";
+
+fn performance() -> Option<web_sys::Performance> {
+    window().performance()
+}
+
+/// Starts a timing: `name-start` mark.
+pub(crate) fn mark_start(name: &str) {
+    if let Some(p) = performance() {
+        p.clear_marks_with_mark_name(&format!("{name}-start"));
+        let _ = p.mark(&format!("{name}-start"));
+    }
+}
+
+/// Ends a timing begun by [`mark_start`]; returns its duration, ms.
+fn measure(name: &str) -> Option<f64> {
+    let p = performance()?;
+    let start = format!("{name}-start");
+    p.clear_measures_with_measure_name(name);
+    p.measure_with_start_mark(name, &start).ok()?;
+    let entries = p.get_entries_by_name_with_entry_type(name, "measure");
+    let last = entries.get(entries.length().checked_sub(1)?);
+    let entry: web_sys::PerformanceEntry = last.dyn_into().ok()?;
+    Some(entry.duration())
+}
+
+/// Saves `data` (a URL) as a download named `name`.
+fn download(href: &str, name: &str) {
+    let Ok(a) = document().create_element("a") else {
+        return;
+    };
+    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
+        return;
+    };
+    a.set_href(href);
+    a.set_download(name);
+    a.click();
+}
+
+fn download_text(text: &str, name: &str, mime: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    download(&url, name);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// Stacks the chart canvases into one image and downloads it as PNG.
+fn download_png(canvases: &[HtmlCanvasElement], bg: &str, name: &str) {
+    let width = canvases.iter().map(|c| c.width()).max().unwrap_or(0);
+    let height: u32 = canvases.iter().map(|c| c.height()).sum();
+    let Ok(out) = document().create_element("canvas") else {
+        return;
+    };
+    let Ok(out) = out.dyn_into::<HtmlCanvasElement>() else {
+        return;
+    };
+    out.set_width(width);
+    out.set_height(height);
+    let Some(ctx) = out
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    ctx.set_fill_style_str(bg);
+    ctx.fill_rect(0.0, 0.0, f64::from(width), f64::from(height));
+    let mut y = 0.0;
+    for c in canvases {
+        let _ = ctx.draw_image_with_html_canvas_element(c, 0.0, y);
+        y += f64::from(c.height());
+    }
+    if let Ok(url) = out.to_data_url_with_type("image/png") {
+        download(&url, name);
+    }
+}
+
+#[function_component]
+pub fn DcqcnView() -> Html {
+    let state = use_reducer(|| DcqcnState::from_query(query::read()));
+    let canvases: Vec<NodeRef> = ChartKind::ALL.iter().map(|_| NodeRef::default()).collect();
+    let canvases = use_memo((), move |_| canvases);
+    let charts_box = use_node_ref();
+    let worker = use_mut_ref(|| None::<Result<PacketWorker, String>>);
+    // The timing to close once the next run is drawn.
+    let pending_measure: Rc<RefCell<Option<&'static str>>> = use_mut_ref(|| None);
+
+    // The worker, started once so a packet run does not wait for it to load.
+    {
+        let worker = worker.clone();
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |_| {
+            let on_reply = Callback::from(
+                move |(run, result): (u64, Result<engine::dcqcn::Series, String>)| {
+                    dispatch.dispatch(Action::Finished {
+                        run,
+                        result: result.map(Box::new),
+                    })
+                },
+            );
+            *worker.borrow_mut() = Some(PacketWorker::start(on_reply));
+            move || {
+                worker.borrow_mut().take();
+            }
+        });
+    }
+
+    // Redraw on theme changes (data-theme on <html>, or the system's scheme) and resizes.
+    {
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |_| {
+            let on_change = {
+                let dispatch = dispatch.clone();
+                Closure::<dyn FnMut()>::new(move || dispatch.dispatch(Action::Redraw))
+            };
+            let observer = web_sys::MutationObserver::new(on_change.as_ref().unchecked_ref()).ok();
+            if let (Some(observer), Some(root)) = (&observer, document().document_element()) {
+                let options = web_sys::MutationObserverInit::new();
+                options.set_attributes(true);
+                options.set_attribute_filter(&js_sys::Array::of1(&JsValue::from_str("data-theme")));
+                let _ = observer.observe_with_options(&root, &options);
+            }
+            let resize = {
+                let dispatch = dispatch.clone();
+                EventListener::new(&window(), "resize", move |_| {
+                    dispatch.dispatch(Action::Redraw)
+                })
+            };
+            let scheme = window()
+                .match_media("(prefers-color-scheme: dark)")
+                .ok()
+                .flatten()
+                .map(|mq| {
+                    EventListener::new(&mq, "change", move |_| dispatch.dispatch(Action::Redraw))
+                });
+            move || {
+                if let Some(observer) = observer {
+                    observer.disconnect();
+                }
+                drop(on_change);
+                drop(resize);
+                drop(scheme);
+            }
+        });
+    }
+
+    // One run per change of scenario or model.
+    {
+        let state_now = state.clone();
+        let worker = worker.clone();
+        let pending = pending_measure.clone();
+        use_effect_with(state.run, move |&run| {
+            let dispatch = state_now.dispatcher();
+            query::write(
+                &state_now.scenario_name,
+                state_now.model,
+                &state_now.base,
+                &state_now.current,
+            );
+            match state_now.model {
+                // The reducer already ran it (state.rs, `run_fluid`); close its timing
+                // once the charts are drawn.
+                Model::Fluid => *pending.borrow_mut() = Some(FLUID_MEASURE),
+                Model::Packet => {
+                    mark_start(PACKET_MEASURE);
+                    *pending.borrow_mut() = Some(PACKET_MEASURE);
+                    dispatch.dispatch(Action::Started);
+                    let posted = match worker.borrow().as_ref() {
+                        Some(Ok(w)) => w.post(run, &state_now.current),
+                        Some(Err(e)) => Err(e.clone()),
+                        None => Err("the simulation worker is not running".to_string()),
+                    };
+                    if let Err(message) = posted {
+                        dispatch.dispatch(Action::Finished {
+                            run,
+                            result: Err(format!("packet model unavailable: {message}")),
+                        });
+                    }
+                }
+            }
+        });
+    }
+
+    // Draw whenever the run, the pin, the cursor, the theme or the size changes.
+    {
+        let canvases = canvases.clone();
+        let charts_box = charts_box.clone();
+        let pending = pending_measure.clone();
+        let dispatch = state.dispatcher();
+        let deps = (
+            state.shown_run,
+            state
+                .pinned
+                .as_ref()
+                .map(|p| Rc::as_ptr(&p.drawn.series) as usize),
+            state.cursor_us.map(f64::to_bits),
+            state.redraw,
+        );
+        let shown = state.shown.clone();
+        let pinned = state.pinned.as_ref().map(|p| p.drawn.clone());
+        let cursor_us = state.cursor_us;
+        use_effect_with(deps, move |_| {
+            if let (Some(run), Some(el)) = (&shown, charts_box.cast::<web_sys::Element>()) {
+                mark_start(DRAW_MEASURE);
+                let frame = Frame {
+                    run,
+                    pinned: pinned.as_ref(),
+                    cursor_us,
+                    palette: Palette::from_css(&el),
+                };
+                for (kind, node) in ChartKind::ALL.iter().zip(canvases.iter()) {
+                    if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
+                        if let Err(e) = charts::draw(&canvas, *kind, &frame) {
+                            web_sys::console::warn_1(&format!("chart {}: {e}", kind.id()).into());
+                        }
+                    }
+                }
+                let _ = measure(DRAW_MEASURE);
+                let name = pending.borrow_mut().take();
+                if let Some(ms) = name.and_then(measure) {
+                    dispatch.dispatch(Action::Timed(ms));
+                }
+            }
+        });
+    }
+
+    let on_edit = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |(key, text)| dispatch.dispatch(Action::Edit { key, text }))
+    };
+    let groups: Html = Group::ALL
+        .iter()
+        .map(|&group| {
+            let rows: Vec<_> = FIELDS
+                .iter()
+                .filter(|f| f.group == group)
+                .map(|f| (f.key, state.text(f.key), state.errors.get(f.key).cloned()))
+                .collect();
+            html! {
+                <ParamGroup
+                    key={group.title()}
+                    {group}
+                    {rows}
+                    on_edit={on_edit.clone()}
+                    open={matches!(group, Group::Reaction)}
+                />
+            }
+        })
+        .collect();
+
+    let on_scenario = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            dispatch.dispatch(Action::Scenario(select.value()));
+        })
+    };
+    let model_radio = |model: Model, label: &'static str| {
+        let dispatch = state.dispatcher();
+        let name = query::model_name(model);
+        html! {
+            <label class="dcqcn-radio">
+                <input
+                    type="radio"
+                    name="dcqcn-model"
+                    value={name}
+                    checked={state.model == model}
+                    onchange={move |_| dispatch.dispatch(Action::Model(model))}
+                />
+                { label }
+            </label>
+        }
+    };
+    let preset = |label: &'static str, params: fn() -> DcqcnParams| {
+        let dispatch = state.dispatcher();
+        html! {
+            <button type="button" class="dcqcn-button" onclick={move |_| dispatch.dispatch(Action::Preset(params()))}>
+                { label }
+            </button>
+        }
+    };
+
+    let end_us = state
+        .shown
+        .as_ref()
+        .and_then(|d| d.series.time_us.last().copied())
+        .unwrap_or(0.0);
+    let step_us = state
+        .shown
+        .as_ref()
+        .map(|d| d.series.sample_interval_us)
+        .unwrap_or(1.0);
+    let cursor_us = state.cursor_us.unwrap_or(end_us).min(end_us);
+    let on_cursor = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |e: InputEvent| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(t) = input.value().parse::<f64>() {
+                dispatch.dispatch(Action::Cursor(t));
+            }
+        })
+    };
+    let on_csv = {
+        let shown = state.shown.clone();
+        let name = state.scenario_name.clone();
+        Callback::from(move |_| {
+            if let Some(d) = &shown {
+                download_text(
+                    &series_to_csv(&d.series),
+                    &format!("dcqcn-{name}.csv"),
+                    "text/csv",
+                );
+            }
+        })
+    };
+    let on_png = {
+        let canvases = canvases.clone();
+        let charts_box = charts_box.clone();
+        let name = state.scenario_name.clone();
+        Callback::from(move |_| {
+            let list: Vec<HtmlCanvasElement> = canvases
+                .iter()
+                .filter_map(|n| n.cast::<HtmlCanvasElement>())
+                .collect();
+            let bg = charts_box
+                .cast::<web_sys::Element>()
+                .map(|el| Palette::from_css(&el).bg)
+                .map(|c| format!("rgb({}, {}, {})", c.0, c.1, c.2))
+                .unwrap_or_else(|| "#ffffff".into());
+            download_png(&list, &bg, &format!("dcqcn-{name}.png"));
+        })
+    };
+    let pin_button = {
+        let dispatch = state.dispatcher();
+        if state.pinned.is_some() {
+            html! { <button type="button" class="dcqcn-button" onclick={move |_| dispatch.dispatch(Action::Unpin)}>{ "Clear pinned run" }</button> }
+        } else {
+            html! { <button type="button" class="dcqcn-button" disabled={state.shown.is_none()} onclick={move |_| dispatch.dispatch(Action::Pin)}>{ "Pin this run to compare" }</button> }
+        }
+    };
+    let changes = state.changes_since_pin();
+    let navigator = use_navigator();
+    let link = |href: &'static str, text: &'static str| {
+        let navigator = navigator.clone();
+        let onclick = Callback::from(move |e: MouseEvent| {
+            if let (Some(nav), Some((route, anchor))) = (&navigator, internal_target(href)) {
+                e.prevent_default();
+                go_to(nav, &route, anchor.as_deref());
+            }
+        });
+        html! { <a {href} {onclick}>{ text }</a> }
+    };
+    let palette_for_legend = charts_box
+        .cast::<web_sys::Element>()
+        .map(|el| Palette::from_css(&el));
+
+    html! {
+        <section class="dcqcn-view" aria-labelledby="dcqcn-view-title">
+            <h2 id="dcqcn-view-title" class="dcqcn-title">{ "DCQCN simulator" }</h2>
+            <p class="dcqcn-description">{ state.current.description.clone() }</p>
+            <div class="dcqcn-controls">
+                <label class="dcqcn-control">
+                    { "Scenario " }
+                    <select onchange={on_scenario} aria-label="Scenario">
+                        { for scenario_names().iter().map(|n| html! {
+                            <option value={*n} selected={state.scenario_name == *n}>{ *n }</option>
+                        }) }
+                    </select>
+                </label>
+                <fieldset class="dcqcn-control dcqcn-model">
+                    <legend>{ "Model" }</legend>
+                    { model_radio(Model::Fluid, "Fluid (fast)") }
+                    { model_radio(Model::Packet, "Packet (detailed)") }
+                </fieldset>
+                <div class="dcqcn-control">
+                    <span class="dcqcn-control-label">{ "DCQCN presets" }</span>
+                    { preset("Paper", DcqcnParams::paper) }
+                    { preset("mlx5 defaults", DcqcnParams::mlx5_default) }
+                </div>
+            </div>
+            <div class="dcqcn-layout">
+                <div class="dcqcn-panel" role="group" aria-label="Parameters">
+                    { groups }
+                </div>
+                <div class="dcqcn-results">
+                    <div class="dcqcn-status" aria-live="polite">
+                        if state.running {
+                            <p class="dcqcn-running" role="status">
+                                <span class="dcqcn-spinner" aria-hidden="true"></span>
+                                { "Running the packet simulation in a background worker…" }
+                            </p>
+                        }
+                        if let Some(e) = &state.run_error {
+                            <p class="dcqcn-error" role="alert">{ format!("The last run failed: {e}. The charts show the last good run.") }</p>
+                        }
+                    </div>
+                    <div
+                        class="dcqcn-charts"
+                        ref={charts_box.clone()}
+                        data-run={state.shown_run.to_string()}
+                        data-model={state.shown.as_ref().map(|d| query::model_name(d.series.model))}
+                        data-ms={state.last_ms.map(|m| format!("{m:.2}"))}
+                    >
+                        { for ChartKind::ALL.iter().zip(canvases.iter()).map(|(kind, node)| html! {
+                            <figure class="dcqcn-chart" key={kind.id()}>
+                                <figcaption>{ kind.title() }</figcaption>
+                                <canvas
+                                    ref={node.clone()}
+                                    id={format!("dcqcn-chart-{}", kind.id())}
+                                    height={kind.height().to_string()}
+                                    role="img"
+                                    aria-label={kind.title()}
+                                ></canvas>
+                            </figure>
+                        }) }
+                    </div>
+                    if let Some(d) = &state.shown {
+                        <div class="dcqcn-scrubber">
+                            <label for="dcqcn-cursor">{ "Time cursor" }</label>
+                            <input
+                                id="dcqcn-cursor"
+                                type="range"
+                                min="0"
+                                max={end_us.to_string()}
+                                step={step_us.to_string()}
+                                value={cursor_us.to_string()}
+                                oninput={on_cursor}
+                            />
+                            <output for="dcqcn-cursor">{ format!("{:.3} ms", cursor_us / 1000.0) }</output>
+                        </div>
+                        <CursorReadout
+                            series={d.series.clone()}
+                            time_us={cursor_us}
+                            colours={(0..d.series.flows.len()).map(|i| palette_for_legend.map(|p| p.flow_css(i)).unwrap_or_default()).collect::<Vec<_>>()}
+                        />
+                        <RunSummary series={d.series.clone()} ms={state.last_ms} />
+                    }
+                    <div class="dcqcn-actions">
+                        { pin_button }
+                        <button type="button" class="dcqcn-button" disabled={state.shown.is_none()} onclick={on_csv}>{ "Export CSV" }</button>
+                        <button type="button" class="dcqcn-button" disabled={state.shown.is_none()} onclick={on_png}>{ "Export PNG" }</button>
+                    </div>
+                    if state.pinned.is_some() {
+                        <div class="dcqcn-changes">
+                            <p>{ "Pinned run drawn faint grey. What changed since:" }</p>
+                            if changes.is_empty() {
+                                <p class="dcqcn-muted">{ "nothing yet: change a parameter." }</p>
+                            } else {
+                                <ul>
+                                    { for changes.iter().map(|(label, then, now)| html! {
+                                        <li>{ format!("{label}: {then} → {now}") }</li>
+                                    }) }
+                                </ul>
+                            }
+                        </div>
+                    }
+                    <p class="dcqcn-links">
+                        { "Read more: " }
+                        { link("/dcqcn#the-reaction-point", "the reaction point") }
+                        { " · " }
+                        { link("/dcqcn#the-mlx5-knobs", "the mlx5 knobs") }
+                        { " · " }
+                        { link("/lossless#ecn-must-act-before-pfc", "ECN must act before PFC") }
+                        { " · " }
+                        { link("/lossless", "lossless networks") }
+                    </p>
+                </div>
+            </div>
+        </section>
+    }
+}

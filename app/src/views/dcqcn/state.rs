@@ -1,0 +1,399 @@
+//! The page's state and its reducer: the scenario being edited, what the learner typed,
+//! which values the engine refused, and the runs on screen.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use engine::dcqcn::{
+    named_scenario, simulate_fluid, DcqcnParams, Limits, Model, Scenario, Series, SimError,
+};
+use yew::Reducible;
+
+use super::charts::Drawn;
+use super::fields::{field, field_for_error, FIELDS};
+use super::query::Requested;
+
+/// A run pinned for comparison, with the scenario it ran, for "what changed".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pinned {
+    pub drawn: Drawn,
+    pub scenario: Scenario,
+    pub model: Model,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DcqcnState {
+    pub scenario_name: String,
+    /// The named scenario as defined, to tell which values the learner changed.
+    pub base: Scenario,
+    /// The last scenario the engine accepted.
+    pub current: Scenario,
+    pub model: Model,
+    /// Text the learner typed, per field key, kept as typed.
+    pub texts: HashMap<&'static str, String>,
+    /// The engine's (or the parser's) refusal, shown next to the field it names.
+    pub errors: HashMap<&'static str, String>,
+    /// Bumped whenever `current` or `model` changes: each value is one run to do.
+    pub run: u64,
+    pub running: bool,
+    /// The newest finished run and its number.
+    pub shown: Option<Drawn>,
+    pub shown_run: u64,
+    pub run_error: Option<String>,
+    pub pinned: Option<Pinned>,
+    pub cursor_us: Option<f64>,
+    /// How long the newest run took, from request to drawn, ms.
+    pub last_ms: Option<f64>,
+    /// Bumped on theme changes and resizes: the charts redraw.
+    pub redraw: u64,
+}
+
+pub enum Action {
+    Edit {
+        key: &'static str,
+        text: String,
+    },
+    Preset(DcqcnParams),
+    Scenario(String),
+    Model(Model),
+    Cursor(f64),
+    Pin,
+    Unpin,
+    Started,
+    Finished {
+        run: u64,
+        result: Result<Box<Series>, String>,
+    },
+    Timed(f64),
+    Redraw,
+}
+
+impl DcqcnState {
+    /// The state a URL asks for; values the engine refuses are shown next to their field
+    /// and the named scenario runs instead.
+    pub fn from_query(q: Requested) -> DcqcnState {
+        let (name, base) = q
+            .scenario
+            .as_deref()
+            .and_then(|n| named_scenario(n).ok().map(|s| (n.to_string(), s)))
+            .unwrap_or_else(|| ("two-flow".to_string(), default_scenario()));
+        let mut state = DcqcnState {
+            scenario_name: name,
+            current: base.clone(),
+            base,
+            model: q.model.unwrap_or(Model::Fluid),
+            texts: HashMap::new(),
+            errors: HashMap::new(),
+            run: 1,
+            running: false,
+            shown: None,
+            shown_run: 0,
+            run_error: None,
+            pinned: None,
+            cursor_us: None,
+            last_ms: None,
+            redraw: 0,
+        };
+        for (key, text) in q.values {
+            if let Some(f) = field(&key) {
+                state.edit(f.key, text);
+            }
+        }
+        state.run = 1;
+        if state.model == Model::Fluid {
+            state.run_fluid();
+        }
+        state
+    }
+
+    /// Applies one typed value: the parser refuses malformed numbers, the engine refuses
+    /// values out of range; either way `current` keeps the last valid scenario.
+    fn edit(&mut self, key: &'static str, text: String) {
+        let Some(f) = field(key) else { return };
+        self.texts.insert(key, text.clone());
+        let candidate = match f.apply(&self.current, &text) {
+            Ok(c) => c,
+            Err(message) => {
+                self.errors.insert(key, message);
+                return;
+            }
+        };
+        match candidate.validate() {
+            Ok(()) => {
+                // Other fields' refused texts no longer apply: show their live values.
+                let stale: Vec<&'static str> =
+                    self.errors.keys().copied().filter(|k| *k != key).collect();
+                for k in stale {
+                    self.texts.remove(k);
+                }
+                self.errors.clear();
+                self.current = candidate;
+                self.run += 1;
+            }
+            Err(error) => {
+                let message = error.to_string();
+                if let SimError::InvalidParameter { name, .. } = &error {
+                    if let Some(named) = field_for_error(name) {
+                        if named.key != key {
+                            self.errors.insert(named.key, message.clone());
+                        }
+                    }
+                }
+                self.errors.insert(key, message);
+            }
+        }
+    }
+
+    /// Runs the fluid model now, in the same update as the change that asked for it, so a
+    /// slider drag costs one render (the page's frame budget; measure `lab-dcqcn-fluid`).
+    pub fn run_fluid(&mut self) {
+        #[cfg(target_arch = "wasm32")]
+        super::mark_start(super::FLUID_MEASURE);
+        let result = simulate_fluid(&self.current, &Limits::default()).map_err(|e| e.to_string());
+        self.finish(self.run, result);
+    }
+
+    fn finish(&mut self, run: u64, result: Result<Series, String>) {
+        self.running = false;
+        match result {
+            Ok(series) => {
+                self.shown = Some(Drawn {
+                    series: Rc::new(series),
+                    cp: self.current.cp.clone(),
+                });
+                self.shown_run = run;
+                self.run_error = None;
+            }
+            Err(message) => self.run_error = Some(message),
+        }
+    }
+
+    /// The text a field shows: what the learner typed, else the live value.
+    pub fn text(&self, key: &'static str) -> Option<String> {
+        if let Some(t) = self.texts.get(key) {
+            return Some(t.clone());
+        }
+        let f = field(key)?;
+        f.value(&self.current).map(|v| f.format(v))
+    }
+
+    /// Parameters that differ between the pinned run and now: (label, then, now).
+    pub fn changes_since_pin(&self) -> Vec<(&'static str, String, String)> {
+        let Some(pin) = &self.pinned else {
+            return Vec::new();
+        };
+        let mut out: Vec<(&'static str, String, String)> = FIELDS
+            .iter()
+            .filter_map(|f| {
+                let (a, b) = (f.value(&pin.scenario), f.value(&self.current));
+                (a != b).then(|| {
+                    let show = |v: Option<f64>| v.map(|v| f.format(v)).unwrap_or("—".into());
+                    (f.label, show(a), show(b))
+                })
+            })
+            .collect();
+        if pin.model != self.model {
+            out.push((
+                "Model",
+                super::query::model_name(pin.model).into(),
+                super::query::model_name(self.model).into(),
+            ));
+        }
+        if pin.scenario.name != self.current.name {
+            out.push((
+                "Scenario",
+                pin.scenario.name.clone(),
+                self.current.name.clone(),
+            ));
+        }
+        out
+    }
+}
+
+/// The page opens on the paper's two-flow experiment.
+fn default_scenario() -> Scenario {
+    // `two-flow` is one of the engine's own names; should that ever change, the first
+    // listed scenario stands in, and as a last resort an empty-named copy of incast.
+    named_scenario("two-flow")
+        .or_else(|_| {
+            named_scenario(
+                engine::dcqcn::scenario_names()
+                    .first()
+                    .copied()
+                    .unwrap_or(""),
+            )
+        })
+        .unwrap_or_else(|_| empty_scenario())
+}
+
+fn empty_scenario() -> Scenario {
+    Scenario {
+        name: String::new(),
+        description: String::new(),
+        bottleneck_gbps: 40.0,
+        prop_delay_us: 1.0,
+        mtu_bytes: 1024,
+        duration_us: 1000.0,
+        sample_interval_us: 10.0,
+        seed: 1,
+        cp: engine::dcqcn::CongestionPointParams::paper(1 << 20, None),
+        dcqcn: DcqcnParams::paper(),
+        flows: vec![engine::dcqcn::FlowSpec {
+            link_gbps: 40.0,
+            start_us: 0.0,
+            size_bytes: None,
+        }],
+        fluid_step_us: 1.0,
+    }
+}
+
+impl Reducible for DcqcnState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            Action::Edit { key, text } => next.edit(key, text),
+            Action::Preset(params) => {
+                let mut candidate = next.current.clone();
+                candidate.dcqcn = params;
+                next.texts.clear();
+                next.errors.clear();
+                match candidate.validate() {
+                    Ok(()) => {
+                        next.current = candidate;
+                        next.run += 1;
+                    }
+                    Err(e) => next.run_error = Some(e.to_string()),
+                }
+            }
+            Action::Scenario(name) => match named_scenario(&name) {
+                Ok(s) => {
+                    next.scenario_name = name;
+                    next.base = s.clone();
+                    next.current = s;
+                    next.texts.clear();
+                    next.errors.clear();
+                    next.cursor_us = None;
+                    next.run += 1;
+                }
+                Err(e) => next.run_error = Some(e.to_string()),
+            },
+            Action::Model(m) => {
+                if m != next.model {
+                    next.model = m;
+                    next.run += 1;
+                }
+            }
+            Action::Cursor(t) => next.cursor_us = Some(t),
+            Action::Pin => {
+                if let Some(d) = &next.shown {
+                    next.pinned = Some(Pinned {
+                        drawn: d.clone(),
+                        scenario: next.current.clone(),
+                        model: next.model,
+                    });
+                }
+            }
+            Action::Unpin => next.pinned = None,
+            Action::Started => next.running = true,
+            Action::Finished { run, result } => {
+                // Run 0 is a worker failure that belongs to whatever is running now.
+                if run != next.run && run != 0 {
+                    return self;
+                }
+                let run = next.run;
+                next.finish(run, result.map(|b| *b));
+            }
+            Action::Timed(ms) => next.last_ms = Some(ms),
+            Action::Redraw => next.redraw += 1,
+        }
+        if next.run != self.run && next.model == Model::Fluid {
+            next.run_fluid();
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh() -> DcqcnState {
+        DcqcnState::from_query(Requested {
+            scenario: Some("two-flow".into()),
+            model: None,
+            values: vec![],
+        })
+    }
+
+    #[test]
+    fn a_refused_value_keeps_the_last_valid_scenario_and_names_the_parameter() {
+        let s = Rc::new(fresh());
+        let before = s.current.clone();
+        let s = s.reduce(Action::Edit {
+            key: "dcqcn.g",
+            text: "2".into(),
+        });
+        assert_eq!(s.current, before);
+        assert!(s
+            .errors
+            .get("dcqcn.g")
+            .is_some_and(|e| e.contains("dcqcn.g")));
+        assert_eq!(s.text("dcqcn.g").as_deref(), Some("2"));
+        let run = s.run;
+        let s = s.reduce(Action::Edit {
+            key: "dcqcn.g",
+            text: "0.5".into(),
+        });
+        assert_eq!(s.current.dcqcn.g, 0.5);
+        assert!(s.errors.is_empty());
+        assert_eq!(s.run, run + 1);
+    }
+
+    #[test]
+    fn the_query_restores_changed_values_and_reports_refused_ones() {
+        let s = DcqcnState::from_query(Requested {
+            scenario: Some("incast-16".into()),
+            model: Some(Model::Packet),
+            values: vec![
+                ("dcqcn.g".into(), "0.25".into()),
+                ("cp.kmin_bytes".into(), "99999999".into()),
+            ],
+        });
+        assert_eq!(s.scenario_name, "incast-16");
+        assert_eq!(s.model, Model::Packet);
+        assert_eq!(s.current.dcqcn.g, 0.25);
+        assert_eq!(s.current.cp.kmin_bytes, s.base.cp.kmin_bytes);
+        assert!(s.errors.contains_key("cp.kmin_bytes"));
+    }
+
+    #[test]
+    fn stale_runs_are_ignored() {
+        let s = Rc::new(fresh());
+        let s = s.reduce(Action::Model(Model::Packet));
+        let stale = s.clone().reduce(Action::Finished {
+            run: s.run - 1,
+            result: Err("old".into()),
+        });
+        assert!(stale.run_error.is_none());
+    }
+
+    #[test]
+    fn pinning_reports_what_changed() {
+        let mut s = fresh();
+        s.shown = Some(Drawn {
+            series: Rc::new(
+                engine::dcqcn::simulate_fluid(&s.current, &Default::default()).expect("runs"),
+            ),
+            cp: s.current.cp.clone(),
+        });
+        let s = Rc::new(s).reduce(Action::Pin).reduce(Action::Edit {
+            key: "dcqcn.g",
+            text: "0.5".into(),
+        });
+        let changes = s.changes_since_pin();
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].2, "0.5");
+    }
+}

@@ -1,0 +1,133 @@
+//! `native-probe dcqcn`: the CSV series, the JSON summary, both models, and a bad scenario
+//! file rejected with the parameter named.
+
+use std::process::{Command, Output};
+
+const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
+
+fn probe(args: &[&str]) -> Output {
+    Command::new(PROBE)
+        .args(args)
+        .output()
+        .expect("native-probe runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).expect("utf-8 stderr")
+}
+
+#[test]
+fn csv_has_the_header_and_one_row_per_flow_per_sample() {
+    let out = probe(&[
+        "dcqcn",
+        "--scenario",
+        "two-flow",
+        "--model",
+        "fluid",
+        "--csv",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    for column in [
+        "time_us",
+        "flow",
+        "rc_gbps",
+        "rt_gbps",
+        "alpha",
+        "goodput_gbps",
+        "queue_bytes",
+        "cnps",
+        "pfc_paused",
+    ] {
+        assert!(header.contains(&column), "missing column {column}");
+    }
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // two-flow: 40 ms sampled every 100 µs, two flows.
+    assert_eq!(rows.len(), 400 * 2);
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+    // Rows alternate flow 0, flow 1 at the same instant.
+    assert_eq!(rows[0][1], "0");
+    assert_eq!(rows[1][1], "1");
+    assert_eq!(rows[0][0], rows[1][0]);
+    // The summary still goes to stderr.
+    assert!(stderr(&out).contains("Jain"), "{}", stderr(&out));
+}
+
+#[test]
+fn json_summary_has_the_headline_fields_for_both_models() {
+    for model in ["fluid", "packet"] {
+        let out = probe(&[
+            "dcqcn",
+            "--scenario",
+            "incast-16",
+            "--model",
+            model,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{model}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
+        let s = &v["summary"];
+        assert_eq!(s["link_gbps"], 100.0, "{model}");
+        assert_eq!(
+            s["mean_goodput_gbps"].as_array().map(Vec::len),
+            Some(16),
+            "{model}"
+        );
+        let jain = s["jain_fairness"].as_f64().expect("jain");
+        // Jain's index lies in [1/n, 1].
+        assert!((1.0 / 16.0..=1.0 + 1e-9).contains(&jain), "{model}: {jain}");
+        let util = s["utilization"].as_f64().expect("utilization");
+        assert!(util > 0.0 && util <= 1.0 + 1e-6, "{model}: {util}");
+        assert!(s["max_queue_bytes"].as_f64().expect("max queue") > 0.0);
+        // 16 finite flows into a lossless port: every one completes.
+        let fcts = s["fct_us"].as_array().expect("fct array");
+        assert_eq!(fcts.len(), 16);
+        assert!(
+            fcts.iter().all(|f| f.as_f64().is_some_and(|t| t > 0.0)),
+            "{model}"
+        );
+        assert_eq!(v["model"], model);
+    }
+}
+
+#[test]
+fn an_invalid_scenario_file_is_rejected_with_the_parameter_named() {
+    let dump = probe(&["dcqcn", "--scenario", "two-flow", "--dump"]);
+    assert!(dump.status.success());
+    let mut scenario: serde_json::Value = serde_json::from_str(&stdout(&dump)).expect("JSON");
+    scenario["cp"]["kmin_bytes"] = serde_json::json!(900_000);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, scenario.to_string()).expect("write");
+    let out = probe(&["dcqcn", "--file", path.to_str().expect("utf-8 path")]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("cp.kmin_bytes"), "{}", stderr(&out));
+
+    // The untouched dump runs.
+    scenario["cp"]["kmin_bytes"] = serde_json::json!(5120);
+    std::fs::write(&path, scenario.to_string()).expect("write");
+    let out = probe(&[
+        "dcqcn",
+        "--file",
+        path.to_str().expect("utf-8 path"),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn help_lists_the_scenarios_and_unknown_names_fail() {
+    let out = probe(&["dcqcn", "--help"]);
+    let help = stdout(&out);
+    for name in engine::dcqcn::scenario_names() {
+        assert!(help.contains(name), "{name} missing from --help");
+    }
+    let out = probe(&["dcqcn", "--scenario", "nope"]);
+    assert!(!out.status.success());
+}
