@@ -61,12 +61,12 @@ pub fn Controls(props: &ControlsProps) -> Html {
         <div class="flow-controls" role="group" aria-label="Playback">
             <div class="flow-buttons">
                 <button type="button" class="flow-restart" onclick={send(|| Action::Restart)}
-                        aria-label="Restart">{ "⏮ Restart" }</button>
+                        aria-label="Restart">{ "↺ Restart" }</button>
                 <button type="button" class="flow-back" onclick={send(|| Action::Back)}
                         aria-label="Step back" aria-keyshortcuts="ArrowLeft">{ "◀ Back" }</button>
                 <button type="button" class="flow-play" onclick={send(|| Action::TogglePlay)}
                         aria-pressed={props.playing.to_string()} aria-keyshortcuts="Space">
-                    { if props.playing { "⏸ " } else { "▶ " } }{ play_label }
+                    { if props.playing { "❚❚ " } else { "▶ " } }{ play_label }
                 </button>
                 <button type="button" class="flow-forward" onclick={send(|| Action::Forward)}
                         aria-label="Step forward" aria-keyshortcuts="ArrowRight">{ "Forward ▶" }</button>

@@ -157,6 +157,8 @@ impl Player {
 
     fn fresh(scenario: String, compare: Option<usize>, reduced_motion: bool) -> Player {
         let pair = compare.and_then(|i| comparisons().into_iter().nth(i));
+        // In a comparison the picker names its left side.
+        let scenario = pair.as_ref().map_or(scenario, |p| p.left.clone());
         let params = match &pair {
             Some(pair) => pair.params(),
             None => default_params(&scenario),
@@ -330,9 +332,6 @@ impl Reducible for Player {
             }
             Action::PickComparison(compare) => {
                 next = Player::fresh(self.scenario.clone(), compare, self.reduced_motion);
-                if let Some(pair) = next.comparison() {
-                    next.scenario = pair.left;
-                }
                 next.speed = self.speed;
             }
             Action::Edit(field, text) => {

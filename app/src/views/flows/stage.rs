@@ -177,7 +177,7 @@ pub fn Stage(props: &StageProps) -> Html {
         Some(html! {
             <g {class} transform={format!("translate({x:.1} {y:.1})")}>
                 <circle r="8" />
-                <text y="-13" text-anchor="middle">{ label }</text>
+                <text y="-28" text-anchor="middle">{ label }</text>
             </g>
         })
     });
@@ -198,7 +198,7 @@ pub fn Stage(props: &StageProps) -> Html {
 
     html! {
         <div class="flow-stage-scroll">
-            <svg class="flow-stage" role="img" viewBox={format!("0 0 {width} {height}")}
+            <svg class="flow-stage" role="img" viewBox={format!("0 -18 {width} {}", height + 18.0)}
                  aria-label={description.clone()} data-scenario={s.id.clone()}>
                 <title>{ description }</title>
                 <g class="flow-wires">{ for wire_lines }</g>

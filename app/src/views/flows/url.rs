@@ -2,7 +2,7 @@
 //! `?scenario=post-send&size=4KiB&network=ib-ndr&step=3`, or `?compare=gpudirect-write,staged-write&step=9`.
 //! `step` counts from 1, as the page does.
 
-use engine::flows::{comparisons, ParamField};
+use engine::flows::ParamField;
 use gloo::utils::window;
 use wasm_bindgen::JsValue;
 
@@ -119,7 +119,7 @@ pub fn write(query: &str) {
 /// Every comparison, as `compare=` values, for tests.
 #[cfg(test)]
 fn compare_values() -> Vec<String> {
-    comparisons()
+    engine::flows::comparisons()
         .iter()
         .map(|c| format!("{},{}", c.left, c.right))
         .collect()
