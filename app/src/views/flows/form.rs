@@ -44,7 +44,7 @@ impl Form {
     pub fn from_params(params: &ScenarioParams) -> Form {
         let unit = UNITS
             .iter()
-            .rposition(|&(_, size)| params.message_bytes % size == 0)
+            .rposition(|&(_, size)| params.message_bytes.is_multiple_of(size))
             .unwrap_or(0);
         let size = UNITS.get(unit).map_or(1, |u| u.1);
         let texts = FIELDS

@@ -167,6 +167,12 @@ pub fn Stage(props: &StageProps) -> Html {
     let message = step.and_then(|st| {
         let points: Vec<(f64, f64)> = st.route().iter().filter_map(|id| centre(s, id)).collect();
         let (x, y) = along(&points, props.progress)?;
+        // Work on one actor shows on its top edge, clear of its name.
+        let y = if points.len() == 1 {
+            y - BOX_H / 2.0
+        } else {
+            y
+        };
         let label = if st.bytes > 0 {
             format!("{} · {}", kind_text(st.kind), bytes_text(st.bytes))
         } else {
