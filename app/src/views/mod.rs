@@ -2,6 +2,7 @@
 //! They draw what the engine computes and keep their state in hooks.
 
 mod dcqcn;
+mod flows;
 mod live;
 mod qp;
 mod roce;
@@ -14,6 +15,7 @@ use crate::topics::Topic;
 pub fn for_topic(topic: &Topic) -> Option<Html> {
     match topic.path {
         "/dcqcn" => Some(html! { <dcqcn::DcqcnView /> }),
+        "/flows" => Some(html! { <flows::FlowsView /> }),
         "/live" => Some(html! { <live::LiveView /> }),
         "/qp" => Some(html! { <qp::QpView /> }),
         "/roce" => Some(html! { <roce::RoceView /> }),

@@ -8,6 +8,8 @@
 //!   start, duration, [`Timing`] and category split, and [`Totals`].
 //! - [`ScenarioParams`]: message size, link choices, cluster shape, protocol timers.
 //! - [`scenario_ids`], [`build_scenario`], [`comparisons`]: the registry.
+//! - [`playback`]: opening parameters, editable fields, wires, routes and the state of a
+//!   flow at a moment, for a player.
 //!
 //! Conventions: time in ns from the first step; steps on the critical path follow each other
 //! without gaps, so the breakdown by category sums to the end-to-end latency; steps off the
@@ -22,6 +24,7 @@ pub mod link;
 pub mod model;
 mod nccl;
 mod params;
+pub mod playback;
 mod rdma;
 mod reliability;
 mod stage;
@@ -37,6 +40,7 @@ pub use params::{
     ScenarioParams, IP_MTU_RANGE, MAX_GPUS_PER_NODE, MAX_INLINE_LIMIT, MAX_MESSAGE_BYTES,
     MAX_NODES, MAX_RDMA_MESSAGE_BYTES,
 };
+pub use playback::{default_params, param_fields, ParamField, Wire};
 pub use stage::{PATH_CABLES, PATH_SWITCHES};
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,231 @@
+//! Packet flows: a scenario from `engine::flows` played step by step on a stage, with its
+//! explanation, latency breakdown and totals beside it; or two scenarios on one time axis.
+//!
+//! The scenario, its parameters and the step live in the URL query, so a link opens at the
+//! step it was copied at.
+
+mod controls;
+mod fields;
+mod form;
+mod panel;
+mod player;
+mod stage;
+mod text;
+mod url;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use engine::flows::{build_scenario, default_params, scenario_ids, Scenario};
+use gloo::render::{request_animation_frame, AnimationFrame};
+use gloo::utils::window;
+use yew::prelude::*;
+
+use controls::Controls;
+use fields::{Fields, Picker};
+use panel::{Breakdown, FlowTopics, StepPanel, TotalsList};
+use player::{Action, Player, Show};
+use stage::Stage;
+use text::ns_text;
+
+/// The measure a bench reads: the work of one animation frame.
+pub const FRAME_MEASURE: &str = "lab-flows-frame";
+const FRAME_START: &str = "lab-flows-frame-start";
+const FRAME_END: &str = "lab-flows-frame-end";
+
+fn prefers_reduced_motion() -> bool {
+    window()
+        .match_media("(prefers-reduced-motion: reduce)")
+        .ok()
+        .flatten()
+        .is_some_and(|q| q.matches())
+}
+
+/// Scenario titles for the menus, built once.
+fn titles() -> Vec<(String, String)> {
+    scenario_ids()
+        .iter()
+        .map(|id| {
+            let title = default_params(id)
+                .and_then(|p| build_scenario(id, &p))
+                .map_or_else(|_| id.to_string(), |s| s.title);
+            (id.to_string(), title)
+        })
+        .collect()
+}
+
+/// Runs the clock while the player plays: one `Tick` per animation frame, each frame's
+/// work (the tick and the render it causes) measured as [`FRAME_MEASURE`].
+#[hook]
+fn use_frame_clock(running: bool, dispatch: UseReducerDispatcher<Player>) {
+    use_effect_with(running, move |&running| {
+        let frame: Rc<RefCell<Option<AnimationFrame>>> = Rc::new(RefCell::new(None));
+        if running {
+            schedule(frame.clone(), dispatch, None);
+        }
+        move || {
+            frame.borrow_mut().take();
+        }
+    });
+}
+
+fn schedule(
+    slot: Rc<RefCell<Option<AnimationFrame>>>,
+    dispatch: UseReducerDispatcher<Player>,
+    last: Option<f64>,
+) {
+    let next_slot = slot.clone();
+    let handle = request_animation_frame(move |now| {
+        let performance = window().performance();
+        if let Some(p) = &performance {
+            let _ = p.mark(FRAME_START);
+        }
+        let ms = last.map_or(0.0, |last| now - last);
+        dispatch.dispatch(Action::Tick(ms));
+        // Yew renders in a microtask queued by the dispatch; this one runs after it.
+        yew::platform::spawn_local(async move {
+            if let Some(p) = performance {
+                let _ = p.mark(FRAME_END);
+                let _ =
+                    p.measure_with_start_mark_and_end_mark(FRAME_MEASURE, FRAME_START, FRAME_END);
+                p.clear_marks_with_mark_name(FRAME_START);
+                p.clear_marks_with_mark_name(FRAME_END);
+            }
+        });
+        // A slot emptied by the effect's cleanup means the clock was stopped.
+        if next_slot.borrow().is_some() {
+            schedule(next_slot.clone(), dispatch, Some(now));
+        }
+    });
+    slot.borrow_mut().replace(handle);
+}
+
+#[function_component]
+pub fn FlowsView() -> Html {
+    let player = use_reducer(|| url::read(prefers_reduced_motion()));
+    let titles = use_memo((), |_| titles());
+    let dispatch = {
+        let player = player.clone();
+        Callback::from(move |action: Action| player.dispatch(action))
+    };
+    use_frame_clock(player.playing || player.to_segment_end, player.dispatcher());
+
+    let query = url::query(&player);
+    use_effect_with(query, |query| url::write(query));
+
+    let onkeydown = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let in_field = e
+                .target_dyn_into::<web_sys::Element>()
+                .is_some_and(|t| matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+            let in_button = e
+                .target_dyn_into::<web_sys::Element>()
+                .is_some_and(|t| t.tag_name() == "BUTTON" || t.tag_name() == "A");
+            if in_field || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                return;
+            }
+            let action = match e.key().as_str() {
+                "ArrowLeft" => Action::Back,
+                "ArrowRight" => Action::Forward,
+                // Space on a focused button presses that button.
+                " " if !in_button => Action::TogglePlay,
+                _ => return,
+            };
+            e.prevent_default();
+            dispatch.emit(action);
+        })
+    };
+
+    let segments = player.show.segments();
+    let progress = player.shown_progress();
+    let (unit, position) = match &player.show {
+        Show::One(_) => (
+            "Step",
+            format!("Step {} of {}", (player.index + 1).min(segments), segments),
+        ),
+        Show::Pair { .. } => (
+            "Moment",
+            format!(
+                "t = {}",
+                ns_text(player.show.time_at(player.index, progress))
+            ),
+        ),
+    };
+
+    let body = match &player.show {
+        Show::One(scenario) => {
+            let started = player.index > 0 || progress > 0.0;
+            let step = started.then_some(player.index);
+            let accrued =
+                scenario.breakdown_through(player.index, if started { progress } else { 0.0 });
+            html! {
+                <div class="flow-single">
+                    <p class="flow-summary">{ scenario.summary.clone() }</p>
+                    <Stage scenario={scenario.clone()} {step} {progress} label={scenario.title.clone()} />
+                    <div class="flow-side">
+                        <StepPanel scenario={scenario.clone()} {step} />
+                        <Breakdown {accrued} scale_ns={scenario.totals.end_to_end_ns} total_ns={scenario.totals.end_to_end_ns} />
+                        <TotalsList scenario={scenario.clone()} />
+                    </div>
+                    <FlowTopics scenario={scenario.clone()} />
+                </div>
+            }
+        }
+        Show::Pair {
+            comparison,
+            left,
+            right,
+            ..
+        } => {
+            let t = if player.index == 0 && progress == 0.0 {
+                -1.0
+            } else {
+                player.show.time_at(player.index, progress)
+            };
+            let scale = left.totals.end_to_end_ns.max(right.totals.end_to_end_ns);
+            let side = |scenario: &Rc<Scenario>, name: &str| {
+                let step = scenario.step_at(t);
+                let fraction = step.and_then(|i| scenario.steps.get(i)).map_or(0.0, |s| {
+                    if s.duration_ns > 0.0 {
+                        ((t - s.start_ns) / s.duration_ns).clamp(0.0, 1.0)
+                    } else {
+                        1.0
+                    }
+                });
+                html! {
+                    <section class="flow-side-by-side" aria-label={format!("{name}: {}", scenario.title)}>
+                        <h3>{ format!("{name}: {}", scenario.title) }</h3>
+                        <Stage scenario={scenario.clone()} {step} progress={fraction} label={format!("{name}: {}", scenario.title)} />
+                        <StepPanel scenario={scenario.clone()} {step} />
+                        <Breakdown accrued={scenario.breakdown_at(t)} scale_ns={scale} total_ns={scenario.totals.end_to_end_ns} />
+                        <TotalsList scenario={scenario.clone()} />
+                        <FlowTopics scenario={scenario.clone()} />
+                    </section>
+                }
+            };
+            html! {
+                <div class="flow-compare-pair">
+                    <p class="flow-summary">{ comparison.point.clone() }</p>
+                    { side(left, "A") }
+                    { side(right, "B") }
+                </div>
+            }
+        }
+    };
+
+    html! {
+        <section class="flows" aria-label="Packet flows player" tabindex="0" {onkeydown}
+                 data-index={player.index.to_string()} data-segments={segments.to_string()}
+                 data-playing={player.playing.to_string()} data-done={player.done().to_string()}>
+            <Picker scenario={player.scenario.clone()} compare={player.compare}
+                    titles={(*titles).clone()} dispatch={dispatch.clone()} />
+            <Fields form={player.form.clone()} fields={player.fields()} error={player.error.clone()}
+                    dispatch={dispatch.clone()} />
+            <Controls playing={player.playing} done={player.done()} index={player.index} {segments}
+                      speed={player.speed} unit={unit} position={position} dispatch={dispatch.clone()} />
+            { body }
+            <p class="flow-keys">{ "Keys, with the player focused: ← back, → forward, space play/pause." }</p>
+        </section>
+    }
+}

@@ -1,0 +1,164 @@
+//! The player's shareable state in the URL query:
+//! `?scenario=post-send&size=4KiB&network=ib-ndr&step=3`, or `?compare=gpudirect-write,staged-write&step=9`.
+//! `step` counts from 1, as the page does.
+
+use engine::flows::ParamField;
+use gloo::utils::window;
+use wasm_bindgen::JsValue;
+
+use super::form::{FieldText, UNITS};
+use super::player::{comparison_index, Player};
+
+const KEYS: [(ParamField, &str); 8] = [
+    (ParamField::MessageBytes, "size"),
+    (ParamField::Mtu, "mtu"),
+    (ParamField::Pcie, "pcie"),
+    (ParamField::Network, "network"),
+    (ParamField::Tcp, "tcp"),
+    (ParamField::Nvlink, "nvlink"),
+    (ParamField::Nodes, "nodes"),
+    (ParamField::GpusPerNode, "gpus"),
+];
+
+/// Characters written to the query as they are; a field holding others is left out.
+fn plain(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
+}
+
+/// The player a query describes.
+pub fn parse(query: &str, reduced_motion: bool) -> Player {
+    let pairs: Vec<(&str, &str)> = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .collect();
+    let get = |key: &str| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let compare = get("compare")
+        .and_then(|v| v.split_once(','))
+        .and_then(|(l, r)| comparison_index(l, r));
+    let mut fields: Vec<(ParamField, FieldText)> = Vec::new();
+    for (field, key) in KEYS {
+        let Some(value) = get(key).filter(|v| plain(v)) else {
+            continue;
+        };
+        if field == ParamField::MessageBytes {
+            let split = value
+                .find(|c: char| c.is_ascii_alphabetic())
+                .unwrap_or(value.len());
+            let (number, unit) = value.split_at(split);
+            let unit = UNITS
+                .iter()
+                .position(|(name, _)| *name == unit)
+                .unwrap_or(0);
+            fields.push((field, FieldText::Unit(unit)));
+            fields.push((field, FieldText::Typed(number.to_string())));
+        } else {
+            fields.push((field, FieldText::Typed(value.to_string())));
+        }
+    }
+    let step = get("step")
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&s| s > 0)
+        .map(|s| s - 1);
+    Player::open(get("scenario"), compare, &fields, step, reduced_motion)
+}
+
+/// The player the page's URL describes.
+pub fn read(reduced_motion: bool) -> Player {
+    let search = window().location().search().unwrap_or_default();
+    parse(&search, reduced_motion)
+}
+
+/// The query for a player's state (without the `?`).
+pub fn query(player: &Player) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    match player.comparison() {
+        Some(pair) => parts.push(format!("compare={},{}", pair.left, pair.right)),
+        None => parts.push(format!("scenario={}", player.scenario)),
+    }
+    let shown = player.fields();
+    for (field, key) in KEYS {
+        if !shown.contains(&field) {
+            continue;
+        }
+        let Some(text) = player.form.text(field).filter(|t| plain(t.trim())) else {
+            continue;
+        };
+        let text = text.trim();
+        if field == ParamField::MessageBytes {
+            let unit = UNITS.get(player.form.unit).map_or("B", |u| u.0);
+            parts.push(format!("{key}={text}{unit}"));
+        } else {
+            parts.push(format!("{key}={text}"));
+        }
+    }
+    let started = player.index > 0 || player.progress > 0.0;
+    if started {
+        parts.push(format!("step={}", player.index + 1));
+    }
+    parts.join("&")
+}
+
+/// Replaces the URL's query, keeping the path, when it changed.
+pub fn write(query: &str) {
+    let location = window().location();
+    let current = location.search().unwrap_or_default();
+    if current.trim_start_matches('?') == query {
+        return;
+    }
+    let path = location.pathname().unwrap_or_default();
+    if let Ok(history) = window().history() {
+        let _ =
+            history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}?{query}")));
+    }
+}
+
+/// Every comparison, as `compare=` values, for tests.
+#[cfg(test)]
+fn compare_values() -> Vec<String> {
+    engine::flows::comparisons()
+        .iter()
+        .map(|c| format!("{},{}", c.left, c.right))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_round_trips() {
+        let p = parse(
+            "?scenario=staged-write&size=64KiB&network=roce-200g&step=5",
+            false,
+        );
+        assert_eq!(p.scenario, "staged-write");
+        assert_eq!(p.index, 4);
+        assert_eq!(p.form.text(ParamField::MessageBytes).as_deref(), Some("64"));
+        let q = query(&p);
+        assert_eq!(parse(&q, false), p);
+        assert!(
+            q.contains("size=64KiB") && q.contains("network=roce-200g") && q.contains("step=5")
+        );
+    }
+
+    #[test]
+    fn comparisons_round_trip() {
+        for value in compare_values() {
+            let p = parse(&format!("?compare={value}&step=3"), false);
+            assert!(p.compare.is_some(), "{value}");
+            assert_eq!(parse(&query(&p), false), p);
+        }
+    }
+
+    #[test]
+    fn nonsense_falls_back_without_panicking() {
+        let p = parse("?scenario=%3Cscript%3E&size=lots&step=-4&compare=a", false);
+        assert!(p.compare.is_none());
+        assert_eq!(p.index, 0);
+        assert!(p.form.error(ParamField::MessageBytes).is_some() || p.error.is_some());
+    }
+}

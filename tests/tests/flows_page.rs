@@ -1,0 +1,398 @@
+//! The packet-flows page in real Chromium: every scenario plays to its end, stepping back
+//! works, a deep link opens (and a reload restores) its step, the comparison shows two
+//! stages, bad input is reported at its field, and animation frames stay short.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::key::Key;
+use lab_tests::{
+    browser::{Browser, PHONE},
+    site::Site,
+};
+use serde_json::Value;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+async fn press(browser: &Browser, key: char) {
+    let actions = KeyActions::new("keyboard".to_string())
+        .then(KeyAction::Down { value: key })
+        .then(KeyAction::Up { value: key });
+    browser
+        .client
+        .perform_actions(actions)
+        .await
+        .expect("key is pressed");
+}
+
+/// Reads a data attribute of the player.
+async fn player(browser: &Browser, attribute: &str) -> String {
+    browser
+        .eval(&format!(
+            "const p = document.querySelector('section.flows'); return p ? p.dataset.{attribute} : null"
+        ))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+async fn wait_until(browser: &Browser, script: &str, what: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if browser.eval(script).await == Value::Bool(true) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn click(browser: &Browser, css: &str) {
+    // Out from under the sticky header.
+    browser
+        .eval(&format!(
+            "document.querySelector(\"{css}\").scrollIntoView({{block: 'center'}})"
+        ))
+        .await;
+    browser
+        .find(css)
+        .await
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("`{css}` clicks: {e}"));
+}
+
+/// Shows the stage and the panel in the viewport.
+async fn frame_player(browser: &Browser) {
+    browser
+        .eval(
+            "const c = document.querySelector('.flow-controls'); \
+             window.scrollBy(0, c.getBoundingClientRect().top - 64)",
+        )
+        .await;
+}
+
+async fn set_speed(browser: &Browser, speed: &str) {
+    browser
+        .eval(&format!(
+            "const s = document.querySelector('.flow-speed select'); s.value = '{speed}'; \
+             s.dispatchEvent(new Event('change', {{bubbles: true}}))"
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn every_flow_plays_steps_and_links() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/flows")).await;
+    browser.wait_for_text("main h1", "Packet flows").await;
+    browser.find("svg.flow-stage").await;
+
+    let ids = browser
+        .eval("return [...document.querySelectorAll('.flow-scenario option')].map(o => o.value)")
+        .await;
+    let ids: Vec<String> = ids
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    assert!(ids.len() >= 10, "the picker lists the registry: {ids:?}");
+
+    // Every scenario, stepped forward to its end, with a screenshot half-way.
+    for id in &ids {
+        browser
+            .goto(&site.url(&format!("/flows?scenario={id}")))
+            .await;
+        browser
+            .find(&format!("svg.flow-stage[data-scenario='{id}']"))
+            .await;
+        let segments: usize = player(&browser, "segments").await.parse().unwrap_or(0);
+        assert!(segments > 0, "{id} has steps");
+        assert_eq!(
+            player(&browser, "done").await,
+            "false",
+            "{id} starts at the start"
+        );
+        for press_number in 1..=segments + 1 {
+            click(&browser, ".flow-forward").await;
+            if press_number == segments / 2 + 1 {
+                // Let the step's message finish its trip, then look.
+                tokio::time::sleep(Duration::from_millis(1400)).await;
+                let title = browser
+                    .find(".flow-step-title")
+                    .await
+                    .text()
+                    .await
+                    .unwrap_or_default();
+                assert!(
+                    title.starts_with(&format!("Step {} of {segments}:", segments / 2 + 1)),
+                    "{id}: {title}"
+                );
+                let active = browser
+                    .eval("return document.querySelectorAll('.flow-actor.active').length")
+                    .await;
+                assert!(
+                    active.as_u64().is_some_and(|n| n >= 1),
+                    "{id}: an actor is lit"
+                );
+                frame_player(&browser).await;
+                browser.screenshot(&format!("flow-{id}")).await;
+            }
+        }
+        wait_until(
+            &browser,
+            "return document.querySelector('section.flows').dataset.done === 'true'",
+            &format!("{id} to reach its end"),
+        )
+        .await;
+        let caption = browser
+            .find(".flow-breakdown figcaption")
+            .await
+            .text()
+            .await
+            .unwrap_or_default();
+        // At the end the breakdown has filled to the end-to-end latency.
+        let (so_far, total) = caption
+            .trim_start_matches("Latency so far: ")
+            .split_once(" of ")
+            .unwrap_or_default();
+        assert_eq!(so_far, total, "{id}: {caption}");
+        // One step back.
+        click(&browser, ".flow-back").await;
+        wait_until(
+            &browser,
+            &format!(
+                "return document.querySelector('section.flows').dataset.index === '{}'",
+                segments.saturating_sub(2)
+            ),
+            &format!("{id} to step back"),
+        )
+        .await;
+        browser.assert_no_console_errors(id).await;
+    }
+
+    // Playing at 4×: the clock drives it to the end, and frames stay short.
+    browser.goto(&site.url("/flows?scenario=post-send")).await;
+    browser
+        .find("svg.flow-stage[data-scenario='post-send']")
+        .await;
+    browser
+        .eval("performance.clearMeasures('lab-flows-frame')")
+        .await;
+    set_speed(&browser, "4").await;
+    click(&browser, ".flow-play").await;
+    assert_eq!(player(&browser, "playing").await, "true");
+    wait_until(
+        &browser,
+        "return document.querySelector('section.flows').dataset.done === 'true'",
+        "post-send to play to its end",
+    )
+    .await;
+    assert_eq!(
+        player(&browser, "playing").await,
+        "false",
+        "it stops at the end"
+    );
+    let frames = browser
+        .eval("return performance.getEntriesByName('lab-flows-frame').map(e => e.duration)")
+        .await;
+    let frames: Vec<f64> = frames
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert!(frames.len() > 20, "frames were measured: {}", frames.len());
+    let slowest = frames.iter().copied().fold(0.0, f64::max);
+    assert!(slowest < 50.0, "slowest frame {slowest} ms");
+    assert!(
+        browser
+            .client
+            .current_url()
+            .await
+            .expect("a URL")
+            .query()
+            .is_some_and(|q| q.contains("step=15")),
+        "the URL follows the step"
+    );
+
+    // A deep link to a middle step, kept by a reload and moved by the keyboard.
+    browser
+        .goto(&site.url("/flows?scenario=tcp-socket&size=64KiB&step=7"))
+        .await;
+    for _ in 0..2 {
+        let title = browser
+            .find(".flow-step-title")
+            .await
+            .text()
+            .await
+            .unwrap_or_default();
+        assert!(title.starts_with("Step 7 of 18:"), "deep link: {title}");
+        assert_eq!(player(&browser, "index").await, "6");
+        let size = browser
+            .find("#flow-field-message_bytes")
+            .await
+            .prop("value")
+            .await
+            .ok()
+            .flatten();
+        assert_eq!(size.as_deref(), Some("64"));
+        browser.client.refresh().await.expect("page reloads");
+        browser
+            .find("svg.flow-stage[data-scenario='tcp-socket']")
+            .await;
+    }
+    browser
+        .eval("document.querySelector('section.flows').focus()")
+        .await;
+    press(&browser, Key::Right.into()).await;
+    wait_until(
+        &browser,
+        "return location.search.includes('step=8')",
+        "→ to step forward and the URL to follow",
+    )
+    .await;
+    press(&browser, Key::Left.into()).await;
+    press(&browser, Key::Left.into()).await;
+    wait_until(
+        &browser,
+        "return location.search.includes('step=6')",
+        "← to step back",
+    )
+    .await;
+    press(&browser, Key::Space.into()).await;
+    assert_eq!(player(&browser, "playing").await, "true", "space plays");
+    press(&browser, Key::Space.into()).await;
+    assert_eq!(player(&browser, "playing").await, "false", "space pauses");
+
+    // A topic link from the panel stays in the app.
+    browser.eval("window.__sameDocument = true").await;
+    let href = browser
+        .find(".flow-step-topic a")
+        .await
+        .attr("href")
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(href.starts_with('/'), "a topic path: {href}");
+    browser
+        .goto(&site.url("/flows?scenario=tcp-socket&step=3"))
+        .await;
+    browser.eval("window.__sameDocument = true").await;
+    click(&browser, ".flow-step-topic a").await;
+    wait_until(
+        &browser,
+        "return location.pathname !== '/flows'",
+        "the topic link to navigate",
+    )
+    .await;
+    assert_eq!(
+        browser.eval("return window.__sameDocument === true").await,
+        true
+    );
+
+    // Bad input: located at its field, the text kept, the stage still there.
+    browser.goto(&site.url("/flows?scenario=post-send")).await;
+    let size = browser.find("#flow-field-message_bytes").await;
+    size.clear().await.expect("field clears");
+    size.send_keys("lots\t").await.expect("typing works");
+    let error = browser
+        .find(".flow-field[data-field='message_bytes'] .flow-field-error")
+        .await
+        .text()
+        .await
+        .unwrap_or_default();
+    assert!(error.contains("lots"), "the error names the text: {error}");
+    let size = browser.find("#flow-field-message_bytes").await;
+    size.clear().await.expect("field clears");
+    size.send_keys("0\t").await.expect("typing works");
+    browser
+        .wait_for_text(
+            ".flow-field[data-field='message_bytes'] .flow-field-error",
+            "message_bytes = 0: a message must carry at least one byte",
+        )
+        .await;
+    assert_eq!(
+        browser
+            .find("#flow-field-message_bytes")
+            .await
+            .prop("value")
+            .await
+            .ok()
+            .flatten()
+            .as_deref(),
+        Some("0")
+    );
+    browser
+        .find("svg.flow-stage[data-scenario='post-send']")
+        .await;
+
+    // Comparison: two stages on one time axis, played to the end.
+    browser
+        .goto(&site.url("/flows?compare=gpudirect-write,staged-write"))
+        .await;
+    browser.find(".flow-compare-pair").await;
+    let stages = browser
+        .eval(
+            "return [...document.querySelectorAll('svg.flow-stage')].map(s => s.dataset.scenario)",
+        )
+        .await;
+    assert_eq!(
+        stages,
+        serde_json::json!(["gpudirect-write", "staged-write"])
+    );
+    let segments: usize = player(&browser, "segments").await.parse().unwrap_or(0);
+    for _ in 0..segments / 3 {
+        click(&browser, ".flow-forward").await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    frame_player(&browser).await;
+    browser.screenshot("flow-compare-gpudirect-staged").await;
+    set_speed(&browser, "4").await;
+    click(&browser, ".flow-play").await;
+    wait_until(
+        &browser,
+        "return document.querySelector('section.flows').dataset.done === 'true'",
+        "the comparison to play to its end",
+    )
+    .await;
+    let lit = browser
+        .eval("return document.querySelectorAll('.flow-side-by-side .flow-step-title').length")
+        .await;
+    assert_eq!(lit, 2, "both sides show a step");
+
+    // Dark theme and a phone-sized window.
+    browser
+        .goto(&site.url("/flows?scenario=gpudirect-write&step=8"))
+        .await;
+    click(&browser, ".theme-toggle").await;
+    assert_eq!(
+        browser
+            .eval("return document.documentElement.dataset.theme")
+            .await,
+        "dark"
+    );
+    frame_player(&browser).await;
+    browser.screenshot("flow-dark").await;
+    browser.resize(PHONE).await;
+    browser
+        .goto(&site.url("/flows?scenario=nccl-allreduce&step=2"))
+        .await;
+    browser.find("svg.flow-stage").await;
+    let overflow = browser
+        .eval("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+        .await;
+    assert_eq!(
+        overflow, true,
+        "no sideways scrolling of the page at 375 px"
+    );
+    frame_player(&browser).await;
+    browser.screenshot("flow-375").await;
+
+    browser.assert_no_console_errors("flows page").await;
+    browser.close().await;
+}
