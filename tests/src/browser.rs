@@ -8,7 +8,10 @@ use std::{
 };
 
 use fantoccini::{
-    elements::Element, wd::WebDriverCompatibleCommand, Client, ClientBuilder, Locator,
+    actions::{InputSource, KeyAction, KeyActions},
+    elements::Element,
+    wd::WebDriverCompatibleCommand,
+    Client, ClientBuilder, Locator,
 };
 use serde_json::{json, Value};
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -35,6 +38,8 @@ const CHROMIUM_FLAGS: &[&str] = &[
 pub const DESKTOP: (u32, u32) = (1280, 860);
 pub const PHONE: (u32, u32) = (375, 740);
 const WAIT: Duration = Duration::from_secs(15);
+/// For states that take a while to reach: a simulation to finish, a probe's second sample.
+const LONG_WAIT: Duration = Duration::from_secs(30);
 
 /// A browser session with its own chromedriver and a fresh profile.
 pub struct Browser {
@@ -138,6 +143,39 @@ impl Browser {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// Polls `script` (a function body ending in `return …`) until it returns something truthy,
+    /// and returns that value.
+    pub async fn wait_until(&self, script: &str, what: &str) -> Value {
+        let deadline = Instant::now() + LONG_WAIT;
+        loop {
+            let value = self.eval(script).await;
+            let truthy = match &value {
+                Value::Null => false,
+                Value::Bool(b) => *b,
+                Value::String(s) => !s.is_empty(),
+                Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+                _ => true,
+            };
+            if truthy {
+                return value;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Presses and releases one key (a character, or a WebDriver key code such as `'\u{E004}'`
+    /// for Tab) on whatever has focus.
+    pub async fn press(&self, key: char) {
+        let actions = KeyActions::new("keyboard".to_string())
+            .then(KeyAction::Down { value: key })
+            .then(KeyAction::Up { value: key });
+        self.client
+            .perform_actions(actions)
+            .await
+            .expect("key is pressed");
     }
 
     pub async fn find(&self, css: &str) -> Element {

@@ -1,7 +1,6 @@
 //! The app shell in real headless Chromium, served by the real probe: every route, both
 //! themes, navigation, deep links, the narrow layout and keyboard access.
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
     site::Site,
@@ -219,14 +218,7 @@ async fn narrow_screen_menu_and_keyboard_access() {
     browser
         .wait_for_text("main h1", "SHARP and NVLink SHARP")
         .await;
-    let actions = KeyActions::new("keyboard".to_string())
-        .then(KeyAction::Down { value: '\u{E004}' })
-        .then(KeyAction::Up { value: '\u{E004}' });
-    browser
-        .client
-        .perform_actions(actions)
-        .await
-        .expect("Tab is pressed");
+    browser.press('\u{E004}').await; // Tab
     assert_eq!(
         browser
             .eval("return document.activeElement.className")

@@ -2,29 +2,14 @@
 //! its worker and finishes, a bad value is refused with the parameter named and the last
 //! good run stays drawn; both themes and a phone-width screen.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lab_tests::{browser::Browser, site::Site};
 use serde_json::Value;
 
 /// Polls a JavaScript expression until it is truthy; returns its value.
 async fn wait_until(browser: &Browser, expr: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let v = browser.eval(&format!("return ({expr});")).await;
-        let truthy = match &v {
-            Value::Null => false,
-            Value::Bool(b) => *b,
-            Value::String(s) => !s.is_empty(),
-            Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
-            _ => true,
-        };
-        if truthy {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "never became true: {expr}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    browser.wait_until(&format!("return ({expr});"), expr).await
 }
 
 async fn run_number(browser: &Browser) -> u64 {

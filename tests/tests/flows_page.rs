@@ -2,28 +2,14 @@
 //! works, a deep link opens (and a reload restores) its step, the comparison shows two
 //! stages, bad input is reported at its field, and animation frames stay short.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use lab_tests::{
     browser::{Browser, PHONE},
     site::Site,
 };
 use serde_json::Value;
-
-const WAIT: Duration = Duration::from_secs(30);
-
-async fn press(browser: &Browser, key: char) {
-    let actions = KeyActions::new("keyboard".to_string())
-        .then(KeyAction::Down { value: key })
-        .then(KeyAction::Up { value: key });
-    browser
-        .client
-        .perform_actions(actions)
-        .await
-        .expect("key is pressed");
-}
 
 /// Reads a data attribute of the player.
 async fn player(browser: &Browser, attribute: &str) -> String {
@@ -35,17 +21,6 @@ async fn player(browser: &Browser, attribute: &str) -> String {
         .as_str()
         .unwrap_or_default()
         .to_string()
-}
-
-async fn wait_until(browser: &Browser, script: &str, what: &str) {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if browser.eval(script).await == Value::Bool(true) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 async fn click(browser: &Browser, css: &str) {
@@ -142,12 +117,12 @@ async fn every_flow_plays_steps_and_links() {
                 browser.screenshot(&format!("flow-{id}")).await;
             }
         }
-        wait_until(
-            &browser,
-            "return document.querySelector('section.flows').dataset.done === 'true'",
-            &format!("{id} to reach its end"),
-        )
-        .await;
+        browser
+            .wait_until(
+                "return document.querySelector('section.flows').dataset.done === 'true'",
+                &format!("{id} to reach its end"),
+            )
+            .await;
         let caption = browser
             .find(".flow-breakdown figcaption")
             .await
@@ -162,15 +137,15 @@ async fn every_flow_plays_steps_and_links() {
         assert_eq!(so_far, total, "{id}: {caption}");
         // One step back.
         click(&browser, ".flow-back").await;
-        wait_until(
-            &browser,
-            &format!(
-                "return document.querySelector('section.flows').dataset.index === '{}'",
-                segments.saturating_sub(2)
-            ),
-            &format!("{id} to step back"),
-        )
-        .await;
+        browser
+            .wait_until(
+                &format!(
+                    "return document.querySelector('section.flows').dataset.index === '{}'",
+                    segments.saturating_sub(2)
+                ),
+                &format!("{id} to step back"),
+            )
+            .await;
         browser.assert_no_console_errors(id).await;
     }
 
@@ -185,12 +160,12 @@ async fn every_flow_plays_steps_and_links() {
     set_speed(&browser, "4").await;
     click(&browser, ".flow-play").await;
     assert_eq!(player(&browser, "playing").await, "true");
-    wait_until(
-        &browser,
-        "return document.querySelector('section.flows').dataset.done === 'true'",
-        "post-send to play to its end",
-    )
-    .await;
+    browser
+        .wait_until(
+            "return document.querySelector('section.flows').dataset.done === 'true'",
+            "post-send to play to its end",
+        )
+        .await;
     assert_eq!(
         player(&browser, "playing").await,
         "false",
@@ -248,24 +223,24 @@ async fn every_flow_plays_steps_and_links() {
     browser
         .eval("document.querySelector('section.flows').focus()")
         .await;
-    press(&browser, Key::Right.into()).await;
-    wait_until(
-        &browser,
-        "return location.search.includes('step=8')",
-        "→ to step forward and the URL to follow",
-    )
-    .await;
-    press(&browser, Key::Left.into()).await;
-    press(&browser, Key::Left.into()).await;
-    wait_until(
-        &browser,
-        "return location.search.includes('step=6')",
-        "← to step back",
-    )
-    .await;
-    press(&browser, Key::Space.into()).await;
+    browser.press(Key::Right.into()).await;
+    browser
+        .wait_until(
+            "return location.search.includes('step=8')",
+            "→ to step forward and the URL to follow",
+        )
+        .await;
+    browser.press(Key::Left.into()).await;
+    browser.press(Key::Left.into()).await;
+    browser
+        .wait_until(
+            "return location.search.includes('step=6')",
+            "← to step back",
+        )
+        .await;
+    browser.press(Key::Space.into()).await;
     assert_eq!(player(&browser, "playing").await, "true", "space plays");
-    press(&browser, Key::Space.into()).await;
+    browser.press(Key::Space.into()).await;
     assert_eq!(player(&browser, "playing").await, "false", "space pauses");
 
     // A topic link from the panel stays in the app.
@@ -284,12 +259,12 @@ async fn every_flow_plays_steps_and_links() {
         .await;
     browser.eval("window.__sameDocument = true").await;
     click(&browser, ".flow-step-topic a").await;
-    wait_until(
-        &browser,
-        "return location.pathname !== '/flows'",
-        "the topic link to navigate",
-    )
-    .await;
+    browser
+        .wait_until(
+            "return location.pathname !== '/flows'",
+            "the topic link to navigate",
+        )
+        .await;
     assert_eq!(
         browser.eval("return window.__sameDocument === true").await,
         true
@@ -354,12 +329,12 @@ async fn every_flow_plays_steps_and_links() {
     browser.screenshot("flow-compare-gpudirect-staged").await;
     set_speed(&browser, "4").await;
     click(&browser, ".flow-play").await;
-    wait_until(
-        &browser,
-        "return document.querySelector('section.flows').dataset.done === 'true'",
-        "the comparison to play to its end",
-    )
-    .await;
+    browser
+        .wait_until(
+            "return document.querySelector('section.flows').dataset.done === 'true'",
+            "the comparison to play to its end",
+        )
+        .await;
     let lit = browser
         .eval("return document.querySelectorAll('.flow-side-by-side .flow-step-title').length")
         .await;

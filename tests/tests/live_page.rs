@@ -20,16 +20,6 @@ fn fixture_copy() -> PathBuf {
     copy
 }
 
-async fn wait_for(browser: &Browser, script: &str, what: &str) {
-    for _ in 0..200 {
-        if browser.eval(script).await == true {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("timed out waiting for {what}");
-}
-
 #[tokio::test]
 async fn live_page_shows_this_machines_interfaces() {
     let site = Site::start_with(&["--interval-ms", "200"]);
@@ -38,9 +28,7 @@ async fn live_page_shows_this_machines_interfaces() {
     browser.wait_for_text(".live-status", "Connected").await;
     browser.find("[aria-label='Interface lo']").await;
     // A rate needs two readings; lo always has its counters.
-    wait_for(
-        &browser,
-        "const r = document.querySelector(\"[aria-label='Interface lo'] tr[data-counter=rx_bytes] .rate\"); return !!r && r.textContent.endsWith('/s')",
+    browser.wait_until("const r = document.querySelector(\"[aria-label='Interface lo'] tr[data-counter=rx_bytes] .rate\"); return !!r && r.textContent.endsWith('/s')",
         "a rate for lo's rx_bytes",
     )
     .await;
@@ -74,12 +62,12 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
     let browser = Browser::start().await;
     browser.goto(&site.url("/live")).await;
     browser.wait_for_text(".live-status", "Connected").await;
-    wait_for(
-        &browser,
-        "return document.querySelector('.live-devices')?.textContent.includes('mlx5_0')",
-        "the device table",
-    )
-    .await;
+    browser
+        .wait_until(
+            "return document.querySelector('.live-devices')?.textContent.includes('mlx5_0')",
+            "the device table",
+        )
+        .await;
     let gids = browser
         .eval("return document.querySelector('.live-gids').textContent")
         .await;
@@ -91,9 +79,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
 
     // Every counter row of every port either explains itself or says it is not explained yet;
     // the DCQCN counters are explained and link to DCQCN.
-    wait_for(
-        &browser,
-        "return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=np_cnp_sent]')",
+    browser.wait_until("return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=np_cnp_sent]')",
         "the first sample's counter rows",
     )
     .await;
@@ -114,9 +100,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         std::fs::write(&xmit, format!("{}\n", value + 250_000)).expect("writable copy");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    wait_for(
-        &browser,
-        "const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate'); return !!r && /[1-9]/.test(r.textContent) && r.textContent.endsWith('/s')",
+    browser.wait_until("const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate'); return !!r && /[1-9]/.test(r.textContent) && r.textContent.endsWith('/s')",
         "a non-zero transmit rate on mlx5_0 port 1",
     )
     .await;
@@ -172,12 +156,12 @@ async fn a_dead_probe_is_reported_and_retried() {
         .click()
         .await
         .expect("connect clicks");
-    wait_for(
-        &browser,
-        "return document.querySelector('.live-status').textContent.includes('retrying in')",
-        "the retry notice",
-    )
-    .await;
+    browser
+        .wait_until(
+            "return document.querySelector('.live-status').textContent.includes('retrying in')",
+            "the retry notice",
+        )
+        .await;
     browser.screenshot("live-dead-probe").await;
     // The browser itself logs the failed WebSocket; nothing else may go wrong.
     let errors: Vec<String> = browser

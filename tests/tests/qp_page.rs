@@ -2,7 +2,6 @@
 //! modify builder (with an EINVAL and a bad value on the way), the diagram following, the
 //! deep link surviving a reload, and the two-peer walkthrough stepped to the end.
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use lab_tests::{
     browser::{Browser, PHONE},
     site::Site,
@@ -211,14 +210,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
 
     // The two-peer walkthrough, by keyboard first, then to the end.
     click(&browser, ".qp-walk-stage").await;
-    let right = KeyActions::new("keyboard".to_string())
-        .then(KeyAction::Down { value: '\u{E014}' })
-        .then(KeyAction::Up { value: '\u{E014}' });
-    browser
-        .client
-        .perform_actions(right)
-        .await
-        .expect("→ pressed");
+    browser.press('\u{E014}').await; // →
     browser
         .wait_for_text(".qp-step-count", &text_of(&browser, ".qp-step-count").await)
         .await;

@@ -1,20 +1,8 @@
 //! The reference text in real Chromium: search as you type, `/` to focus, results that land
 //! on the right heading, and links inside the text that stay in the app.
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use lab_tests::{browser::Browser, site::Site};
-
-async fn press(browser: &Browser, key: char) {
-    let actions = KeyActions::new("keyboard".to_string())
-        .then(KeyAction::Down { value: key })
-        .then(KeyAction::Up { value: key });
-    browser
-        .client
-        .perform_actions(actions)
-        .await
-        .expect("key is pressed");
-}
 
 /// Focuses search with `/`, types `query`, and follows the first result with Enter.
 async fn search_and_go(browser: &Browser, query: &str) {
@@ -24,7 +12,7 @@ async fn search_and_go(browser: &Browser, query: &str) {
         .click()
         .await
         .expect("page body clicks");
-    press(browser, '/').await;
+    browser.press('/').await;
     let focused = browser
         .eval("return document.activeElement.classList.contains('search-input')")
         .await;
@@ -37,7 +25,7 @@ async fn search_and_go(browser: &Browser, query: &str) {
         .await
         .expect("typing works");
     browser.find("#search-results li[role=option] a").await;
-    press(browser, Key::Enter.into()).await;
+    browser.press(Key::Enter.into()).await;
 }
 
 #[tokio::test]
