@@ -24,15 +24,15 @@ async fn player(browser: &Browser, attribute: &str) -> String {
 }
 
 async fn click(browser: &Browser, css: &str) {
-    // Out from under the sticky header.
+    // Wait for it to render (after a `goto` the app may not have drawn yet), then bring it
+    // out from under the sticky header.
+    let element = browser.find(css).await;
     browser
         .eval(&format!(
             "document.querySelector(\"{css}\").scrollIntoView({{block: 'center'}})"
         ))
         .await;
-    browser
-        .find(css)
-        .await
+    element
         .click()
         .await
         .unwrap_or_else(|e| panic!("`{css}` clicks: {e}"));
