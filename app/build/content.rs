@@ -432,11 +432,8 @@ fn render_markdown(
                     }
                 }
             }
-            Event::Start(
-                ref tag @ (Tag::Paragraph | Tag::Item | Tag::TableRow | Tag::TableHead),
-            ) => {
+            Event::Start(Tag::Paragraph | Tag::Item | Tag::TableRow | Tag::TableHead) => {
                 // A paragraph inside a list item is its own unit; the item keeps only its loose text.
-                let _ = tag;
                 units.push(Unit {
                     line: locate(range.start),
                     ..Unit::default()
@@ -589,7 +586,6 @@ fn nccl_env_table(
          <th scope=\"col\">IB</th><th scope=\"col\">RoCE</th><th scope=\"col\">No RDMA</th>\
          <th scope=\"col\">When to change it</th><th scope=\"col\">Since</th></tr></thead><tbody>",
     );
-    let mut search_text = String::new();
     for v in &data.variable {
         let cites = cite_all(&v.sources, file, &v.name, citations, page);
         let id = anchor(&v.name);
@@ -613,7 +609,6 @@ fn nccl_env_table(
                 v.name, v.default, v.meaning, v.when_to_change
             ),
         });
-        let _ = write!(search_text, "{} ", v.name);
     }
     out.push_str("</tbody></table></div>\n");
     Ok(out)
