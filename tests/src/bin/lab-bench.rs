@@ -5,7 +5,9 @@
 //! - first render: time from navigation start to the first rendered route (the app's
 //!   `lab-first-route` performance mark), median of fresh-profile loads;
 //! - search: the work of one keystroke in the search box, from the input event to the
-//!   rendered results (the app's `lab-search` performance measure), over typed queries.
+//!   rendered results (the app's `lab-search` performance measure), over typed queries;
+//! - packet flows: the work of each animation frame while a flow plays (the app's
+//!   `lab-flows-frame` measure), over whole scenarios played at normal speed.
 
 use std::{
     io::Write,
@@ -22,6 +24,9 @@ const FIRST_VISIT_GZIP_TARGET: usize = 300 * 1000;
 const FIRST_RENDER_TARGET_MS: f64 = 300.0;
 const LOADS: usize = 7;
 const KEYSTROKE_TARGET_MS: f64 = 16.0;
+const FRAME_TARGET_MS: f64 = 16.0;
+/// Played start to end: the RDMA send, the TCP path and the largest stage (NCCL on a cluster).
+const PLAYED_FLOWS: &[&str] = &["post-send", "tcp-socket", "nccl-allreduce"];
 /// Typed one character at a time, as a learner would.
 const QUERIES: &[&str] = &[
     "DCQCN rate",
@@ -90,6 +95,40 @@ async fn fresh_visit(site: &Site) -> Visit {
         serde_json::from_value(browser.eval(MEASURE).await).expect("the page reports its timings");
     browser.close().await;
     visit
+}
+
+/// Plays each flow to its end and reads the app's per-frame measures.
+async fn flow_frames(site: &Site) -> Vec<f64> {
+    let browser = Browser::start().await;
+    let mut frames = Vec::new();
+    for id in PLAYED_FLOWS {
+        browser
+            .goto(&site.url(&format!("/flows?scenario={id}")))
+            .await;
+        browser.find("svg.flow-stage").await;
+        browser
+            .eval("performance.clearMeasures('lab-flows-frame')")
+            .await;
+        browser
+            .find(".flow-play")
+            .await
+            .click()
+            .await
+            .expect("play clicks");
+        browser
+            .wait_until(
+                "return document.querySelector('section.flows').dataset.done === 'true'",
+                &format!("{id} to play to its end"),
+            )
+            .await;
+        let durations = browser
+            .eval("return performance.getEntriesByName('lab-flows-frame').map(e => e.duration)")
+            .await;
+        let durations: Vec<f64> = serde_json::from_value(durations).expect("a list of durations");
+        frames.extend(durations);
+    }
+    browser.close().await;
+    frames
 }
 
 /// Types each query into the search box and reads the app's per-keystroke measures.
@@ -195,6 +234,21 @@ async fn main() -> ExitCode {
         keystrokes.len(),
         median(&mut sorted),
         verdict(slowest <= KEYSTROKE_TARGET_MS)
+    );
+
+    let frames = flow_frames(&site).await;
+    if frames.is_empty() {
+        eprintln!("lab-bench: error: no animation frame of the packet flows was measured");
+        return ExitCode::FAILURE;
+    }
+    let slowest_frame = frames.iter().copied().fold(0.0_f64, f64::max);
+    let mut sorted = frames.clone();
+    println!(
+        "Packet flows: {} animation frames while playing {}, median {:.2} ms, slowest {slowest_frame:.2} ms of work per frame (target ≤ {FRAME_TARGET_MS:.0} ms: {})",
+        frames.len(),
+        PLAYED_FLOWS.join(", "),
+        median(&mut sorted),
+        verdict(slowest_frame <= FRAME_TARGET_MS)
     );
 
     println!(
