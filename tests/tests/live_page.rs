@@ -122,18 +122,26 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
     let _ = std::fs::remove_dir_all(&fixture);
 }
 
+/// Clears a field and types into it. The page redraws as the probe's first messages arrive,
+/// which can leave a just-found element stale; finding it again is what a person's eyes do.
+async fn replace_text(browser: &Browser, css: &str, text: &str) {
+    for _ in 0..5 {
+        let field = browser.find(css).await;
+        if field.clear().await.is_ok() && field.send_keys(text).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("could not type {text:?} into {css}");
+}
+
 #[tokio::test]
 async fn a_dead_probe_is_reported_and_retried() {
     let site = Site::start();
     let browser = Browser::start().await;
     browser.goto(&site.url("/live")).await;
     browser.wait_for_text(".live-status", "Connected").await;
-    let field = browser.find("#probe-url").await;
-    field.clear().await.expect("field clears");
-    field
-        .send_keys("ftp://nowhere")
-        .await
-        .expect("typing works");
+    replace_text(&browser, "#probe-url", "ftp://nowhere").await;
     let still_typing = browser.eval("return document.activeElement.id").await;
     assert_eq!(
         still_typing, "probe-url",
@@ -146,10 +154,8 @@ async fn a_dead_probe_is_reported_and_retried() {
         .await
         .expect("text");
     assert!(help.contains("not a probe address"), "{help}");
-    let field = browser.find("#probe-url").await;
-    field.clear().await.expect("field clears");
     // Port 9 (discard) on loopback: nothing listens there.
-    field.send_keys("127.0.0.1:9").await.expect("typing works");
+    replace_text(&browser, "#probe-url", "127.0.0.1:9").await;
     browser
         .find(".live-connect button[type=submit]")
         .await
