@@ -47,8 +47,9 @@ fn main() {
         }
     }
     out.push_str("];\n\npub static COUNTER_NOTES: &[CounterNote] = &[\n");
-    let counters = content::read_counters(&content_dir.join("data/counters.toml"))
-        .unwrap_or_else(|message| panic!("{message}"));
+    let counters: content::CountersFile =
+        content::read_toml(&content_dir.join("data/counters.toml"))
+            .unwrap_or_else(|message| panic!("{message}"));
     for note in &counters.counter {
         writeln!(
             out,

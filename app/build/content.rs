@@ -568,7 +568,7 @@ struct NcclEnvFile {
     variable: Vec<NcclVariable>,
 }
 
-fn read_toml<T: for<'de> Deserialize<'de>>(file: &Path) -> Result<T, String> {
+pub fn read_toml<T: for<'de> Deserialize<'de>>(file: &Path) -> Result<T, String> {
     let text =
         fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     toml::from_str(&text).map_err(|e| format!("{} is not valid: {e}", file.display()))
@@ -635,16 +635,12 @@ pub struct BandwidthFile {
     pub link: Vec<Link>,
 }
 
-pub fn read_bandwidth(file: &Path) -> Result<BandwidthFile, String> {
-    read_toml(file)
-}
-
 fn bandwidth_table(
     file: &Path,
     citations: &mut Citations,
     page: &mut Page,
 ) -> Result<String, String> {
-    let data = read_bandwidth(file)?;
+    let data: BandwidthFile = read_toml(file)?;
     let max = data
         .link
         .iter()
@@ -724,16 +720,12 @@ pub struct CountersFile {
     pub counter: Vec<CounterNote>,
 }
 
-pub fn read_counters(file: &Path) -> Result<CountersFile, String> {
-    read_toml(file)
-}
-
 fn counters_table(
     file: &Path,
     citations: &mut Citations,
     page: &mut Page,
 ) -> Result<String, String> {
-    let data = read_counters(file)?;
+    let data: CountersFile = read_toml(file)?;
     let mut out = String::from(
         "<div class=\"table-scroll\"><table class=\"data-table counters\"><thead><tr>\
          <th scope=\"col\">Counter</th><th scope=\"col\">Where</th><th scope=\"col\">What it counts</th>\
