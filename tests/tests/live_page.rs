@@ -140,7 +140,23 @@ async fn a_dead_probe_is_reported_and_retried() {
     let site = Site::start();
     let browser = Browser::start().await;
     browser.goto(&site.url("/live")).await;
+    browser.find("#probe-url").await;
+    // Panels appear when the first sample arrives; the field must be the same element after,
+    // or a learner typing at that moment loses focus and the caret.
+    browser
+        .eval("window.probeField = document.querySelector('#probe-url'); return true")
+        .await;
     browser.wait_for_text(".live-status", "Connected").await;
+    browser
+        .wait_until(
+            "return document.querySelectorAll('.live-panel').length > 0",
+            "the first sample's panels",
+        )
+        .await;
+    let kept = browser
+        .eval("return document.querySelector('#probe-url') === window.probeField")
+        .await;
+    assert_eq!(kept, true, "the first sample redrew the probe field");
     replace_text(&browser, "#probe-url", "ftp://nowhere").await;
     let still_typing = browser.eval("return document.activeElement.id").await;
     assert_eq!(

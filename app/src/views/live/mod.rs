@@ -118,21 +118,21 @@ pub fn LiveView() -> Html {
                 <GidTable inventory={inventory.clone()} />
                 <NetdevTable inventory={inventory.clone()} />
             }
-            { for netdevs.iter().map(|dev| {
+            { netdevs.iter().map(|dev| {
                 let key = format!("netdev:{}", dev.interface);
                 html! {
-                    <article class="live-panel" aria-label={format!("Interface {}", dev.interface)}>
+                    <article class="live-panel" key={key.clone()} aria-label={format!("Interface {}", dev.interface)}>
                         <h2 class="live-panel-title">{ format!("Interface {}", dev.interface) }</h2>
                         <LineChart title={format!("{} throughput", dev.interface)} unit="bytes/s"
                             series={traffic_series(history, &key)} />
                         <CounterTable group="netdev" counters={dev.statistics.clone()} />
                     </article>
                 }
-            }) }
-            { for ports.iter().map(|port| {
+            }).collect::<Html>() }
+            { ports.iter().map(|port| {
                 let key = port_key(port);
                 html! {
-                    <article class="live-panel" aria-label={format!("RDMA port {}", key)}>
+                    <article class="live-panel" key={key.clone()} aria-label={format!("RDMA port {}", key)}>
                         <h2 class="live-panel-title">{ format!("RDMA port {} {}", port.device, port.port) }</h2>
                         <LineChart title={format!("{key} throughput")} unit="bytes/s" series={traffic_series(history, &key)} />
                         if port.hw_counters.keys().any(|c| CONGESTION.contains(&c.as_str())) {
@@ -147,7 +147,7 @@ pub fn LiveView() -> Html {
                         <CounterTable group="hw" counters={port.hw_counters.clone()} />
                     </article>
                 }
-            }) }
+            }).collect::<Html>() }
         </section>
     }
 }

@@ -97,10 +97,10 @@ pub fn ModifyBuilder(props: &ModifyBuilderProps) -> Html {
                 if cell.is_none() {
                     <p class="qp-hint">{ format!("The kernel table has no {current} → {} entry: every mask fails.", page.target) }</p>
                 }
-                { for listed.into_iter().map(row) }
+                { listed.into_iter().map(row).collect::<Html>() }
                 <details class="qp-other-attrs" open={ticked_others > 0}>
                     <summary>{ format!("Other attributes ({} ticked): the kernel refuses them for this transition", ticked_others) }</summary>
-                    { for others.into_iter().map(row) }
+                    { others.into_iter().map(row).collect::<Html>() }
                 </details>
             </fieldset>
             <LiveCheck page={page.clone()} />
@@ -148,7 +148,7 @@ fn attr_row(
         ticked.then_some("ticked"),
     );
     html! {
-        <div {class} data-attr={attr.name()}>
+        <div {class} key={attr.name()} data-attr={attr.name()}>
             <input type="checkbox" id={check_id.clone()} checked={ticked} onchange={on_toggle} />
             <label for={check_id} class="qp-attr-name">
                 <code>{ attr.name() }</code>
