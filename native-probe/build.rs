@@ -42,10 +42,14 @@ fn walk(base: &Path, dir: &Path, entries: &mut Vec<(String, String)>) -> io::Res
             walk(base, &path, entries)?;
         } else {
             println!("cargo:rerun-if-changed={}", path.display());
-            let absolute = fs::canonicalize(&path)?.to_string_lossy().into_owned();
+            // Relative to the manifest at compile time, not an absolute path of today's
+            // checkout: a shared target dir may reuse this output for a clone elsewhere.
+            let from_manifest = format!("/{}", path.to_string_lossy());
             entries.push((
                 relative,
-                format!("Entry::File(include_bytes!({absolute:?}))"),
+                format!(
+                    "Entry::File(include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {from_manifest:?})))"
+                ),
             ));
         }
     }
