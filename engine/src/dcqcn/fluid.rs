@@ -57,39 +57,61 @@ struct FluidFlow {
     history: Vec<f64>,
 }
 
-/// The rate of runs of `n` unmarked packets
-/// for a flow sending `r` packets/s, r·p/((1−p)^{−n} − 1), with its limits.
-fn run_rate(r_pps: f64, n_pkts: f64, p: f64, ln1mp: f64) -> f64 {
+/// For runs of `n` unmarked packets: their rate per packet sent, p/((1−p)^{−n} − 1), and
+/// (1−p)^n, the chance that a given run of n is unmarked; with their limits. The rate is
+/// linear in the sending rate, so both are worked out once per step for all flows.
+fn unmarked_runs(n_pkts: f64, p: f64, ln1mp: f64) -> (f64, f64) {
     if p <= 0.0 {
-        if n_pkts > 0.0 {
-            r_pps / n_pkts
-        } else {
-            0.0
-        }
+        let rate = if n_pkts > 0.0 { 1.0 / n_pkts } else { 0.0 };
+        (rate, 1.0)
     } else {
         let denom = (-n_pkts * ln1mp).exp_m1();
         if denom > 0.0 && denom.is_finite() {
-            r_pps * p / denom
+            (p / denom, 1.0 / (1.0 + denom))
         } else if denom > 0.0 {
-            0.0
+            (0.0, 0.0)
         } else {
             // n·|ln(1−p)| underflowed: (1−p)^{−n} − 1 ≈ −n·ln(1−p).
-            r_pps * p / (-n_pkts * ln1mp).max(f64::MIN_POSITIVE)
+            (p / (-n_pkts * ln1mp).max(f64::MIN_POSITIVE), 1.0)
         }
     }
 }
 
-/// Timer expiry rate: T-long runs without a mark; 1/T when nothing is marked.
-fn timer_rate(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> f64 {
+/// ln(1 − p). Marking probabilities are mostly below P_max (often 1 %), where nine terms
+/// of the series are exact to f64 precision and much cheaper than `ln_1p` in wasm.
+fn ln_unmarked(p: f64) -> f64 {
+    if p <= 0.01 {
+        const INV: [f64; 9] = [
+            1.0,
+            1.0 / 2.0,
+            1.0 / 3.0,
+            1.0 / 4.0,
+            1.0 / 5.0,
+            1.0 / 6.0,
+            1.0 / 7.0,
+            1.0 / 8.0,
+            1.0 / 9.0,
+        ];
+        -p * INV.iter().rev().fold(0.0, |sum, inv| sum * p + inv)
+    } else {
+        (-p).ln_1p()
+    }
+}
+
+/// The timer's terms for a flow sending `r` packets/s: the expiry rate (T-long runs
+/// without a mark; 1/T when nothing is marked) and (1−p)^{T·r}, the chance that one
+/// period passes unmarked, from which the alpha input and the additive-increase gate
+/// follow without another exponential.
+fn timer_terms(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> (f64, f64) {
     let x = -t_s * r_pps * ln1mp;
     if p <= 0.0 || x < 1e-12 {
-        1.0 / t_s
+        (1.0 / t_s, 1.0)
     } else {
         let denom = x.exp_m1();
         if denom.is_finite() {
-            r_pps * p / denom
+            (r_pps * p / denom, 1.0 / (1.0 + denom))
         } else {
-            0.0
+            (0.0, 0.0)
         }
     }
 }
@@ -114,7 +136,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let tau_alpha = p.rp_dce_tcp_rtt_us * 1e-6;
     let t_timer = p.rp_time_reset_us * 1e-6;
     let b_pkts = p.rp_byte_reset_bytes as f64 * 8.0 / pkt_bits;
-    let f_thr = f64::from(p.rp_threshold);
+    let f_thr_i = i32::try_from(p.rp_threshold).unwrap_or(i32::MAX);
     let r_ai = p.rp_ai_rate_mbps * 1e6;
     let min_keep = p.rp_min_dec_fac_pct / 100.0;
     let delay_steps = (s.feedback_delay_us() / s.fluid_step_us).round().max(0.0) as usize;
@@ -179,6 +201,8 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let mut work: u64 = 0;
     let mut step: u64 = 0;
     let mut since_sample: u64 = 0;
+    // Ring position of this step in the delay histories.
+    let mut slot: usize = 0;
 
     while step < total_steps {
         if work.saturating_add(n_flows) > limits.max_events {
@@ -192,9 +216,8 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
         }
         work += n_flows;
         let t = step as f64 * dt;
-        let slot = (step as usize) % hist_len;
         // The oldest slot is the value τ* ago (or the current one without delay).
-        let delayed = (step as usize + 1) % hist_len;
+        let delayed = if slot + 1 == hist_len { 0 } else { slot + 1 };
         q_hist[slot] = q_bits;
         let q_del_bytes = if step as usize >= delay_steps {
             q_hist[delayed] / 8.0
@@ -208,12 +231,10 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             s.cp.pmax,
         )
         .min(P_CAP);
-        let ln1mp = (-prob).ln_1p();
-        let byte_ai_gate = if prob > 0.0 {
-            (f_thr * b_pkts * ln1mp).exp()
-        } else {
-            1.0
-        };
+        let ln1mp = ln_unmarked(prob);
+        let (byte_runs, byte_unmarked) = unmarked_runs(b_pkts, prob, ln1mp);
+        // (1−p)^{F·B}: F byte-counter periods in a row without a mark.
+        let byte_ai_gate = byte_unmarked.powi(f_thr_i);
 
         let mut offered_bps = 0.0;
         for f in flows.iter_mut() {
@@ -265,20 +286,20 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             } else {
                 r * prob
             };
+            let (timer_events, timer_unmarked) = timer_terms(r, t_timer, prob, ln1mp);
             let alpha_input = if prob <= 0.0 || r <= 0.0 {
                 0.0
+            } else if tau_alpha == t_timer {
+                // The paper's K = T: one exponential serves both.
+                1.0 - timer_unmarked
             } else if tau_alpha >= tau {
                 -(tau_alpha * r * ln1mp).exp_m1()
             } else {
                 (cnp_rate * tau_alpha).min(1.0)
             };
-            let byte_events = run_rate(r, b_pkts, prob, ln1mp);
-            let timer_events = timer_rate(r, t_timer, prob, ln1mp);
-            let timer_ai_gate = if prob > 0.0 {
-                (f_thr * t_timer * r * ln1mp).exp()
-            } else {
-                1.0
-            };
+            let byte_events = r * byte_runs;
+            // (1−p)^{F·T·r}: F timer periods in a row without a mark.
+            let timer_ai_gate = timer_unmarked.powi(f_thr_i);
             let cut = (p.cut_fraction(f.alpha)).min(1.0 - min_keep);
 
             let d_alpha = p.g / tau_alpha * (alpha_input - f.alpha);
@@ -326,6 +347,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
         series.max_queue_bytes = series.max_queue_bytes.max(q_bits / 8.0);
 
         step += 1;
+        slot = delayed;
         since_sample += 1;
         if since_sample == steps_per_sample {
             since_sample = 0;
@@ -353,4 +375,36 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     series.pfc_pause_total_us = pause_s * 1e6;
     series.end_us = step as f64 * s.fluid_step_us;
     Ok(series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_series_matches_ln_1p() {
+        for p in [0.0, 1e-9, 1e-4, 0.003, 0.01, 0.0100001, 0.2, P_CAP] {
+            let want = (-p).ln_1p();
+            let got = ln_unmarked(p);
+            assert!(
+                (got - want).abs() <= 4.0 * f64::EPSILON * want.abs(),
+                "p = {p}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn unmarked_runs_keep_their_limits() {
+        // No marking: one run per n packets, and every run unmarked.
+        assert_eq!(unmarked_runs(10.0, 0.0, 0.0), (0.1, 1.0));
+        // Certain marking within a long run: no unmarked runs at all.
+        let ln = ln_unmarked(P_CAP);
+        assert_eq!(unmarked_runs(1e6, P_CAP, ln), (0.0, 0.0));
+        // Against the closed forms for a moderate case.
+        let (p, n) = (0.002, 500.0_f64);
+        let (rate, unmarked) = unmarked_runs(n, p, ln_unmarked(p));
+        let stay = (1.0 - p).powf(n);
+        assert!((unmarked - stay).abs() < 1e-12);
+        assert!((rate - p / (1.0 / stay - 1.0)).abs() < 1e-12);
+    }
 }
