@@ -22,3 +22,8 @@ pub fn repo_root() -> PathBuf {
 pub fn screenshot_dir() -> PathBuf {
     repo_root().join("target").join("screenshots")
 }
+
+/// Workloads and timings that `lab-bench` prints, apart from the browser's.
+pub mod bench {
+    pub mod dcqcn;
+}

@@ -10,14 +10,25 @@ mod protocol;
 use engine::dcqcn::{simulate_packets, Limits, SimError};
 use protocol::{Reply, Request};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, WorkerGlobalScope};
 
 fn answer(text: &str) -> String {
     let reply = match serde_json::from_str::<Request>(text) {
-        Ok(request) => Reply {
-            run: request.run,
-            result: simulate_packets(&request.scenario, &Limits::default()),
-        },
+        Ok(request) => {
+            let clock = js_sys::global()
+                .dyn_into::<WorkerGlobalScope>()
+                .ok()
+                .and_then(|scope| scope.performance());
+            let started = clock.as_ref().map(|c| c.now());
+            let mut result = simulate_packets(&request.scenario, &Limits::default());
+            if let (Ok(series), Some(clock), Some(started)) = (&mut result, &clock, started) {
+                series.solve_ms = Some(clock.now() - started);
+            }
+            Reply {
+                run: request.run,
+                result,
+            }
+        }
         Err(e) => Reply {
             run: 0,
             result: Err(SimError::InvalidParameter {

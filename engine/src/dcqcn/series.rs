@@ -83,6 +83,10 @@ pub struct Series {
     /// The run stopped at its work cap before the end.
     pub truncated: bool,
     pub truncation_reason: Option<String>,
+    /// Wall-clock time the solver took, ms. The engine keeps no clock (it runs in wasm
+    /// too); whoever ran it and could time it fills this in.
+    #[serde(default)]
+    pub solve_ms: Option<f64>,
 }
 
 impl Series {
@@ -110,6 +114,7 @@ impl Series {
             min_cnp_gap_us: vec![None; n],
             first_cut: vec![None; n],
             events: 0,
+            solve_ms: None,
             truncated: false,
             truncation_reason: None,
         }

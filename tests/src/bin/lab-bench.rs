@@ -7,7 +7,11 @@
 //! - search: the work of one keystroke in the search box, from the input event to the
 //!   rendered results (the app's `lab-search` performance measure), over typed queries;
 //! - packet flows: the work of each animation frame while a flow plays (the app's
-//!   `lab-flows-frame` measure), over whole scenarios played at normal speed.
+//!   `lab-flows-frame` measure), over whole scenarios played at normal speed;
+//! - DCQCN: simulated events per second natively and in the page's worker, the fluid
+//!   model's solve time for 16 flows over 100 ms, and the work of one slider drag.
+//!
+//! `lab-bench SECTION…` runs only the named sections (see `SECTIONS`).
 
 use std::{
     io::Write,
@@ -167,14 +171,13 @@ fn verdict(ok: bool) -> &'static str {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// The site's own figures: first visit, first render, search and packet-flow frames.
+async fn site_figures(site: &Site) -> ExitCode {
     let dist = lab_tests::repo_root().join("dist");
-    let site = Site::start();
 
     let mut visits = Vec::new();
     for _ in 0..LOADS {
-        visits.push(fresh_visit(&site).await);
+        visits.push(fresh_visit(site).await);
     }
 
     println!("First visit to / (what a fresh browser downloads):");
@@ -218,7 +221,7 @@ async fn main() -> ExitCode {
         .join(", ");
     let middle = median(&mut renders);
     // Keystrokes that arrive within one frame share a render, and so one measure.
-    let keystrokes = search_keystrokes(&site).await;
+    let keystrokes = search_keystrokes(site).await;
     let typed: usize = QUERIES.iter().map(|q| q.chars().count()).sum();
     if keystrokes.len() < QUERIES.len() {
         eprintln!(
@@ -236,7 +239,7 @@ async fn main() -> ExitCode {
         verdict(slowest <= KEYSTROKE_TARGET_MS)
     );
 
-    let frames = flow_frames(&site).await;
+    let frames = flow_frames(site).await;
     if frames.is_empty() {
         eprintln!("lab-bench: error: no animation frame of the packet flows was measured");
         return ExitCode::FAILURE;
@@ -255,5 +258,29 @@ async fn main() -> ExitCode {
         "First render: median {middle:.0} ms from navigation start over {LOADS} fresh loads [{runs} ms] (target ≤ {FIRST_RENDER_TARGET_MS:.0} ms: {})",
         verdict(middle <= FIRST_RENDER_TARGET_MS)
     );
+    ExitCode::SUCCESS
+}
+
+/// Sections by name; `./lab bench dcqcn` runs one, no name runs them all.
+const SECTIONS: &[&str] = &["site", "dcqcn"];
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let asked: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(unknown) = asked.iter().find(|a| !SECTIONS.contains(&a.as_str())) {
+        eprintln!(
+            "lab-bench: error: no section named {unknown:?}; the sections are {}",
+            SECTIONS.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
+    let wants = |name: &str| asked.is_empty() || asked.iter().any(|a| a == name);
+    let site = Site::start();
+    if wants("site") && site_figures(&site).await != ExitCode::SUCCESS {
+        return ExitCode::FAILURE;
+    }
+    if wants("dcqcn") {
+        lab_tests::bench::dcqcn::report(&site).await;
+    }
     ExitCode::SUCCESS
 }

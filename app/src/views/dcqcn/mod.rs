@@ -43,6 +43,15 @@ fn performance() -> Option<web_sys::Performance> {
     window().performance()
 }
 
+/// The page's clock, ms; `None` off the browser (the state's unit tests run natively).
+pub(crate) fn now_ms() -> Option<f64> {
+    if cfg!(target_arch = "wasm32") {
+        performance().map(|p| p.now())
+    } else {
+        None
+    }
+}
+
 /// Starts a timing: `name-start` mark.
 pub(crate) fn mark_start(name: &str) {
     if let Some(p) = performance() {

@@ -149,7 +149,13 @@ impl DcqcnState {
     pub fn run_fluid(&mut self) {
         #[cfg(target_arch = "wasm32")]
         super::mark_start(super::FLUID_MEASURE);
-        let result = simulate_fluid(&self.current, &Limits::default()).map_err(|e| e.to_string());
+        let started = super::now_ms();
+        let result = simulate_fluid(&self.current, &Limits::default())
+            .map(|mut series| {
+                series.solve_ms = started.zip(super::now_ms()).map(|(a, b)| b - a);
+                series
+            })
+            .map_err(|e| e.to_string());
         self.finish(self.run, result);
     }
 
