@@ -624,10 +624,51 @@ pub struct Link {
     pub per_direction_gbit_s: f64,
     pub per_direction_gbyte_s: f64,
     pub bidirectional_gbyte_s: f64,
+    /// A latency stated by a primary source, with what it covers (`latency_scope`) and the
+    /// source key that states it (`latency_sources`). Rows without one say so.
     pub latency_ns: Option<f64>,
     pub latency_scope: Option<String>,
+    #[serde(default)]
+    pub latency_sources: Vec<String>,
     pub notes: Option<String>,
     pub sources: Vec<String>,
+}
+
+/// What the latency column says for a row whose primary sources state no latency.
+pub const NO_PRIMARY_LATENCY: &str = "no primary figure";
+
+/// Largest rounding difference accepted between a row's figures (two decimals each).
+const ROUNDING: f64 = 0.02;
+
+/// The checks a row's figures must pass: GB/s is Gb/s over 8, bidirectional is twice the
+/// per-direction rate, and a latency names its scope and its source.
+fn link_figure_problems(link: &Link) -> Vec<String> {
+    let mut out = Vec::new();
+    if (link.per_direction_gbit_s / 8.0 - link.per_direction_gbyte_s).abs() > ROUNDING {
+        out.push(format!(
+            "{}: {} Gb/s is not {} GB/s (GB/s = Gb/s / 8)",
+            link.id, link.per_direction_gbit_s, link.per_direction_gbyte_s
+        ));
+    }
+    if (2.0 * link.per_direction_gbyte_s - link.bidirectional_gbyte_s).abs() > ROUNDING {
+        out.push(format!(
+            "{}: bidirectional {} GB/s is not twice {} GB/s per direction",
+            link.id, link.bidirectional_gbyte_s, link.per_direction_gbyte_s
+        ));
+    }
+    match (
+        link.latency_ns,
+        &link.latency_scope,
+        link.latency_sources.is_empty(),
+    ) {
+        (None, None, true) => {}
+        (Some(ns), Some(_), false) if ns > 0.0 => {}
+        _ => out.push(format!(
+            "{}: a latency needs latency_ns > 0, latency_scope and latency_sources together",
+            link.id
+        )),
+    }
+    out
 }
 
 #[derive(Deserialize)]
@@ -653,9 +694,16 @@ fn bandwidth_table(
     let mut table = String::from(
         "<div class=\"table-scroll\"><table class=\"data-table bandwidth\"><thead><tr>\
          <th scope=\"col\">Link</th><th scope=\"col\">Per direction, Gb/s</th><th scope=\"col\">Per direction, GB/s</th>\
-         <th scope=\"col\">Bidirectional, GB/s</th><th scope=\"col\">Latency</th><th scope=\"col\">Connects</th><th scope=\"col\">Notes</th></tr></thead><tbody>",
+         <th scope=\"col\">Bidirectional, Gb/s</th><th scope=\"col\">Bidirectional, GB/s</th><th scope=\"col\">Latency</th><th scope=\"col\">Connects</th><th scope=\"col\">Notes</th></tr></thead><tbody>",
     );
     for link in &data.link {
+        for message in link_figure_problems(link) {
+            page.problems.push(Problem {
+                file: file.to_path_buf(),
+                line: 1,
+                message,
+            });
+        }
         let cites = cite_all(&link.sources, file, &link.id, citations, page);
         // A log scale keeps a 12.5 GB/s TCP link visible beside a 128 GB/s PCIe Gen6 one.
         let share = if max > 1.0 && link.per_direction_gbyte_s > 1.0 {
@@ -671,17 +719,26 @@ fn bandwidth_table(
             link.per_direction_gbyte_s
         );
         let latency = match (link.latency_ns, &link.latency_scope) {
-            (Some(ns), Some(scope)) => format!("{ns} ns ({})", escape(scope)),
-            (Some(ns), None) => format!("{ns} ns"),
-            _ => "not stated by these sources".to_string(),
+            (Some(ns), Some(scope)) => {
+                let latency_cites = cite_all(
+                    &link.latency_sources,
+                    file,
+                    &format!("{} latency", link.id),
+                    citations,
+                    page,
+                );
+                format!("{ns} ns ({}){latency_cites}", escape(scope))
+            }
+            _ => NO_PRIMARY_LATENCY.to_string(),
         };
         let _ = write!(
             table,
-            "<tr id=\"{}\"><th scope=\"row\">{}{cites}</th><td>{}</td><td>{}</td><td>{}</td><td>{latency}</td><td>{}</td><td>{}</td></tr>",
+            "<tr id=\"{}\"><th scope=\"row\">{}{cites}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{latency}</td><td>{}</td><td>{}</td></tr>",
             escape(&link.id),
             escape(&link.name),
             link.per_direction_gbit_s,
             link.per_direction_gbyte_s,
+            round2(2.0 * link.per_direction_gbit_s),
             link.bidirectional_gbyte_s,
             escape(&link.scope),
             escape(link.notes.as_deref().unwrap_or("")),
@@ -690,11 +747,16 @@ fn bandwidth_table(
             anchor: link.id.clone(),
             heading: link.name.clone(),
             text: format!(
-                "{} {} Gb/s per direction, {} GB/s per direction, {} GB/s bidirectional. {}",
+                "{} {} Gb/s per direction, {} GB/s per direction, {} Gb/s bidirectional, {} GB/s bidirectional. Latency: {}. {}",
                 link.name,
                 link.per_direction_gbit_s,
                 link.per_direction_gbyte_s,
+                round2(2.0 * link.per_direction_gbit_s),
                 link.bidirectional_gbyte_s,
+                match (link.latency_ns, &link.latency_scope) {
+                    (Some(ns), Some(scope)) => format!("{ns} ns, {scope}"),
+                    _ => NO_PRIMARY_LATENCY.to_string(),
+                },
                 link.scope
             ),
         });
@@ -702,6 +764,11 @@ fn bandwidth_table(
     chart.push_str("</ul></figure>\n");
     table.push_str("</tbody></table></div>\n");
     Ok(chart + &table)
+}
+
+/// Rounds to two decimals, the precision of the data file.
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
 /// One counter the live view explains.

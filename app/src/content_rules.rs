@@ -184,3 +184,47 @@ fn the_checker_reports_each_kind_of_mistake() {
         .contains("<sup class=\"cite\"><a href=\"#source-used\""));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The bar chart and the engine's link model state the same rates: every link the engine
+/// models has a row in `content/data/bandwidth.toml` with the same per-direction rate.
+#[test]
+fn the_engine_link_model_matches_the_bandwidth_table() {
+    use super::content_compiler::{read_toml, BandwidthFile};
+    let table: BandwidthFile = read_toml(&content_dir().join("data/bandwidth.toml"))
+        .unwrap_or_else(|message| panic!("{message}"));
+    for link in engine::flows::links() {
+        let id = link.id.as_str();
+        let row = table
+            .link
+            .iter()
+            .find(|row| row.id == id)
+            .unwrap_or_else(|| panic!("bandwidth.toml has no row `{id}`"));
+        assert!(
+            (row.per_direction_gbit_s - link.gbps).abs() < 0.01,
+            "{id}: bandwidth.toml says {} Gb/s per direction, the engine {} Gb/s",
+            row.per_direction_gbit_s,
+            link.gbps
+        );
+    }
+}
+
+/// A row whose sources state no latency says so in the latency column instead of showing a
+/// number.
+#[test]
+fn rows_without_a_sourced_latency_say_so() {
+    use super::content_compiler::{read_toml, BandwidthFile, NO_PRIMARY_LATENCY};
+    let table: BandwidthFile = read_toml(&content_dir().join("data/bandwidth.toml"))
+        .unwrap_or_else(|message| panic!("{message}"));
+    let unsourced = table.link.iter().filter(|l| l.latency_ns.is_none()).count();
+    let pages = pages();
+    let page = pages
+        .iter()
+        .find(|p| p.topic.path == "/bandwidth")
+        .expect("a /bandwidth page");
+    assert_eq!(
+        page.html
+            .matches(&format!("<td>{NO_PRIMARY_LATENCY}</td>"))
+            .count(),
+        unsourced
+    );
+}
