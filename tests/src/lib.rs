@@ -5,6 +5,7 @@
 //! does that before running `cargo test`.
 
 pub mod browser;
+pub mod probe_bench;
 pub mod site;
 pub mod topics;
 

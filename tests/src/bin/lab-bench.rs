@@ -169,6 +169,9 @@ fn verdict(ok: bool) -> &'static str {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("probe") {
+        return probe_only().await;
+    }
     let dist = lab_tests::repo_root().join("dist");
     let site = Site::start();
 
@@ -255,5 +258,11 @@ async fn main() -> ExitCode {
         "First render: median {middle:.0} ms from navigation start over {LOADS} fresh loads [{runs} ms] (target ≤ {FIRST_RENDER_TARGET_MS:.0} ms: {})",
         verdict(middle <= FIRST_RENDER_TARGET_MS)
     );
+    probe_only().await
+}
+
+/// `./lab bench probe`: only the probe's CPU, memory and latency (see `lab_tests::probe_bench`).
+async fn probe_only() -> ExitCode {
+    lab_tests::probe_bench::run().await;
     ExitCode::SUCCESS
 }
