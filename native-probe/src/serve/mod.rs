@@ -96,8 +96,8 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let read_from = trees.sysfs.dir().display().to_string();
     let sampler = Sampler::new(trees, demo);
     let latest = Latest {
-        inventory: sampler.inventory().clone(),
-        reading: sampler.latest().clone(),
+        inventory: Arc::clone(sampler.inventory()),
+        reading: Arc::clone(sampler.latest()),
     };
     let (stop, stopping) = watch::channel(false);
     let config = LiveConfig {
@@ -183,8 +183,8 @@ async fn sample_forever(mut sampler: Sampler, state: Arc<ProbeState>, interval_m
         };
         sampler = returned;
         let latest = Latest {
-            inventory: sampler.inventory().clone(),
-            reading: sampler.latest().clone(),
+            inventory: Arc::clone(sampler.inventory()),
+            reading: Arc::clone(sampler.latest()),
         };
         state.live.publish(latest, tick.messages);
     }
