@@ -91,7 +91,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     } else {
         let trees =
             Trees::open(&args.trees.sysfs(), &args.trees.debugfs()).map_err(ServeError::Trees)?;
-        (trees, None, Source::Live)
+        (trees, None, args.trees.source())
     };
     let read_from = trees.sysfs.dir().display().to_string();
     let sampler = Sampler::new(trees, demo);
@@ -133,6 +133,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         match source {
             Source::Live => println!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics"),
             Source::Demo => println!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
+            Source::Recorded => println!("Recorded counters from {read_from} (not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
         }
         let sampling = tokio::spawn(sample_forever(sampler, state.clone(), args.interval_ms));
         let listener = listener.tap_io(|stream| {
