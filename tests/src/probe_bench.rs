@@ -296,7 +296,7 @@ pub async fn measure() -> Figures {
     drop(sender);
 
     // Warm up: every client connected and receiving samples.
-    let mut receiving = vec![false; CLIENTS];
+    let mut receiving = [false; CLIENTS];
     let deadline = Instant::now() + Duration::from_secs(20);
     while receiving.iter().any(|r| !r) {
         let left = deadline.saturating_duration_since(Instant::now());

@@ -19,6 +19,9 @@ use rustix::fs::{FileType, Mode, OFlags};
 /// sysfs attributes are at most one page; anything longer is not a sysfs attribute.
 const MAX_ATTRIBUTE_BYTES: u64 = 64 * 1024;
 
+/// One attribute file's text, or why it could not be read.
+pub type Attribute = Result<String, ReadError>;
+
 #[derive(Debug, Clone)]
 pub struct Root {
     dir: PathBuf,
@@ -93,10 +96,7 @@ impl Root {
     /// interval. An entry that is a symlink (or of unknown type) is still resolved and checked
     /// against the root on its own; plain files are opened with `O_NOFOLLOW`, so one swapped
     /// for a link meanwhile is refused rather than followed.
-    pub fn read_each(
-        &self,
-        relative: &Path,
-    ) -> Result<Vec<(String, Result<String, ReadError>)>, ReadError> {
+    pub fn read_each(&self, relative: &Path) -> Result<Vec<(String, Attribute)>, ReadError> {
         let dir = self.resolve(relative)?;
         let io_error = |source: io::Error| ReadError::Io {
             path: dir.clone(),
