@@ -121,7 +121,8 @@ pub struct SnapshotArgs {
 /// Where the device trees are read from.
 #[derive(Debug, Args)]
 pub struct TreeArgs {
-    /// Read a recorded tree laid out like /sys (DIR/class/infiniband, DIR/class/net) instead.
+    /// Read a recorded tree laid out like /sys (DIR/class/infiniband, DIR/class/net) instead;
+    /// its data is marked "source": "recorded", not live.
     #[arg(long, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 
@@ -186,6 +187,15 @@ fn interval_ms(text: &str) -> Result<u64, String> {
 }
 
 impl TreeArgs {
+    /// What the counters are: this machine's own, or a tree given with `--sysfs-root` (a
+    /// recording or another machine's copy), which must never be shown as this machine's.
+    pub fn source(&self) -> engine::probe::Source {
+        match self.sysfs_root {
+            Some(_) => engine::probe::Source::Recorded,
+            None => engine::probe::Source::Live,
+        }
+    }
+
     pub fn sysfs(&self) -> PathBuf {
         self.sysfs_root
             .clone()

@@ -3,6 +3,7 @@
 
 use std::{
     collections::BTreeSet,
+    sync::Arc,
     time::{Instant, SystemTime, UNIX_EPOCH},
 };
 
@@ -14,8 +15,8 @@ pub struct Sampler {
     trees: Trees,
     demo: Option<Demo>,
     components: BTreeSet<Component>,
-    inventory: Inventory,
-    previous: Reading,
+    inventory: Arc<Inventory>,
+    previous: Arc<Reading>,
     last_tick: Instant,
 }
 
@@ -27,24 +28,23 @@ pub struct Tick {
 impl Sampler {
     /// Takes the first reading, so the first tick already has rates.
     pub fn new(trees: Trees, demo: Option<Demo>) -> Sampler {
-        let components = trees.components();
-        let inventory = trees.inventory();
-        let previous = trees.reading(now_ms());
+        let (previous, components) = trees.reading_and_components(now_ms());
+        let inventory = Arc::new(trees.inventory());
         Sampler {
             trees,
             demo,
             components,
             inventory,
-            previous,
+            previous: Arc::new(previous),
             last_tick: Instant::now(),
         }
     }
 
-    pub fn inventory(&self) -> &Inventory {
+    pub fn inventory(&self) -> &Arc<Inventory> {
         &self.inventory
     }
 
-    pub fn latest(&self) -> &Reading {
+    pub fn latest(&self) -> &Arc<Reading> {
         &self.previous
     }
 
@@ -60,22 +60,24 @@ impl Sampler {
                 }));
             }
         }
-        let components = self.trees.components();
+        // The inventory (GIDs, firmware, cc_params…) is read again only when a device, port
+        // or interface came or went; the components come with the reading's own listing.
+        let (reading, components) = self.trees.reading_and_components(now_ms());
         if components != self.components {
-            self.inventory = self.trees.inventory();
+            let inventory = self.trees.inventory();
             messages.push(ProbeMessage::Change(Change {
                 added: components.difference(&self.components).cloned().collect(),
                 removed: self.components.difference(&components).cloned().collect(),
-                inventory: self.inventory.clone(),
+                inventory: inventory.clone(),
             }));
+            self.inventory = Arc::new(inventory);
             self.components = components;
         }
-        let reading = self.trees.reading(now_ms());
         messages.push(ProbeMessage::Sample(Sample::between(
             &self.previous,
             &reading,
         )));
-        self.previous = reading;
+        self.previous = Arc::new(reading);
         Tick { messages }
     }
 }
@@ -147,6 +149,11 @@ mod tests {
         let dir = copied_fixture();
         let mut sampler = sampler(dir.path());
         assert!(sampler.tick().messages.len() == 1, "nothing changed yet");
+        assert_eq!(
+            sampler.components,
+            sampler.trees.components(),
+            "the reading's listing finds every component"
+        );
 
         std::fs::remove_file(dir.path().join("sysfs/class/infiniband/mlx5_2")).unwrap();
         std::fs::remove_file(dir.path().join("sysfs/class/net/lo")).unwrap();

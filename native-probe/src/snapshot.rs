@@ -1,6 +1,6 @@
 //! `native-probe snapshot`: one reading of every counter, for scripts (`--json`) or people.
 
-use engine::probe::{Snapshot, Source, SCHEMA_VERSION};
+use engine::probe::{Snapshot, SCHEMA_VERSION};
 
 use crate::{cli::SnapshotArgs, sampler, sysfs::Trees};
 
@@ -8,7 +8,7 @@ pub fn run(args: &SnapshotArgs) -> Result<(), Box<dyn std::error::Error>> {
     let trees = Trees::open(&args.trees.sysfs(), &args.trees.debugfs())?;
     let snapshot = Snapshot {
         schema_version: SCHEMA_VERSION,
-        source: Source::Live,
+        source: args.trees.source(),
         host: sampler::host_name(),
         inventory: trees.inventory(),
         reading: trees.reading(sampler::now_ms()),

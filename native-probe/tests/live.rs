@@ -194,8 +194,11 @@ async fn hello_then_samples_whose_rates_follow_the_counter_files() {
 
     let hello = next_json(&mut ws).await;
     assert_eq!(hello["type"], "hello");
-    assert_eq!(hello["schema_version"], 1);
-    assert_eq!(hello["source"], "live");
+    assert_eq!(hello["schema_version"], 2);
+    assert_eq!(
+        hello["source"], "recorded",
+        "a --sysfs-root tree is not live hardware"
+    );
     assert_eq!(hello["interval_ms"], 100);
     let devices = hello["inventory"]["rdma_devices"].as_array().unwrap();
     assert_eq!(devices.len(), 3);
@@ -336,7 +339,7 @@ async fn clients_that_never_read_do_not_grow_the_probe_and_are_told_what_they_mi
         let message = next_json(ws).await;
         if message["type"] == "lagged" {
             assert!(message["missed"].as_u64().unwrap() > 0);
-            assert_eq!(message["source"], "live");
+            assert_eq!(message["source"], "recorded");
             return;
         }
     }
@@ -513,6 +516,7 @@ async fn metrics_parse_and_agree_with_snapshot_json() {
         String::from_utf8_lossy(&output.stderr)
     );
     let snapshot: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(snapshot["source"], "recorded");
     for key in [
         "schema_version",
         "source",
@@ -581,9 +585,9 @@ async fn metrics_parse_and_agree_with_snapshot_json() {
         value(
             "native_probe_info",
             &[
-                ("source", "live"),
+                ("source", "recorded"),
                 ("host", snapshot["host"].as_str().unwrap()),
-                ("schema_version", "1")
+                ("schema_version", "2")
             ]
         ),
         1.0

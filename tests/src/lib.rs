@@ -26,4 +26,5 @@ pub fn screenshot_dir() -> PathBuf {
 /// Workloads and timings that `lab-bench` prints, apart from the browser's.
 pub mod bench {
     pub mod dcqcn;
+    pub mod probe;
 }

@@ -15,17 +15,34 @@ use serde::{Deserialize, Serialize};
 pub use counter::{CounterStatus, Delta};
 
 /// Bumped whenever a field is renamed or removed or its meaning changes; adding an optional
-/// field does not bump it.
-pub const SCHEMA_VERSION: u32 = 1;
+/// field does not bump it. Version 2: `source` gained `recorded`, and `live` no longer covers
+/// a `--sysfs-root` tree.
+pub const SCHEMA_VERSION: u32 = 2;
 
-/// Where the numbers come from. A page must never present demo numbers as a real NIC's.
+/// Where the numbers come from. A page must never present demo or recorded numbers as this
+/// machine's NICs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
-    /// Read from this machine's `/sys` (or a `--sysfs-root` the user pointed at).
+    /// Read from this machine's own `/sys`.
     Live,
     /// A recorded fixture whose counters the probe advances itself: no hardware involved.
     Demo,
+    /// Read from a tree the user pointed `--sysfs-root` at: a recording or a copy of another
+    /// machine's `/sys`, read as it is (it changes only when its files do), not this machine's
+    /// hardware.
+    Recorded,
+}
+
+impl Source {
+    /// The word used on the wire and in `/metrics` labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Live => "live",
+            Source::Demo => "demo",
+            Source::Recorded => "recorded",
+        }
+    }
 }
 
 /// One message on the WebSocket: the schema version and source ride on every message, the
@@ -434,5 +451,11 @@ mod tests {
         let text = serde_json::to_string(&sample).unwrap();
         let back: Envelope = serde_json::from_str(&text).unwrap();
         assert_eq!(back, sample);
+
+        for source in [Source::Live, Source::Demo, Source::Recorded] {
+            let json = serde_json::to_value(source).unwrap();
+            assert_eq!(json, source.as_str());
+            assert_eq!(serde_json::from_value::<Source>(json).unwrap(), source);
+        }
     }
 }

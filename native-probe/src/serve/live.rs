@@ -31,6 +31,9 @@ pub const MAX_CLIENTS: usize = 32;
 pub const MAX_INCOMING_BYTES: usize = 4 * 1024;
 /// Messages queued for all clients together; a client further behind loses the oldest.
 pub const QUEUE_MESSAGES: usize = 16;
+/// The read buffer of each client. Small because clients send nothing but control frames;
+/// tungstenite's default (128 KiB) is cleared on every poll of the socket, once per sample.
+const READ_BUFFER_BYTES: usize = MAX_INCOMING_BYTES;
 /// Bytes tungstenite may buffer per client before waiting for the socket, and the most it may
 /// hold at all (an error, closing the client, beyond that).
 const WRITE_BUFFER_BYTES: usize = 64 * 1024;
@@ -51,11 +54,12 @@ pub struct Live {
     stopping: watch::Receiver<bool>,
 }
 
-/// The sampler's latest view, which `/metrics` and each new client's `hello` read.
+/// The sampler's latest view, which `/metrics` and each new client's `hello` read. Shared,
+/// not copied: the sampler publishes one every interval.
 #[derive(Clone)]
 pub struct Latest {
-    pub inventory: Inventory,
-    pub reading: Reading,
+    pub inventory: Arc<Inventory>,
+    pub reading: Arc<Reading>,
 }
 
 pub struct LiveConfig {
@@ -158,6 +162,7 @@ pub async fn socket(
     upgrade
         .max_message_size(MAX_INCOMING_BYTES)
         .max_frame_size(MAX_INCOMING_BYTES)
+        .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(WRITE_BUFFER_BYTES)
         .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| async move {
@@ -173,7 +178,7 @@ async fn serve_client(socket: WebSocket, live: &Live) {
     let hello = live.encode(ProbeMessage::Hello(Hello {
         host: live.host.clone(),
         interval_ms: live.interval_ms,
-        inventory: live.latest().inventory,
+        inventory: Inventory::clone(&live.latest().inventory),
     }));
     let mut next = Some(hello);
     loop {

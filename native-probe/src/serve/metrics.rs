@@ -33,10 +33,7 @@ pub async fn scrape(State(state): State<Arc<ProbeState>>, headers: HeaderMap) ->
                 .into_response();
         }
     }
-    let source = match state.live.source {
-        engine::probe::Source::Live => "live",
-        engine::probe::Source::Demo => "demo",
-    };
+    let source = state.live.source.as_str();
     let body = exposition(&state.live.latest(), source, &state.live.host);
     ([(header::CONTENT_TYPE, CONTENT_TYPE)], body).into_response()
 }

@@ -91,13 +91,13 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     } else {
         let trees =
             Trees::open(&args.trees.sysfs(), &args.trees.debugfs()).map_err(ServeError::Trees)?;
-        (trees, None, Source::Live)
+        (trees, None, args.trees.source())
     };
     let read_from = trees.sysfs.dir().display().to_string();
     let sampler = Sampler::new(trees, demo);
     let latest = Latest {
-        inventory: sampler.inventory().clone(),
-        reading: sampler.latest().clone(),
+        inventory: Arc::clone(sampler.inventory()),
+        reading: Arc::clone(sampler.latest()),
     };
     let (stop, stopping) = watch::channel(false);
     let config = LiveConfig {
@@ -133,6 +133,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         match source {
             Source::Live => println!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics"),
             Source::Demo => println!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
+            Source::Recorded => println!("Recorded counters from {read_from} (not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
         }
         let sampling = tokio::spawn(sample_forever(sampler, state.clone(), args.interval_ms));
         let listener = listener.tap_io(|stream| {
@@ -183,8 +184,8 @@ async fn sample_forever(mut sampler: Sampler, state: Arc<ProbeState>, interval_m
         };
         sampler = returned;
         let latest = Latest {
-            inventory: sampler.inventory().clone(),
-            reading: sampler.latest().clone(),
+            inventory: Arc::clone(sampler.inventory()),
+            reading: Arc::clone(sampler.latest()),
         };
         state.live.publish(latest, tick.messages);
     }

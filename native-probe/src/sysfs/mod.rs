@@ -51,8 +51,9 @@ impl Trees {
         Ok(Trees { sysfs, debugfs })
     }
 
-    /// Every device, port and interface present now: cheap (directory listings only), so
-    /// the sampler can notice arrivals and departures on every tick.
+    /// Every device, port and interface present now (directory listings only). The sampler
+    /// takes them from [`Trees::reading_and_components`]; the tests check the two agree.
+    #[cfg(test)]
     pub fn components(&self) -> BTreeSet<Component> {
         let mut found = BTreeSet::new();
         for device in self.list(Path::new(INFINIBAND)) {
@@ -89,9 +90,23 @@ impl Trees {
 
     /// Every counter of every port and interface, stamped `timestamp_ms`.
     pub fn reading(&self, timestamp_ms: u64) -> Reading {
+        self.reading_and_components(timestamp_ms).0
+    }
+
+    /// A reading and the components it found (what [`Trees::components`] returns), from one
+    /// listing of the trees: the sampler needs both every interval.
+    pub fn reading_and_components(&self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
+        let mut found = BTreeSet::new();
         let mut ports = Vec::new();
         for device in self.list(Path::new(INFINIBAND)) {
+            found.insert(Component::RdmaDevice {
+                device: device.clone(),
+            });
             for port in self.port_numbers(&device) {
+                found.insert(Component::RdmaPort {
+                    device: device.clone(),
+                    port,
+                });
                 let dir = port_dir(&device, port);
                 let counters = self.counters(&dir.join("counters"), &[]);
                 let hw_counters = self.counters(&dir.join("hw_counters"), HW_COUNTERS_NOT_COUNTERS);
@@ -117,6 +132,9 @@ impl Trees {
             .list(Path::new(NET))
             .into_iter()
             .map(|interface| {
+                found.insert(Component::Netdev {
+                    interface: interface.clone(),
+                });
                 let dir = Path::new(NET).join(&interface);
                 let statistics = self.counters(&dir.join("statistics"), &[]);
                 NetdevReading {
@@ -128,11 +146,12 @@ impl Trees {
                 }
             })
             .collect();
-        Reading {
+        let reading = Reading {
             timestamp_ms,
             ports,
             netdevs,
-        }
+        };
+        (reading, found)
     }
 
     fn rdma_device(&self, name: String) -> RdmaDevice {
@@ -278,11 +297,16 @@ impl Trees {
 
     /// Every file of a counters directory; a file that cannot be read or parsed is `None`.
     fn counters(&self, dir: &Path, skip: &[&str]) -> BTreeMap<String, Option<u64>> {
-        self.list(dir)
+        self.sysfs
+            .read_each(dir)
+            .unwrap_or_default()
             .into_iter()
-            .filter(|name| !skip.contains(&name.as_str()))
-            .map(|name| {
-                let value = self.parsed(&dir.join(&name), parse::counter);
+            .filter(|(name, _)| !skip.contains(&name.as_str()))
+            .map(|(name, text)| {
+                let value = text
+                    .ok()
+                    .filter(|t| !t.is_empty())
+                    .and_then(|t| parse::counter(&t).ok());
                 (name, value)
             })
             .collect()

@@ -262,7 +262,7 @@ async fn site_figures(site: &Site) -> ExitCode {
 }
 
 /// Sections by name; `./lab bench dcqcn` runs one, no name runs them all.
-const SECTIONS: &[&str] = &["site", "dcqcn"];
+const SECTIONS: &[&str] = &["site", "dcqcn", "probe"];
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -275,12 +275,18 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let wants = |name: &str| asked.is_empty() || asked.iter().any(|a| a == name);
-    let site = Site::start();
-    if wants("site") && site_figures(&site).await != ExitCode::SUCCESS {
-        return ExitCode::FAILURE;
+    // The probe's own figures need neither the site nor a browser.
+    if wants("site") || wants("dcqcn") {
+        let site = Site::start();
+        if wants("site") && site_figures(&site).await != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+        if wants("dcqcn") {
+            lab_tests::bench::dcqcn::report(&site).await;
+        }
     }
-    if wants("dcqcn") {
-        lab_tests::bench::dcqcn::report(&site).await;
+    if wants("probe") {
+        lab_tests::bench::probe::run().await;
     }
     ExitCode::SUCCESS
 }

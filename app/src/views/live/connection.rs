@@ -319,7 +319,7 @@ mod tests {
             .unwrap_or("")
             .contains("schema version 99"));
         assert_eq!(view.lagged, 0);
-        view.receive(r#"{"schema_version": 1, "source": "demo", "type": "lagged", "missed": 3}"#);
+        view.receive(r#"{"schema_version": 2, "source": "demo", "type": "lagged", "missed": 3}"#);
         assert_eq!((view.lagged, view.source), (3, Some(Source::Demo)));
     }
 }

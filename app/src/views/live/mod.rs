@@ -77,6 +77,11 @@ pub fn LiveView() -> Html {
                 { "Recorded demo data: the probe runs with --demo and replays a ConnectX/InfiniBand recording. These are not this machine's NICs." }
             </p>
         },
+        Some(Source::Recorded) => html! {
+            <p class="live-source recorded" role="note">
+                { format!("Recorded data: the probe on {} reads a saved device tree (--sysfs-root), every {} ms. It changes only when those files do; these are not this machine's NICs.", probe.host, probe.interval_ms) }
+            </p>
+        },
         Some(Source::Live) => html! {
             <p class="live-source">{ format!("Live counters from {}, read every {} ms.", probe.host, probe.interval_ms) }</p>
         },
