@@ -68,6 +68,13 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
             "the device table",
         )
         .await;
+    // A tree read with --sysfs-root is somebody's recording, never this machine's NICs.
+    browser
+        .wait_until(
+            "return !!document.querySelector('.live-source.recorded')?.textContent.includes(\"not this machine's NICs\")",
+            "the recorded-data note",
+        )
+        .await;
     let gids = browser
         .eval("return document.querySelector('.live-gids').textContent")
         .await;
