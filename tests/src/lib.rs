@@ -4,6 +4,7 @@
 //! and drives Debian's Chromium through chromedriver. Both must be built first; `./lab test`
 //! does that before running `cargo test`.
 
+pub mod bench;
 pub mod browser;
 pub mod site;
 pub mod topics;
@@ -21,10 +22,4 @@ pub fn repo_root() -> PathBuf {
 /// Where browser tests leave their PNG screenshots for a person to look at.
 pub fn screenshot_dir() -> PathBuf {
     repo_root().join("target").join("screenshots")
-}
-
-/// Workloads and timings that `lab-bench` prints, apart from the browser's.
-pub mod bench {
-    pub mod dcqcn;
-    pub mod probe;
 }

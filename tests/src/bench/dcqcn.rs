@@ -6,6 +6,7 @@ use std::time::Instant;
 use engine::dcqcn::{named_scenario, simulate_fluid, simulate_packets, FlowSpec, Limits, Scenario};
 use serde_json::Value;
 
+use super::{median, verdict};
 use crate::{browser::Browser, site::Site};
 
 /// Start gap between successive flows when they are staggered, µs.
@@ -147,24 +148,6 @@ pub async fn page_runs(site: &Site, path: &str, drags: usize) -> Vec<PageRun> {
 const NATIVE_EVENTS_TARGET: f64 = 10e6;
 const BROWSER_FLUID_TARGET_MS: f64 = 5.0;
 const DRAG_TARGET_MS: f64 = 16.0;
-
-fn median(values: &[f64]) -> f64 {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "meets target"
-    } else {
-        "MISSES TARGET"
-    }
-}
 
 /// Prints the DCQCN section of the bench.
 pub async fn report(site: &Site) {

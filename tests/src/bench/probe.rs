@@ -23,6 +23,8 @@ use tokio_tungstenite::{
     tungstenite::{client::IntoClientRequest, Message},
 };
 
+use super::{median, verdict};
+
 pub const INTERVAL_MS: u64 = 100;
 pub const CLIENTS: usize = 10;
 pub const CPU_TARGET_PERCENT: f64 = 1.0;
@@ -55,14 +57,7 @@ impl Figures {
     }
 
     pub fn median_latency_ms(&self) -> f64 {
-        let mut sorted = self.latencies_ms.clone();
-        sorted.sort_by(f64::total_cmp);
-        let mid = sorted.len() / 2;
-        match sorted.len() {
-            0 => f64::NAN,
-            n if n % 2 == 1 => sorted[mid],
-            _ => (sorted[mid - 1] + sorted[mid]) / 2.0,
-        }
+        median(&self.latencies_ms)
     }
 
     pub fn meets_targets(&self) -> bool {
@@ -366,14 +361,6 @@ pub async fn measure() -> Figures {
         rss_mb: rss_kb as f64 / 1000.0,
         peak_rss_mb: peak_kb as f64 / 1000.0,
         latencies_ms,
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "meets target"
-    } else {
-        "MISSES TARGET"
     }
 }
 

@@ -21,7 +21,11 @@ use std::{
 };
 
 use flate2::{write::GzEncoder, Compression};
-use lab_tests::{browser::Browser, site::Site};
+use lab_tests::{
+    bench::{median, verdict},
+    browser::Browser,
+    site::Site,
+};
 use serde::Deserialize;
 
 const FIRST_VISIT_GZIP_TARGET: usize = 300 * 1000;
@@ -153,24 +157,6 @@ async fn search_keystrokes(site: &Site) -> Vec<f64> {
     serde_json::from_value(durations).expect("a list of durations")
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "meets target"
-    } else {
-        "MISSES TARGET"
-    }
-}
-
 /// The site's own figures: first visit, first render, search and packet-flow frames.
 async fn site_figures(site: &Site) -> ExitCode {
     let dist = lab_tests::repo_root().join("dist");
@@ -219,7 +205,7 @@ async fn site_figures(site: &Site) -> ExitCode {
         .map(|ms| format!("{ms:.0}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let middle = median(&mut renders);
+    let middle = median(&renders);
     // Keystrokes that arrive within one frame share a render, and so one measure.
     let keystrokes = search_keystrokes(site).await;
     let typed: usize = QUERIES.iter().map(|q| q.chars().count()).sum();
@@ -235,7 +221,7 @@ async fn site_figures(site: &Site) -> ExitCode {
     println!(
         "Search: {typed} keystrokes typed, {} renders measured over the whole corpus, median {:.2} ms, slowest {slowest:.2} ms per keystroke (target ≤ {KEYSTROKE_TARGET_MS:.0} ms: {})",
         keystrokes.len(),
-        median(&mut sorted),
+        median(&sorted),
         verdict(slowest <= KEYSTROKE_TARGET_MS)
     );
 
@@ -250,7 +236,7 @@ async fn site_figures(site: &Site) -> ExitCode {
         "Packet flows: {} animation frames while playing {}, median {:.2} ms, slowest {slowest_frame:.2} ms of work per frame (target ≤ {FRAME_TARGET_MS:.0} ms: {})",
         frames.len(),
         PLAYED_FLOWS.join(", "),
-        median(&mut sorted),
+        median(&sorted),
         verdict(slowest_frame <= FRAME_TARGET_MS)
     );
 
