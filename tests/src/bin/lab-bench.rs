@@ -195,7 +195,7 @@ async fn site_figures(site: &Site) -> ExitCode {
         verdict(total_gzip <= FIRST_VISIT_GZIP_TARGET)
     );
 
-    let mut renders: Vec<f64> = visits.iter().filter_map(|v| v.first_route_ms).collect();
+    let renders: Vec<f64> = visits.iter().filter_map(|v| v.first_route_ms).collect();
     if renders.len() != visits.len() {
         eprintln!("lab-bench: error: some loads never set the lab-first-route mark");
         return ExitCode::FAILURE;
@@ -217,11 +217,10 @@ async fn site_figures(site: &Site) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let slowest = keystrokes.iter().copied().fold(0.0_f64, f64::max);
-    let mut sorted = keystrokes.clone();
     println!(
         "Search: {typed} keystrokes typed, {} renders measured over the whole corpus, median {:.2} ms, slowest {slowest:.2} ms per keystroke (target ≤ {KEYSTROKE_TARGET_MS:.0} ms: {})",
         keystrokes.len(),
-        median(&sorted),
+        median(&keystrokes),
         verdict(slowest <= KEYSTROKE_TARGET_MS)
     );
 
@@ -231,12 +230,11 @@ async fn site_figures(site: &Site) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let slowest_frame = frames.iter().copied().fold(0.0_f64, f64::max);
-    let mut sorted = frames.clone();
     println!(
         "Packet flows: {} animation frames while playing {}, median {:.2} ms, slowest {slowest_frame:.2} ms of work per frame (target ≤ {FRAME_TARGET_MS:.0} ms: {})",
         frames.len(),
         PLAYED_FLOWS.join(", "),
-        median(&sorted),
+        median(&frames),
         verdict(slowest_frame <= FRAME_TARGET_MS)
     );
 
