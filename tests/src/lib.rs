@@ -5,6 +5,8 @@
 //! does that before running `cargo test`.
 
 pub mod browser;
+pub mod capture_gen;
+pub mod decode_bench;
 pub mod site;
 pub mod topics;
 

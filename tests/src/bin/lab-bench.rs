@@ -7,7 +7,9 @@
 //! - search: the work of one keystroke in the search box, from the input event to the
 //!   rendered results (the app's `lab-search` performance measure), over typed queries;
 //! - packet flows: the work of each animation frame while a flow plays (the app's
-//!   `lab-flows-frame` measure), over whole scenarios played at normal speed.
+//!   `lab-flows-frame` measure), over whole scenarios played at normal speed;
+//! - capture decode: frames/s and MB/s over a generated capture of a million RoCE v2
+//!   frames, natively and on the /roce page (see `lab_tests::decode_bench`).
 
 use std::{
     io::Write,
@@ -255,5 +257,8 @@ async fn main() -> ExitCode {
         "First render: median {middle:.0} ms from navigation start over {LOADS} fresh loads [{runs} ms] (target ≤ {FIRST_RENDER_TARGET_MS:.0} ms: {})",
         verdict(middle <= FIRST_RENDER_TARGET_MS)
     );
+    if !lab_tests::decode_bench::run(&site).await {
+        return ExitCode::FAILURE;
+    }
     ExitCode::SUCCESS
 }
