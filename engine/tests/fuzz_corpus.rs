@@ -14,11 +14,20 @@ fn replay(target: &str, run: fn(&[u8])) {
         .filter(|p| p.is_file())
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "{} holds {} inputs", dir.display(), files.len());
+    assert!(
+        files.len() >= 10,
+        "{} holds {} inputs",
+        dir.display(),
+        files.len()
+    );
     for path in &files {
         let bytes = std::fs::read(path).expect("a corpus file reads");
         let outcome = std::panic::catch_unwind(|| run(&bytes));
-        assert!(outcome.is_ok(), "{} makes the {target} target fail", path.display());
+        assert!(
+            outcome.is_ok(),
+            "{} makes the {target} target fail",
+            path.display()
+        );
     }
 }
 
