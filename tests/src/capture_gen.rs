@@ -93,7 +93,7 @@ const PATTERN: &[Step] = &[
 
 fn hosts(conn: u32) -> (IpAddr, IpAddr) {
     let c = conn as u8;
-    if conn % 2 == 0 {
+    if conn.is_multiple_of(2) {
         (
             IpAddr::V4(Ipv4Addr::new(10, 0, c, 1)),
             IpAddr::V4(Ipv4Addr::new(10, 0, c, 2)),

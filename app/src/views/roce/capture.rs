@@ -150,7 +150,7 @@ fn now_ms() -> f64 {
 
 fn mark_open() {
     if let Some(p) = window().performance() {
-        let _ = p.clear_marks_with_mark_name(OPEN_MARK);
+        p.clear_marks_with_mark_name(OPEN_MARK);
         let _ = p.mark(OPEN_MARK);
     }
 }
