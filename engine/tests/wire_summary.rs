@@ -165,3 +165,37 @@ fn decoding_a_capture_classifies_and_groups_like_rows() {
         "classifying twice changes nothing"
     );
 }
+
+#[test]
+fn a_capture_decoded_as_it_arrives_matches_one_decoded_whole() {
+    use engine::wire::listing::CaptureDecoder;
+    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    let pcap = write_pcap(&read_capture(&sample).frames).expect("pcap writes");
+    for file in [sample, pcap] {
+        let whole = decode_capture(&file);
+        for part in [1, 7, 50, 333] {
+            let mut d = CaptureDecoder::new(&file[..part.min(file.len()).max(40)]);
+            d.expect_len(file.len());
+            let mut have = 40.min(file.len());
+            loop {
+                let complete = have == file.len();
+                while d.step_of(&file[..have], complete, 3) {}
+                if complete {
+                    break;
+                }
+                have = (have + part).min(file.len());
+            }
+            assert!(d.is_finished() && d.error().is_none(), "part {part}");
+            assert_eq!(d.summaries, whole.summaries, "part {part}");
+            assert_eq!(d.frames, whole.frames, "part {part}");
+        }
+        // A file cut short still ends in the located error, once complete.
+        let cut = &file[..file.len() - 5];
+        let mut d = CaptureDecoder::new(&cut[..40]);
+        while d.step_of(&cut[..40], false, 100) {}
+        assert!(d.error().is_none() && !d.is_finished());
+        while d.step_of(cut, true, 100) {}
+        assert!(d.is_finished());
+        assert_eq!(d.error(), decode_capture(cut).error());
+    }
+}

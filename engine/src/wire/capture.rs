@@ -303,10 +303,20 @@ impl CaptureCursor {
     /// The next frame of `bytes` (the same bytes given to [`CaptureCursor::new`]), or
     /// `None` at the end of the file or at the first corrupt record.
     pub fn next_frame(&mut self, bytes: &[u8]) -> Option<FrameRef> {
+        self.next_frame_of(bytes, true)
+    }
+
+    /// Like [`CaptureCursor::next_frame`] while the file is still arriving: `bytes` is
+    /// the part read so far (it only ever grows) and `complete` says whether that is all
+    /// of it. A record cut off by the end of an incomplete `bytes` is not an error: the
+    /// call returns `None` and the next call, with more bytes, reads it.
+    pub fn next_frame_of(&mut self, bytes: &[u8], complete: bool) -> Option<FrameRef> {
         loop {
             let rem = bytes.get(self.offset..).unwrap_or(&[]);
             if rem.is_empty() {
-                self.parser = Parser::Done;
+                if complete {
+                    self.parser = Parser::Done;
+                }
                 return None;
             }
             // Where a record's data starts in the file; the parsers hand out sub-slices of
@@ -341,11 +351,13 @@ impl CaptureCursor {
                             },
                         )
                     }
+                    Err(PcapError::IncompleteBuffer) if !complete => return None,
                     Err(e) => return self.stop(describe(&e)),
                 },
                 Parser::PcapNg(parser) => {
                     let (next, block) = match parser.next_block(rem) {
                         Ok(x) => x,
+                        Err(PcapError::IncompleteBuffer) if !complete => return None,
                         Err(e) => return self.stop(describe(&e)),
                     };
                     let (id, ticks, orig_len, data) = match block {

@@ -642,6 +642,8 @@ pub struct CaptureDecoder {
     pub frames: Vec<FrameRef>,
     pub summaries: Vec<FrameSummary>,
     finished: bool,
+    /// Size of the whole file, when it arrives in parts.
+    file_len: usize,
 }
 
 impl CaptureDecoder {
@@ -652,13 +654,27 @@ impl CaptureDecoder {
             frames: Vec::new(),
             summaries: Vec::new(),
             finished: false,
+            file_len: 0,
         }
+    }
+
+    /// Tells the decoder the size of the whole file when it is given in parts
+    /// ([`CaptureDecoder::step_of`]), so it can size its lists once.
+    pub fn expect_len(&mut self, file_len: usize) {
+        self.file_len = file_len;
     }
 
     /// Reads and summarizes up to `max_frames` more frames of `bytes` (the bytes given
     /// to [`CaptureDecoder::new`]); true while frames remain. When the file is done,
     /// classifies retransmissions across the whole capture.
     pub fn step(&mut self, bytes: &[u8], max_frames: usize) -> bool {
+        self.step_of(bytes, true, max_frames)
+    }
+
+    /// [`CaptureDecoder::step`] while the file is still arriving: `bytes` is the part read
+    /// so far and `complete` whether that is all of it. Returns false when the frames
+    /// read so far are done (or the whole file is, once `complete`).
+    pub fn step_of(&mut self, bytes: &[u8], complete: bool, max_frames: usize) -> bool {
         if self.finished {
             return false;
         }
@@ -667,14 +683,17 @@ impl CaptureDecoder {
                 // Room for the rest of the file at the average record size so far, so
                 // the lists are not copied as they grow.
                 let per_frame = (self.cursor.offset() / RESERVE_AFTER).max(1);
-                let rest = bytes.len().saturating_sub(self.cursor.offset()) / per_frame;
+                let len = bytes.len().max(self.file_len);
+                let rest = len.saturating_sub(self.cursor.offset()) / per_frame;
                 let more = rest + rest / 16;
                 self.frames.reserve(more);
                 self.summaries.reserve(more);
             }
-            let Some(f) = self.cursor.next_frame(bytes) else {
-                self.finished = true;
-                classify_summaries(&mut self.summaries);
+            let Some(f) = self.cursor.next_frame_of(bytes, complete) else {
+                if complete || self.cursor.error().is_some() {
+                    self.finished = true;
+                    classify_summaries(&mut self.summaries);
+                }
                 return false;
             };
             self.summaries
