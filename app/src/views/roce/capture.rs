@@ -42,6 +42,8 @@ pub const SAMPLE_URL: &str = "/samples/roce-sample.pcapng";
 /// packet list (read by `./lab bench`).
 pub const OPEN_MARK: &str = "lab-capture-open";
 pub const DECODE_MEASURE: &str = "lab-capture-decode";
+/// The measure from the choice to the file's bytes in memory, before decoding starts.
+pub const READ_MEASURE: &str = "lab-capture-read";
 
 /// Shared, compared by identity: a capture's big lists are never compared by value.
 pub struct Shared<T>(pub Rc<T>);
@@ -76,6 +78,9 @@ pub struct CaptureState {
     generation: u32,
     name: String,
     bytes: Shared<Vec<u8>>,
+    /// Size of the file being decoded.
+    size: usize,
+    decoding: bool,
     frames: Shared<Vec<FrameRef>>,
     summaries: Shared<Vec<FrameSummary>>,
     conversations: Shared<Vec<Conversation>>,
@@ -91,10 +96,17 @@ pub struct CaptureState {
 
 pub enum CaptureAction {
     Loading(String),
-    Started(u32, String, Rc<Vec<u8>>),
+    /// Decoding began: the generation, the file name and its size.
+    Started(u32, String, usize),
     Progress(u32, usize, usize),
     /// The decoded capture, its conversations, and the milliseconds spent decoding.
-    Done(u32, Box<CaptureDecoder>, Rc<Vec<Conversation>>, f64),
+    Done(
+        u32,
+        Box<CaptureDecoder>,
+        Rc<Vec<Conversation>>,
+        f64,
+        Rc<Vec<u8>>,
+    ),
     Failed(String),
 }
 
@@ -108,11 +120,12 @@ impl Reducible for CaptureState {
                 next.loading = true;
                 next.error = None;
             }
-            CaptureAction::Started(generation, name, bytes) => {
+            CaptureAction::Started(generation, name, size) => {
                 next = CaptureState {
                     generation,
                     name,
-                    bytes: Shared(bytes),
+                    size,
+                    decoding: true,
                     ..CaptureState::default()
                 };
             }
@@ -122,13 +135,15 @@ impl Reducible for CaptureState {
                 }
                 next.progress = (offset, frames);
             }
-            CaptureAction::Done(generation, decoder, convs, busy) => {
+            CaptureAction::Done(generation, decoder, convs, busy, bytes) => {
                 if generation != self.generation {
                     return self;
                 }
                 next.error = decoder.error().map(|e| e.to_string());
                 let d = *decoder;
-                next.progress = (next.bytes.len(), d.frames.len());
+                next.progress = (bytes.len(), d.frames.len());
+                next.bytes = Shared(bytes);
+                next.decoding = false;
                 next.frames = Shared(Rc::new(d.frames));
                 next.summaries = Shared(Rc::new(d.summaries));
                 next.conversations = Shared(convs);
@@ -153,13 +168,6 @@ fn mark_open() {
         p.clear_marks_with_mark_name(OPEN_MARK);
         let _ = p.mark(OPEN_MARK);
     }
-}
-
-async fn blob_bytes(blob: web_sys::Blob) -> Result<Vec<u8>, String> {
-    let buffer = JsFuture::from(blob.array_buffer())
-        .await
-        .map_err(|_| "the browser could not read the file".to_string())?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
@@ -189,38 +197,117 @@ async fn yield_now() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// Decodes `bytes` a slice at a time, yielding to the event loop between slices, until
-/// done or until another file takes over (`current` moves past `generation`).
+/// Where a capture comes from: a file the learner chose (read in parts), or bytes
+/// already fetched (the sample).
+enum Source {
+    File(web_sys::File),
+    Bytes(Vec<u8>),
+}
+
+/// Bytes asked of the file at a time; the next part is read while this one decodes.
+const READ_CHUNK: usize = 32 << 20;
+
+fn read_part(file: &web_sys::File, from: usize, size: usize) -> Option<JsFuture> {
+    let to = from.saturating_add(READ_CHUNK).min(size);
+    let blob = file.slice_with_f64_and_f64(from as f64, to as f64).ok()?;
+    Some(JsFuture::from(blob.array_buffer()))
+}
+
+/// Reads and decodes a capture a slice at a time, yielding to the event loop between
+/// slices, until done or until another file takes over (`current` moves past
+/// `generation`). A file is read in parts, each decoded while the next one is read.
 async fn decode(
     generation: u32,
+    name: String,
+    source: Source,
     current: Rc<Cell<u32>>,
-    bytes: Rc<Vec<u8>>,
     dispatch: UseReducerDispatcher<CaptureState>,
 ) {
-    let mut decoder = CaptureDecoder::new(&bytes);
+    let (file, mut bytes, size) = match source {
+        Source::File(f) => {
+            let size = f.size() as usize;
+            let mut bytes = Vec::new();
+            if bytes.try_reserve_exact(size).is_err() {
+                dispatch.dispatch(CaptureAction::Failed(format!(
+                    "{name} ({:.0} MB) does not fit in the page's memory",
+                    size as f64 / 1e6
+                )));
+                return;
+            }
+            (Some(f), bytes, size)
+        }
+        Source::Bytes(b) => {
+            let size = b.len();
+            (None, b, size)
+        }
+    };
+    dispatch.dispatch(CaptureAction::Started(generation, name, size));
+    let mut pending = file.as_ref().and_then(|f| read_part(f, 0, size));
+    let mut decoder: Option<CaptureDecoder> = None;
     let mut busy = 0.0;
     loop {
-        let start = now_ms();
-        let mut more = true;
-        while more && now_ms() - start < SLICE_MS {
-            more = decoder.step(&bytes, STEP);
+        if let Some(part) = pending.take() {
+            let Ok(buffer) = part.await else {
+                dispatch.dispatch(CaptureAction::Failed(
+                    "the browser could not read the file".into(),
+                ));
+                return;
+            };
+            let part = js_sys::Uint8Array::new(&buffer);
+            let old = bytes.len();
+            bytes.resize(old + part.length() as usize, 0);
+            part.copy_to(&mut bytes[old..]);
+            if old == 0 {
+                if let Some(p) = window().performance() {
+                    let _ = p.measure_with_start_mark(READ_MEASURE, OPEN_MARK);
+                }
+            }
         }
-        busy += now_ms() - start;
+        let complete = bytes.len() >= size || file.is_none();
+        if !complete {
+            pending = file.as_ref().and_then(|f| read_part(f, bytes.len(), size));
+            if pending.is_none() {
+                dispatch.dispatch(CaptureAction::Failed(
+                    "the browser could not read the file".into(),
+                ));
+                return;
+            }
+        }
         if current.get() != generation {
             return;
         }
-        if !more {
+        let d = decoder.get_or_insert_with(|| {
+            let mut d = CaptureDecoder::new(&bytes);
+            d.expect_len(size);
+            d
+        });
+        loop {
+            let start = now_ms();
+            let mut more = true;
+            while more && now_ms() - start < SLICE_MS {
+                more = d.step_of(&bytes, complete, STEP);
+            }
+            busy += now_ms() - start;
+            if current.get() != generation {
+                return;
+            }
+            dispatch.dispatch(CaptureAction::Progress(
+                generation,
+                d.offset(),
+                d.frames.len(),
+            ));
+            // Give the event loop a turn: paint the progress bar, take input.
+            yield_now().await;
+            if !more {
+                break;
+            }
+        }
+        if complete || d.is_finished() {
             break;
         }
-        dispatch.dispatch(CaptureAction::Progress(
-            generation,
-            decoder.offset(),
-            decoder.frames.len(),
-        ));
-        yield_now().await;
     }
+    let Some(decoder) = decoder else { return };
     // The PSN timelines, in a turn of their own.
-    yield_now().await;
     let start = now_ms();
     let convs = conversations_of(&decoder.summaries, |i| {
         decoder.frames.get(i).map(|r| r.timestamp_ns).unwrap_or(0)
@@ -235,13 +322,14 @@ async fn decode(
         Box::new(decoder),
         Rc::new(convs),
         busy,
+        Rc::new(bytes),
     ));
 }
 
-/// Reads a file (or the sample), then decodes it.
+/// Opens a capture: marks the moment for the decode measure, then reads and decodes it.
 fn open(
     name: String,
-    source: impl std::future::Future<Output = Result<Vec<u8>, String>> + 'static,
+    source: impl std::future::Future<Output = Result<Source, String>> + 'static,
     current: Rc<Cell<u32>>,
     dispatch: UseReducerDispatcher<CaptureState>,
 ) {
@@ -251,16 +339,10 @@ fn open(
     dispatch.dispatch(CaptureAction::Loading(name.clone()));
     wasm_bindgen_futures::spawn_local(async move {
         match source.await {
-            Ok(bytes) => {
-                if current.get() != generation {
-                    return;
-                }
-                let bytes = Rc::new(bytes);
-                dispatch.dispatch(CaptureAction::Started(generation, name, bytes.clone()));
-                // Let the progress bar paint before the first slice.
-                yield_now().await;
-                decode(generation, current, bytes, dispatch).await;
+            Ok(source) if current.get() == generation => {
+                decode(generation, name, source, current, dispatch).await
             }
+            Ok(_) => {}
             Err(e) => dispatch.dispatch(CaptureAction::Failed(e)),
         }
     });
@@ -319,7 +401,7 @@ pub fn CaptureView() -> Html {
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
                 open(
                     file.name(),
-                    blob_bytes(file.into()),
+                    std::future::ready(Ok(Source::File(file))),
                     generation.clone(),
                     dispatch.clone(),
                 );
@@ -350,7 +432,7 @@ pub fn CaptureView() -> Html {
             if let Some(file) = file {
                 open(
                     file.name(),
-                    blob_bytes(file.into()),
+                    std::future::ready(Ok(Source::File(file))),
                     generation.clone(),
                     dispatch.clone(),
                 );
@@ -362,7 +444,7 @@ pub fn CaptureView() -> Html {
         Callback::from(move |_| {
             open(
                 "roce-sample.pcapng".into(),
-                fetch_bytes(SAMPLE_URL),
+                async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) },
                 generation.clone(),
                 dispatch.clone(),
             );
@@ -510,10 +592,10 @@ pub fn CaptureView() -> Html {
         }
     });
 
-    let decoding = !done && !state.bytes.is_empty();
+    let decoding = state.decoding;
     let progress = decoding.then(|| {
         let (offset, frames) = state.progress;
-        let size = state.bytes.len().max(1);
+        let size = state.size.max(1);
         html! {
             <div class="capture-progress">
                 <label for="cap-progress">{ format!("Decoding {}: {frames} frames, {}% of {:.1} MB",
