@@ -148,7 +148,12 @@ impl Browser {
     /// Polls `script` (a function body ending in `return …`) until it returns something truthy,
     /// and returns that value.
     pub async fn wait_until(&self, script: &str, what: &str) -> Value {
-        let deadline = Instant::now() + LONG_WAIT;
+        self.wait_until_for(script, what, LONG_WAIT).await
+    }
+
+    /// [`Browser::wait_until`] with its own time limit, for work that takes minutes.
+    pub async fn wait_until_for(&self, script: &str, what: &str, limit: Duration) -> Value {
+        let deadline = Instant::now() + limit;
         loop {
             let value = self.eval(script).await;
             let truthy = match &value {

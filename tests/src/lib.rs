@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod browser;
+pub mod capture_gen;
 pub mod site;
 pub mod topics;
 

@@ -121,78 +121,26 @@ fn describe(e: &PcapError) -> String {
 
 /// Reads a pcap or pcapng file from memory, recognised by its magic number.
 pub fn read_capture(bytes: &[u8]) -> CaptureFile {
-    let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
-    match magic {
-        Some([0x0A, 0x0D, 0x0D, 0x0A]) => read_pcapng(bytes),
-        Some(m) if is_pcap_magic(m) => read_pcap(bytes),
-        _ => CaptureFile {
-            format: None,
-            frames: Vec::new(),
-            error: Some(CaptureError {
-                frame: 0,
-                offset: 0,
-                message: "not a pcap or pcapng file (unknown magic number)".into(),
-            }),
-        },
+    let mut cursor = CaptureCursor::new(bytes);
+    let mut frames = Vec::new();
+    while let Some(f) = cursor.next_frame(bytes) {
+        frames.push(CapturedFrame {
+            timestamp_ns: f.timestamp_ns,
+            orig_len: f.orig_len,
+            link_type: f.link_type,
+            data: f.data(bytes).to_vec(),
+        });
+    }
+    CaptureFile {
+        format: cursor.format(),
+        frames,
+        error: cursor.into_error(),
     }
 }
 
 fn is_pcap_magic(m: [u8; 4]) -> bool {
     let le = u32::from_le_bytes(m);
     matches!(le, 0xA1B2_C3D4 | 0xD4C3_B2A1 | 0xA1B2_3C4D | 0x4D3C_B2A1)
-}
-
-fn read_pcap(bytes: &[u8]) -> CaptureFile {
-    let mut out = CaptureFile {
-        format: Some(CaptureFormat::Pcap),
-        frames: Vec::new(),
-        error: None,
-    };
-    let (mut rem, parser) = match PcapParser::new(bytes) {
-        Ok(x) => x,
-        Err(e) => {
-            out.error = Some(CaptureError {
-                frame: 0,
-                offset: 0,
-                message: describe(&e),
-            });
-            return out;
-        }
-    };
-    let header = parser.header();
-    let link = LinkType::from_datalink(header.datalink);
-    let frac_ns: u64 = match header.ts_resolution {
-        TsResolution::MicroSecond => 1_000,
-        TsResolution::NanoSecond => 1,
-    };
-    while !rem.is_empty() {
-        let offset = bytes.len() - rem.len();
-        let frame = out.frames.len() + 1;
-        // Raw records: real captures often have orig_len > snaplen, which the crate's
-        // validated packet type rejects.
-        match parser.next_raw_packet(rem) {
-            Ok((next, p)) => {
-                out.frames.push(CapturedFrame {
-                    timestamp_ns: u64::from(p.ts_sec)
-                        .saturating_mul(1_000_000_000)
-                        .saturating_add(u64::from(p.ts_frac).saturating_mul(frac_ns)),
-                    orig_len: p.orig_len,
-                    link_type: link,
-                    data: p.data.into_owned(),
-                });
-                rem = next;
-            }
-            Err(e) => {
-                out.error = Some(CaptureError {
-                    frame,
-                    offset,
-                    message: describe(&e),
-                });
-                break;
-            }
-        }
-    }
-    out
 }
 
 /// Nanoseconds per `ticks` under an `if_tsresol` value (pcapng §4.2: high bit clear
@@ -213,83 +161,271 @@ fn ticks_to_ns(ticks: u64, tsresol: Option<u8>) -> u64 {
     u64::try_from(ns).unwrap_or(u64::MAX)
 }
 
-fn read_pcapng(bytes: &[u8]) -> CaptureFile {
-    let mut out = CaptureFile {
-        format: Some(CaptureFormat::PcapNg),
-        frames: Vec::new(),
-        error: None,
-    };
-    let (mut rem, mut parser) = match PcapNgParser::new(bytes) {
-        Ok(x) => x,
-        Err(e) => {
-            out.error = Some(CaptureError {
-                frame: 0,
-                offset: 0,
-                message: describe(&e),
-            });
-            return out;
-        }
-    };
-    while !rem.is_empty() {
-        let offset = bytes.len() - rem.len();
-        let frame = out.frames.len() + 1;
-        let block = match parser.next_block(rem) {
-            Ok((next, b)) => {
-                rem = next;
-                b
-            }
-            Err(e) => {
-                out.error = Some(CaptureError {
-                    frame,
-                    offset,
-                    message: describe(&e),
-                });
-                break;
-            }
-        };
-        let iface = |id: u32| -> Option<(LinkType, Option<u8>)> {
-            let i = parser.interfaces().get(usize::try_from(id).ok()?)?;
-            let res = i.options.iter().find_map(|o| match o {
-                InterfaceDescriptionOption::IfTsResol(r) => Some(*r),
-                _ => None,
-            });
-            Some((LinkType::from_datalink(i.linktype), res))
-        };
-        let (id, ticks, orig_len, data) = match block {
-            // The crate stores the raw 64-bit tick count as if it were nanoseconds.
-            Block::EnhancedPacket(p) => (
-                p.interface_id,
-                Some(p.timestamp.as_nanos() as u64),
-                p.original_len,
-                p.data,
-            ),
-            Block::Packet(p) => (
-                u32::from(p.interface_id),
-                Some(p.timestamp),
-                p.original_len,
-                p.data,
-            ),
-            Block::SimplePacket(p) => (0, None, p.original_len, p.data),
-            _ => continue,
-        };
-        let Some((link, res)) = iface(id) else {
-            out.error = Some(CaptureError {
-                frame,
-                offset,
-                message: format!(
-                    "packet refers to interface {id}, which no Interface Description Block defined"
-                ),
-            });
-            break;
-        };
-        out.frames.push(CapturedFrame {
-            timestamp_ns: ticks.map(|t| ticks_to_ns(t, res)).unwrap_or(0),
-            orig_len,
-            link_type: link,
-            data: data.into_owned(),
-        });
+/// One frame of a capture, located in the file's bytes rather than copied out of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameRef {
+    /// Nanoseconds since the Unix epoch (or since the start of a simulation).
+    pub timestamp_ns: u64,
+    /// Length on the wire.
+    pub orig_len: u32,
+    pub link_type: LinkType,
+    /// Where the captured bytes start in the file.
+    pub offset: usize,
+    /// How many bytes were captured.
+    pub len: u32,
+}
+
+impl FrameRef {
+    /// The captured bytes, from the file this frame was found in (empty if `file` is
+    /// another file too short to hold them).
+    pub fn data<'a>(&self, file: &'a [u8]) -> &'a [u8] {
+        let end = self.offset.saturating_add(self.len as usize);
+        file.get(self.offset..end).unwrap_or(&[])
     }
-    out
+}
+
+enum Parser {
+    Pcap {
+        parser: PcapParser,
+        link: LinkType,
+        frac_ns: u64,
+    },
+    PcapNg(Box<PcapNgParser>),
+    /// The header could not be read, or reading stopped.
+    Done,
+}
+
+/// Reads a capture one frame at a time, so a caller can spread a big file over several
+/// turns of an event loop: [`CaptureCursor::next_frame`] until it returns `None`, then
+/// [`CaptureCursor::error`]. The file's bytes are passed to every call rather than
+/// borrowed, so the caller keeps ownership of them between turns.
+pub struct CaptureCursor {
+    format: Option<CaptureFormat>,
+    parser: Parser,
+    /// Byte offset of the next record.
+    offset: usize,
+    frames: usize,
+    error: Option<CaptureError>,
+}
+
+impl CaptureCursor {
+    /// Reads the file header; a file that is neither pcap nor pcapng yields no frames
+    /// and a located error.
+    pub fn new(bytes: &[u8]) -> Self {
+        let mut c = CaptureCursor {
+            format: None,
+            parser: Parser::Done,
+            offset: 0,
+            frames: 0,
+            error: None,
+        };
+        let magic = bytes.get(..4).map(|m| [m[0], m[1], m[2], m[3]]);
+        let header_error = |e: &PcapError| CaptureError {
+            frame: 0,
+            offset: 0,
+            message: describe(e),
+        };
+        match magic {
+            Some([0x0A, 0x0D, 0x0D, 0x0A]) => {
+                c.format = Some(CaptureFormat::PcapNg);
+                match PcapNgParser::new(bytes) {
+                    Ok((rem, parser)) => {
+                        c.offset = bytes.len() - rem.len();
+                        c.parser = Parser::PcapNg(Box::new(parser));
+                    }
+                    Err(e) => c.error = Some(header_error(&e)),
+                }
+            }
+            Some(m) if is_pcap_magic(m) => {
+                c.format = Some(CaptureFormat::Pcap);
+                match PcapParser::new(bytes) {
+                    Ok((rem, parser)) => {
+                        let header = parser.header();
+                        c.offset = bytes.len() - rem.len();
+                        c.parser = Parser::Pcap {
+                            link: LinkType::from_datalink(header.datalink),
+                            frac_ns: match header.ts_resolution {
+                                TsResolution::MicroSecond => 1_000,
+                                TsResolution::NanoSecond => 1,
+                            },
+                            parser,
+                        };
+                    }
+                    Err(e) => c.error = Some(header_error(&e)),
+                }
+            }
+            _ => {
+                c.error = Some(CaptureError {
+                    frame: 0,
+                    offset: 0,
+                    message: "not a pcap or pcapng file (unknown magic number)".into(),
+                })
+            }
+        }
+        c
+    }
+
+    /// The file format, when the magic number was recognised.
+    pub fn format(&self) -> Option<CaptureFormat> {
+        self.format
+    }
+
+    /// Bytes of the file read so far (for a progress bar).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Frames returned so far.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// The error that stopped reading, if any.
+    pub fn error(&self) -> Option<&CaptureError> {
+        self.error.as_ref()
+    }
+
+    /// Consumes the cursor, giving the error that stopped reading, if any.
+    pub fn into_error(self) -> Option<CaptureError> {
+        self.error
+    }
+
+    fn stop(&mut self, message: String) -> Option<FrameRef> {
+        self.error = Some(CaptureError {
+            frame: self.frames + 1,
+            offset: self.offset,
+            message,
+        });
+        self.parser = Parser::Done;
+        None
+    }
+
+    /// The next frame of `bytes` (the same bytes given to [`CaptureCursor::new`]), or
+    /// `None` at the end of the file or at the first corrupt record.
+    pub fn next_frame(&mut self, bytes: &[u8]) -> Option<FrameRef> {
+        self.next_frame_of(bytes, true)
+    }
+
+    /// Like [`CaptureCursor::next_frame`] while the file is still arriving: `bytes` is
+    /// the part read so far (it only ever grows) and `complete` says whether that is all
+    /// of it. A record cut off by the end of an incomplete `bytes` is not an error: the
+    /// call returns `None` and the next call, with more bytes, reads it.
+    pub fn next_frame_of(&mut self, bytes: &[u8], complete: bool) -> Option<FrameRef> {
+        loop {
+            let rem = bytes.get(self.offset..).unwrap_or(&[]);
+            if rem.is_empty() {
+                if complete {
+                    self.parser = Parser::Done;
+                }
+                return None;
+            }
+            // Where a record's data starts in the file; the parsers hand out sub-slices of
+            // their input, so this is pointer arithmetic on the same allocation.
+            let start_of = |data: &[u8]| -> Option<usize> {
+                let at = (data.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
+                (at.checked_add(data.len())? <= bytes.len()).then_some(at)
+            };
+            let (next, frame) = match &mut self.parser {
+                Parser::Done => return None,
+                Parser::Pcap {
+                    parser,
+                    link,
+                    frac_ns,
+                } => match parser.next_raw_packet(rem) {
+                    // Raw records: real captures often have orig_len > snaplen, which the
+                    // crate's validated packet type rejects.
+                    Ok((next, p)) => {
+                        let Some(offset) = start_of(&p.data) else {
+                            return self.stop("record data outside the file".into());
+                        };
+                        (
+                            next.len(),
+                            FrameRef {
+                                timestamp_ns: u64::from(p.ts_sec)
+                                    .saturating_mul(1_000_000_000)
+                                    .saturating_add(u64::from(p.ts_frac).saturating_mul(*frac_ns)),
+                                orig_len: p.orig_len,
+                                link_type: *link,
+                                offset,
+                                len: p.data.len() as u32,
+                            },
+                        )
+                    }
+                    Err(PcapError::IncompleteBuffer) if !complete => return None,
+                    Err(e) => return self.stop(describe(&e)),
+                },
+                Parser::PcapNg(parser) => {
+                    let (next, block) = match parser.next_block(rem) {
+                        Ok(x) => x,
+                        Err(PcapError::IncompleteBuffer) if !complete => return None,
+                        Err(e) => return self.stop(describe(&e)),
+                    };
+                    let (id, ticks, orig_len, data) = match block {
+                        // The crate stores the raw 64-bit tick count as if it were nanoseconds.
+                        Block::EnhancedPacket(p) => (
+                            p.interface_id,
+                            Some(p.timestamp.as_nanos() as u64),
+                            p.original_len,
+                            p.data,
+                        ),
+                        Block::Packet(p) => (
+                            u32::from(p.interface_id),
+                            Some(p.timestamp),
+                            p.original_len,
+                            p.data,
+                        ),
+                        Block::SimplePacket(p) => (0, None, p.original_len, p.data),
+                        _ => {
+                            self.offset = bytes.len() - next.len();
+                            continue;
+                        }
+                    };
+                    let iface = usize::try_from(id)
+                        .ok()
+                        .and_then(|i| parser.interfaces().get(i))
+                        .map(|i| {
+                            let res = i.options.iter().find_map(|o| match o {
+                                InterfaceDescriptionOption::IfTsResol(r) => Some(*r),
+                                _ => None,
+                            });
+                            (LinkType::from_datalink(i.linktype), res)
+                        });
+                    let Some((link, res)) = iface else {
+                        return self.stop(format!(
+                            "packet refers to interface {id}, which no Interface Description Block defined"
+                        ));
+                    };
+                    let Some(offset) = start_of(&data) else {
+                        return self.stop("record data outside the file".into());
+                    };
+                    (
+                        next.len(),
+                        FrameRef {
+                            timestamp_ns: ticks.map(|t| ticks_to_ns(t, res)).unwrap_or(0),
+                            orig_len,
+                            link_type: link,
+                            offset,
+                            len: data.len() as u32,
+                        },
+                    )
+                }
+            };
+            self.offset = bytes.len() - next;
+            self.frames += 1;
+            return Some(frame);
+        }
+    }
+}
+
+/// Locates every frame of a capture without copying it: the frames read, and the error
+/// that stopped reading, if any.
+pub fn index_capture(bytes: &[u8]) -> (Vec<FrameRef>, Option<CaptureError>) {
+    let mut cursor = CaptureCursor::new(bytes);
+    let mut frames = Vec::new();
+    while let Some(f) = cursor.next_frame(bytes) {
+        frames.push(f);
+    }
+    (frames, cursor.into_error())
 }
 
 fn write_error(frame: usize, e: PcapError) -> CaptureError {

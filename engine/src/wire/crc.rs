@@ -28,8 +28,9 @@ use super::{ErrorKind, Header, Result, WireError};
 pub const ICRC_LEN: usize = 4;
 /// Length of the VCRC trailer.
 pub const VCRC_LEN: usize = 2;
-/// The all-ones pseudo-LRH RoCE v2 prepends (IBTA Vol 1 Annex A17.4.1).
-const PSEUDO_LRH: [u8; 8] = [0xFF; 8];
+/// CRC-32 of the all-ones 8-byte pseudo-LRH RoCE v2 prepends (IBTA Vol 1 Annex
+/// A17.4.1): every RoCE v2 ICRC starts from it (checked by a test).
+const PSEUDO_LRH_CRC: u32 = 0x2144_DF1C;
 
 const IPV6_LEN: usize = 40;
 const UDP_LEN: usize = 8;
@@ -104,8 +105,7 @@ pub fn roce_v2_icrc(l3: &[u8]) -> Result<u32> {
             *b = 0xFF;
         }
     }
-    let mut h = crc32fast::Hasher::new();
-    h.update(&PSEUDO_LRH);
+    let mut h = crc32fast::Hasher::new_with_initial(PSEUDO_LRH_CRC);
     h.update(m);
     h.update(rest);
     Ok(h.finalize())
@@ -176,4 +176,16 @@ pub fn vcrc(pkt: &[u8]) -> u16 {
         c = VCRC_TABLE.get(idx).copied().unwrap_or(0) ^ (c >> 8);
     }
     !c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PSEUDO_LRH: [u8; 8] = [0xFF; 8];
+
+    #[test]
+    fn the_pseudo_lrh_crc_is_the_crc_of_eight_ones_bytes() {
+        assert_eq!(crc32fast::hash(&PSEUDO_LRH), PSEUDO_LRH_CRC);
+    }
 }

@@ -33,17 +33,30 @@ const FLAG_MF: u16 = 0x2000;
 const FRAG_OFFSET_MASK: u16 = 0x1FFF;
 
 /// RFC 1071 one's-complement sum of 16-bit big-endian words, not yet complemented.
-pub(crate) fn ones_complement_sum(mut acc: u32, data: &[u8]) -> u32 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        if let &[a, b] = c {
-            acc += u32::from(u16::from_be_bytes([a, b]));
+pub(crate) fn ones_complement_sum(acc: u32, data: &[u8]) -> u32 {
+    // Four bytes at a time into 64 bits (RFC 1071 §2(B): the sum may be taken in wider
+    // words and folded afterwards), then folded back to at most 17 bits: congruent modulo
+    // 0xFFFF to the 16-bit sum, and zero only when that is zero.
+    let mut wide = u64::from(acc);
+    let mut words = data.chunks_exact(4);
+    for w in &mut words {
+        if let &[a, b, c, d] = w {
+            wide += u64::from(u32::from_be_bytes([a, b, c, d]));
         }
     }
-    if let &[last] = chunks.remainder() {
-        acc += u32::from(last) << 8;
+    let mut pairs = words.remainder().chunks_exact(2);
+    for c in &mut pairs {
+        if let &[a, b] = c {
+            wide += u64::from(u16::from_be_bytes([a, b]));
+        }
     }
-    acc
+    if let &[last] = pairs.remainder() {
+        wide += u64::from(last) << 8;
+    }
+    while wide > 0xFFFF {
+        wide = (wide & 0xFFFF) + (wide >> 16);
+    }
+    wide as u32
 }
 
 /// Folds carries and complements: the value to store in a checksum field.

@@ -10,10 +10,22 @@
 //! §A17.9.3) tell a sender to slow down and carry no meaningful PSN.
 
 use super::bth::Psn;
-use super::capture::CapturedFrame;
+use super::bytes::{be24, be32, slice, u8_at};
+use super::capture::{CaptureCursor, CaptureError, CapturedFrame, FrameRef, LinkType};
+use super::crc::{roce_v2_icrc, ICRC_LEN};
 use super::dissect::{dissect, DecodedFrame, FieldValue};
+use super::ethernet::{EtherType, EthernetFrame, MacAddr};
+use super::ext::header_len;
+use super::ipv4::{Ipv4Packet, PROTOCOL_UDP};
+use super::ipv6::Ipv6Packet;
 use super::opcode::Opcode;
+use super::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
+use super::{bth, ipv6, udp, Header};
+use core::fmt;
+use core::net::{Ipv4Addr, Ipv6Addr};
 use serde::{Deserialize, Serialize};
+use std::collections::hash_map::{Entry, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Whether the invariant CRC of a frame checks out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -277,6 +289,440 @@ pub fn conversations(rows: &[PacketRow]) -> Vec<Conversation> {
         });
     }
     out
+}
+
+/// A host as the packet list names it: IP address (RoCE v2), LID (native IB) or MAC
+/// address, kept as bytes so a million of them cost no allocation.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub enum HostAddr {
+    /// Not decoded.
+    #[default]
+    None,
+    V4([u8; 4]),
+    V6([u8; 16]),
+    Lid(u16),
+    Mac([u8; 6]),
+}
+
+impl fmt::Display for HostAddr {
+    /// The same text as the dissector's field (so as [`PacketRow::source`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            HostAddr::None => Ok(()),
+            HostAddr::V4(a) => Ipv4Addr::from(a).fmt(f),
+            HostAddr::V6(a) => Ipv6Addr::from(a).fmt(f),
+            HostAddr::Lid(l) => l.fmt(f),
+            HostAddr::Mac(m) => MacAddr(m).fmt(f),
+        }
+    }
+}
+
+/// What the packet list keeps of each frame of a big capture: the columns it filters
+/// and groups on, without the text. [`packet_row`] gives the full row of the few frames
+/// on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameSummary {
+    pub source: HostAddr,
+    pub destination: HostAddr,
+    pub opcode: Option<u8>,
+    pub qpn: Option<u32>,
+    pub psn: Option<u32>,
+    /// Bytes captured.
+    pub len: u32,
+    pub icrc: IcrcStatus,
+    pub role: PacketRole,
+    /// A structural error or a bad checksum/CRC ([`PacketRow::has_error`]).
+    pub problem: bool,
+}
+
+impl FrameSummary {
+    /// Whether [`RowFilter`] would show the frame.
+    pub fn is_problem(&self) -> bool {
+        self.problem
+            || matches!(
+                self.role,
+                PacketRole::Nak | PacketRole::RnrNak | PacketRole::Retransmission
+            )
+    }
+}
+
+fn host_of(d: &DecodedFrame, frame: &[u8], names: [&str; 4]) -> HostAddr {
+    for (i, name) in names.iter().enumerate() {
+        let Some(f) = d.field(name) else { continue };
+        let b = slice(frame, f.offset, f.offset.saturating_add(f.len));
+        return match i {
+            0 => b.try_into().map(HostAddr::V4).unwrap_or_default(),
+            1 => b.try_into().map(HostAddr::V6).unwrap_or_default(),
+            2 => match f.value {
+                FieldValue::Uint(v) => HostAddr::Lid(v as u16),
+                _ => HostAddr::None,
+            },
+            _ => b.try_into().map(HostAddr::Mac).unwrap_or_default(),
+        };
+    }
+    HostAddr::None
+}
+
+/// The summary of an already dissected frame.
+pub fn summary_from(d: &DecodedFrame, frame: &[u8]) -> FrameSummary {
+    let row = row_from(0, 0, d);
+    FrameSummary {
+        source: host_of(
+            d,
+            frame,
+            ["ip.src", "ipv6.src", "infiniband.lrh.slid", "eth.src"],
+        ),
+        destination: host_of(
+            d,
+            frame,
+            ["ip.dst", "ipv6.dst", "infiniband.lrh.dlid", "eth.dst"],
+        ),
+        opcode: row.opcode,
+        qpn: row.qpn,
+        psn: row.psn,
+        len: row.len as u32,
+        icrc: row.icrc,
+        role: row.role,
+        problem: row.has_error(),
+    }
+}
+
+/// The fast path of [`summarize_frame`]: a well-formed RoCE v2 frame on Ethernet read
+/// in place, with the checks [`dissect`] makes in the same order (lengths, IPv4 header
+/// checksum, UDP checksum when present, opcode, extended headers, pad, ICRC) but no
+/// text. `None` for anything else, which the dissector then describes.
+fn fast_summary(f: &[u8]) -> Option<FrameSummary> {
+    let eth = EthernetFrame::new_checked(f).ok()?;
+    let ip_off = eth.header_len();
+    let rest = slice(f, ip_off, f.len());
+    let (source, destination, udp_off, ip_end, pseudo) = match eth.ethertype() {
+        EtherType::IPV4 => {
+            let ip = Ipv4Packet::new_checked(rest).ok()?;
+            if !ip.verify_checksum()
+                || ip.check_total_len().is_err()
+                || ip.more_frags()
+                || ip.frag_offset() != 0
+                || ip.protocol() != PROTOCOL_UDP
+            {
+                return None;
+            }
+            let (src, dst) = (ip.src_addr(), ip.dst_addr());
+            (
+                HostAddr::V4(src.octets()),
+                HostAddr::V4(dst.octets()),
+                ip_off + ip.header_len(),
+                ip_off + usize::from(ip.total_len()),
+                PseudoHeader::V4 { src, dst },
+            )
+        }
+        EtherType::IPV6 => {
+            let ip = Ipv6Packet::new_checked(rest).ok()?;
+            if ip.check_payload_len().is_err() || ip.next_header() != PROTOCOL_UDP {
+                return None;
+            }
+            let (src, dst) = (ip.src_addr(), ip.dst_addr());
+            (
+                HostAddr::V6(src.octets()),
+                HostAddr::V6(dst.octets()),
+                ip_off + ipv6::HEADER_LEN,
+                ip_off + ipv6::HEADER_LEN + usize::from(ip.payload_len()),
+                PseudoHeader::V6 { src, dst },
+            )
+        }
+        _ => return None,
+    };
+    let u = UdpPacket::new_checked(slice(f, udp_off, ip_end)).ok()?;
+    if u.check_len().is_err()
+        || (u.checksum() != 0 && !u.verify_checksum(pseudo))
+        || u.dst_port() != ROCE_V2_PORT
+    {
+        return None;
+    }
+    let bth_off = udp_off + udp::HEADER_LEN;
+    let end = udp_off + usize::from(u.len());
+    if end.saturating_sub(bth_off) < bth::HEADER_LEN {
+        return None;
+    }
+    let op = u8_at(f, bth_off);
+    let info = Opcode(op).info()?;
+    let mut at = bth_off + bth::HEADER_LEN;
+    let mut aeth = None;
+    for h in info.headers.iter() {
+        let need = header_len(h);
+        if end.saturating_sub(at) < need {
+            return None;
+        }
+        if h == Header::Aeth {
+            aeth = Some(u8_at(f, at));
+        }
+        at += need;
+    }
+    let room = end.saturating_sub(at);
+    if room < ICRC_LEN {
+        return None;
+    }
+    let pad = usize::from((u8_at(f, bth_off + 1) >> 4) & 0x3);
+    let body = room - ICRC_LEN;
+    if pad > body || (!info.headers.payload && body != 0) {
+        return None;
+    }
+    let icrc_off = end - ICRC_LEN;
+    let computed = roce_v2_icrc(slice(f, ip_off, icrc_off)).ok()?;
+    let valid = computed == be32(f, icrc_off).swap_bytes();
+    // The same judgement as `role_of`, from the bytes.
+    let role = if Opcode(op) == Opcode::CNP {
+        PacketRole::Cnp
+    } else if let Some(syndrome) = aeth {
+        match (syndrome & 0x60) >> 5 {
+            1 => PacketRole::RnrNak,
+            3 => PacketRole::Nak,
+            _ => PacketRole::Response,
+        }
+    } else if info.operation.is_response() {
+        PacketRole::Response
+    } else {
+        PacketRole::Request
+    };
+    Some(FrameSummary {
+        source,
+        destination,
+        opcode: Some(op),
+        qpn: Some(be24(f, bth_off + 5)),
+        psn: Some(be24(f, bth_off + 9)),
+        len: f.len() as u32,
+        icrc: if valid {
+            IcrcStatus::Valid
+        } else {
+            IcrcStatus::Invalid
+        },
+        role,
+        problem: !valid,
+    })
+}
+
+/// Summarizes one captured frame: what [`packet_row`] would say of it, without the
+/// text. Well-formed RoCE v2 frames take a fast path that allocates nothing; any other
+/// frame goes through the dissector, so both agree on every input.
+pub fn summarize_frame(data: &[u8], link: LinkType) -> FrameSummary {
+    if link == LinkType::Ethernet {
+        if let Some(s) = fast_summary(data) {
+            return s;
+        }
+    }
+    summary_from(&dissect(data, link), data)
+}
+
+/// The Fx hash (rustc's `FxHasher`): keys here are a few host addresses and a QPN from
+/// the capture being read, so the DoS resistance of the default SipHash buys nothing and
+/// costs a tenth of the decode time.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            self.add(u64::from_le_bytes(b));
+        }
+        for &b in words.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// Marks requests that resend a PSN already seen on the same destination QP between the
+/// same two hosts, as [`classify_retransmissions`] does for rows. Summaries must be in
+/// capture order.
+pub fn classify_summaries(frames: &mut [FrameSummary]) {
+    let mut highest: FxMap<(HostAddr, HostAddr, u32), Psn> = FxMap::default();
+    for s in frames.iter_mut() {
+        if s.role != PacketRole::Request {
+            continue;
+        }
+        let (Some(qpn), Some(psn)) = (s.qpn, s.psn) else {
+            continue;
+        };
+        let psn = Psn(psn);
+        match highest.entry((s.source, s.destination, qpn)) {
+            Entry::Occupied(mut top) => {
+                if top.get().distance_to(psn) > 0 {
+                    top.insert(psn);
+                } else {
+                    s.role = PacketRole::Retransmission;
+                }
+            }
+            Entry::Vacant(v) => {
+                v.insert(psn);
+            }
+        }
+    }
+}
+
+/// Groups summaries into conversations as [`conversations`] does for rows; `time_ns`
+/// gives the timestamp of the frame at an index.
+pub fn conversations_of(
+    frames: &[FrameSummary],
+    time_ns: impl Fn(usize) -> u64,
+) -> Vec<Conversation> {
+    let mut out: Vec<Conversation> = Vec::new();
+    let mut hosts: Vec<(HostAddr, HostAddr)> = Vec::new();
+    let mut index: FxMap<(HostAddr, HostAddr), usize> = FxMap::default();
+    for (i, s) in frames.iter().enumerate() {
+        let (Some(qpn), Some(psn)) = (s.qpn, s.psn) else {
+            continue;
+        };
+        let pair = if s.source <= s.destination {
+            (s.source, s.destination)
+        } else {
+            (s.destination, s.source)
+        };
+        let at = *index.entry(pair).or_insert_with(|| {
+            out.push(Conversation {
+                a: s.source.to_string(),
+                b: s.destination.to_string(),
+                qpns: Vec::new(),
+                points: Vec::new(),
+            });
+            hosts.push((s.source, s.destination));
+            out.len() - 1
+        });
+        let conv = &mut out[at];
+        if !conv.qpns.contains(&qpn) {
+            conv.qpns.push(qpn);
+        }
+        conv.points.push(PsnPoint {
+            frame: i + 1,
+            time_ns: time_ns(i),
+            from_a: hosts[at].0 == s.source,
+            qpn,
+            psn,
+            role: s.role,
+        });
+    }
+    out
+}
+
+/// Frames read before [`CaptureDecoder`] sizes its lists for the whole file.
+const RESERVE_AFTER: usize = 4096;
+
+/// A capture decoded into summaries a slice of work at a time: the packet list of the
+/// lab's capture view, and the decode benchmark, both run this.
+pub struct CaptureDecoder {
+    cursor: CaptureCursor,
+    pub frames: Vec<FrameRef>,
+    pub summaries: Vec<FrameSummary>,
+    finished: bool,
+    /// Size of the whole file, when it arrives in parts.
+    file_len: usize,
+}
+
+impl CaptureDecoder {
+    /// Reads the file header of `bytes`.
+    pub fn new(bytes: &[u8]) -> Self {
+        CaptureDecoder {
+            cursor: CaptureCursor::new(bytes),
+            frames: Vec::new(),
+            summaries: Vec::new(),
+            finished: false,
+            file_len: 0,
+        }
+    }
+
+    /// Tells the decoder the size of the whole file when it is given in parts
+    /// ([`CaptureDecoder::step_of`]), so it can size its lists once.
+    pub fn expect_len(&mut self, file_len: usize) {
+        self.file_len = file_len;
+    }
+
+    /// Reads and summarizes up to `max_frames` more frames of `bytes` (the bytes given
+    /// to [`CaptureDecoder::new`]); true while frames remain. When the file is done,
+    /// classifies retransmissions across the whole capture.
+    pub fn step(&mut self, bytes: &[u8], max_frames: usize) -> bool {
+        self.step_of(bytes, true, max_frames)
+    }
+
+    /// [`CaptureDecoder::step`] while the file is still arriving: `bytes` is the part read
+    /// so far and `complete` whether that is all of it. Returns false when the frames
+    /// read so far are done (or the whole file is, once `complete`).
+    pub fn step_of(&mut self, bytes: &[u8], complete: bool, max_frames: usize) -> bool {
+        if self.finished {
+            return false;
+        }
+        for _ in 0..max_frames {
+            if self.frames.len() == RESERVE_AFTER {
+                // Room for the rest of the file at the average record size so far, so
+                // the lists are not copied as they grow.
+                let per_frame = (self.cursor.offset() / RESERVE_AFTER).max(1);
+                let len = bytes.len().max(self.file_len);
+                let rest = len.saturating_sub(self.cursor.offset()) / per_frame;
+                let more = rest + rest / 16;
+                self.frames.reserve(more);
+                self.summaries.reserve(more);
+            }
+            let Some(f) = self.cursor.next_frame_of(bytes, complete) else {
+                if complete || self.cursor.error().is_some() {
+                    self.finished = true;
+                    classify_summaries(&mut self.summaries);
+                }
+                return false;
+            };
+            self.summaries
+                .push(summarize_frame(f.data(bytes), f.link_type));
+            self.frames.push(f);
+        }
+        true
+    }
+
+    /// Bytes of the file read so far.
+    pub fn offset(&self) -> usize {
+        self.cursor.offset()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The error that stopped reading the file, if any.
+    pub fn error(&self) -> Option<&CaptureError> {
+        self.cursor.error()
+    }
+}
+
+/// Decodes a whole capture in one go (see [`CaptureDecoder`]).
+pub fn decode_capture(bytes: &[u8]) -> CaptureDecoder {
+    let mut d = CaptureDecoder::new(bytes);
+    while d.step(bytes, usize::MAX) {}
+    d
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub mod encap;
 mod error;
 pub mod ethernet;
 pub mod ext;
+pub mod fuzz;
 pub mod hex;
 pub mod ib;
 pub mod ipv4;

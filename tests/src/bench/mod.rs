@@ -2,6 +2,7 @@
 //! ways every section reports: a median and a verdict against the target.
 
 pub mod dcqcn;
+pub mod decode;
 pub mod probe;
 
 /// The median of the finite values (NaN when there are none).

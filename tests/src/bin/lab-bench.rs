@@ -8,6 +8,8 @@
 //!   rendered results (the app's `lab-search` performance measure), over typed queries;
 //! - packet flows: the work of each animation frame while a flow plays (the app's
 //!   `lab-flows-frame` measure), over whole scenarios played at normal speed;
+//! - capture decode: frames/s and MB/s over a generated capture of a million RoCE v2
+//!   frames, natively and on the /roce page (see `lab_tests::bench::decode`);
 //! - DCQCN: simulated events per second natively and in the page's worker, the fluid
 //!   model's solve time for 16 flows over 100 ms, and the work of one slider drag.
 //!
@@ -246,7 +248,7 @@ async fn site_figures(site: &Site) -> ExitCode {
 }
 
 /// Sections by name; `./lab bench dcqcn` runs one, no name runs them all.
-const SECTIONS: &[&str] = &["site", "dcqcn", "probe"];
+const SECTIONS: &[&str] = &["site", "decode", "dcqcn", "probe"];
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -260,9 +262,12 @@ async fn main() -> ExitCode {
     }
     let wants = |name: &str| asked.is_empty() || asked.iter().any(|a| a == name);
     // The probe's own figures need neither the site nor a browser.
-    if wants("site") || wants("dcqcn") {
+    if wants("site") || wants("decode") || wants("dcqcn") {
         let site = Site::start();
         if wants("site") && site_figures(&site).await != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+        if wants("decode") && !lab_tests::bench::decode::run(&site).await {
             return ExitCode::FAILURE;
         }
         if wants("dcqcn") {

@@ -1,15 +1,20 @@
-//! Captures: open or drop a pcap/pcapng file (or load the sample), decode it a chunk of
-//! frames per timer tick so the page stays responsive, list the frames with a filter,
-//! show the selected one in the dissector, and plot each conversation's PSNs.
+//! Captures: open or drop a pcap/pcapng file (or load the sample), decode it in slices of
+//! a few milliseconds between turns of the event loop so the page stays responsive (a
+//! progress bar shows how far it got), keep one compact summary per frame, list the
+//! frames with a filter (drawing only the rows scrolled into view), show the selected
+//! one in the dissector, and plot each conversation's PSNs.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
-use engine::wire::capture::{read_capture, CapturedFrame};
+use engine::wire::capture::FrameRef;
+use engine::wire::dissect;
 use engine::wire::listing::{
-    classify_retransmissions, conversations, packet_row, Conversation, IcrcStatus, PacketRole,
-    PacketRow, RowFilter,
+    conversations_of, row_from, CaptureDecoder, Conversation, FrameSummary, IcrcStatus, PacketRole,
+    RowFilter,
 };
-use gloo::timers::callback::Timeout;
+use engine::wire::opcode::Opcode;
+use gloo::utils::window;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
@@ -17,20 +22,73 @@ use yew::prelude::*;
 use super::dissector::Dissector;
 use super::form::parse_number;
 
-/// Frames decoded per timer tick: a few milliseconds of work, so input stays smooth.
-const CHUNK: usize = 2000;
-/// Rows drawn at once; the filter narrows a bigger capture.
-const MAX_ROWS: usize = 1000;
+/// Frames decoded between two looks at the clock.
+const STEP: usize = 512;
+/// Milliseconds of decoding per turn of the event loop: short enough that input and
+/// painting stay smooth (under the 50 ms of a "long task"), long enough that the turns
+/// themselves cost little.
+const SLICE_MS: f64 = 25.0;
+/// Height of one packet-list row, in CSS pixels (style.css sets it on `.capture-row`).
+const ROW_PX: f64 = 28.0;
+/// Rows drawn beyond the visible ones, above and below.
+const OVERSCAN: usize = 10;
+/// Rows the list's viewport holds (its `max-height` is 24rem).
+const VIEW_ROWS: usize = 16;
+/// Points drawn on the PSN timeline; a longer conversation shows its beginning.
+const MAX_POINTS: usize = 500;
 /// Where trunk copies `assets/samples`.
 pub const SAMPLE_URL: &str = "/samples/roce-sample.pcapng";
+/// Performance mark set when a file is chosen, and the measure from it to the complete
+/// packet list (read by `./lab bench`).
+pub const OPEN_MARK: &str = "lab-capture-open";
+pub const DECODE_MEASURE: &str = "lab-capture-decode";
+/// The measure from the choice to the file's bytes in memory, before decoding starts.
+pub const READ_MEASURE: &str = "lab-capture-read";
+
+/// Shared, compared by identity: a capture's big lists are never compared by value.
+pub struct Shared<T>(pub Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T: Default> Default for Shared<T> {
+    fn default() -> Self {
+        Shared(Rc::new(T::default()))
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
 
 #[derive(Clone, PartialEq, Default)]
 pub struct CaptureState {
     generation: u32,
     name: String,
-    frames: Rc<Vec<CapturedFrame>>,
-    chunks: Vec<Rc<Vec<PacketRow>>>,
-    decoded: usize,
+    bytes: Shared<Vec<u8>>,
+    /// Size of the file being decoded.
+    size: usize,
+    decoding: bool,
+    frames: Shared<Vec<FrameRef>>,
+    summaries: Shared<Vec<FrameSummary>>,
+    conversations: Shared<Vec<Conversation>>,
+    /// Milliseconds spent decoding, without the turns given to the event loop.
+    busy_ms: f64,
+    /// Bytes and frames decoded so far, while decoding.
+    progress: (usize, usize),
+    done: bool,
     /// The located error that stopped reading the file, or why it could not be read.
     error: Option<String>,
     loading: bool,
@@ -38,8 +96,17 @@ pub struct CaptureState {
 
 pub enum CaptureAction {
     Loading(String),
-    Loaded(String, Vec<u8>),
-    Chunk(u32, Vec<PacketRow>),
+    /// Decoding began: the generation, the file name and its size.
+    Started(u32, String, usize),
+    Progress(u32, usize, usize),
+    /// The decoded capture, its conversations, and the milliseconds spent decoding.
+    Done(
+        u32,
+        Box<CaptureDecoder>,
+        Rc<Vec<Conversation>>,
+        f64,
+        Rc<Vec<u8>>,
+    ),
     Failed(String),
 }
 
@@ -53,24 +120,35 @@ impl Reducible for CaptureState {
                 next.loading = true;
                 next.error = None;
             }
-            CaptureAction::Loaded(name, bytes) => {
-                let file = read_capture(&bytes);
+            CaptureAction::Started(generation, name, size) => {
                 next = CaptureState {
-                    generation: self.generation.wrapping_add(1),
+                    generation,
                     name,
-                    frames: Rc::new(file.frames),
-                    chunks: Vec::new(),
-                    decoded: 0,
-                    error: file.error.map(|e| e.to_string()),
-                    loading: false,
+                    size,
+                    decoding: true,
+                    ..CaptureState::default()
                 };
             }
-            CaptureAction::Chunk(generation, rows) => {
+            CaptureAction::Progress(generation, offset, frames) => {
                 if generation != self.generation {
                     return self;
                 }
-                next.decoded += rows.len();
-                next.chunks.push(Rc::new(rows));
+                next.progress = (offset, frames);
+            }
+            CaptureAction::Done(generation, decoder, convs, busy, bytes) => {
+                if generation != self.generation {
+                    return self;
+                }
+                next.error = decoder.error().map(|e| e.to_string());
+                let d = *decoder;
+                next.progress = (bytes.len(), d.frames.len());
+                next.bytes = Shared(bytes);
+                next.decoding = false;
+                next.frames = Shared(Rc::new(d.frames));
+                next.summaries = Shared(Rc::new(d.summaries));
+                next.conversations = Shared(convs);
+                next.busy_ms = busy;
+                next.done = true;
             }
             CaptureAction::Failed(message) => {
                 next.loading = false;
@@ -81,15 +159,19 @@ impl Reducible for CaptureState {
     }
 }
 
-async fn blob_bytes(blob: web_sys::Blob) -> Result<Vec<u8>, String> {
-    let buffer = JsFuture::from(blob.array_buffer())
-        .await
-        .map_err(|_| "the browser could not read the file".to_string())?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+fn now_ms() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+fn mark_open() {
+    if let Some(p) = window().performance() {
+        p.clear_marks_with_mark_name(OPEN_MARK);
+        let _ = p.mark(OPEN_MARK);
+    }
 }
 
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let response = JsFuture::from(gloo::utils::window().fetch_with_str(url))
+    let response = JsFuture::from(window().fetch_with_str(url))
         .await
         .map_err(|_| format!("could not fetch {url}"))?;
     let response: web_sys::Response = response
@@ -107,12 +189,160 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-fn open_file(file: web_sys::File, dispatch: UseReducerDispatcher<CaptureState>) {
-    let name = file.name();
+/// Gives the event loop a turn (input, painting) before going on.
+async fn yield_now() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Where a capture comes from: a file the learner chose (read in parts), or bytes
+/// already fetched (the sample).
+enum Source {
+    File(web_sys::File),
+    Bytes(Vec<u8>),
+}
+
+/// Bytes asked of the file at a time; the next part is read while this one decodes.
+const READ_CHUNK: usize = 32 << 20;
+
+fn read_part(file: &web_sys::File, from: usize, size: usize) -> Option<JsFuture> {
+    let to = from.saturating_add(READ_CHUNK).min(size);
+    let blob = file.slice_with_f64_and_f64(from as f64, to as f64).ok()?;
+    Some(JsFuture::from(blob.array_buffer()))
+}
+
+/// Reads and decodes a capture a slice at a time, yielding to the event loop between
+/// slices, until done or until another file takes over (`current` moves past
+/// `generation`). A file is read in parts, each decoded while the next one is read.
+async fn decode(
+    generation: u32,
+    name: String,
+    source: Source,
+    current: Rc<Cell<u32>>,
+    dispatch: UseReducerDispatcher<CaptureState>,
+) {
+    let (file, mut bytes, size) = match source {
+        Source::File(f) => {
+            let size = f.size() as usize;
+            let mut bytes = Vec::new();
+            if bytes.try_reserve_exact(size).is_err() {
+                dispatch.dispatch(CaptureAction::Failed(format!(
+                    "{name} ({:.0} MB) does not fit in the page's memory",
+                    size as f64 / 1e6
+                )));
+                return;
+            }
+            (Some(f), bytes, size)
+        }
+        Source::Bytes(b) => {
+            let size = b.len();
+            (None, b, size)
+        }
+    };
+    dispatch.dispatch(CaptureAction::Started(generation, name, size));
+    let mut pending = file.as_ref().and_then(|f| read_part(f, 0, size));
+    let mut decoder: Option<CaptureDecoder> = None;
+    let mut busy = 0.0;
+    loop {
+        if let Some(part) = pending.take() {
+            let Ok(buffer) = part.await else {
+                dispatch.dispatch(CaptureAction::Failed(
+                    "the browser could not read the file".into(),
+                ));
+                return;
+            };
+            let part = js_sys::Uint8Array::new(&buffer);
+            let old = bytes.len();
+            bytes.resize(old + part.length() as usize, 0);
+            part.copy_to(&mut bytes[old..]);
+            if old == 0 {
+                if let Some(p) = window().performance() {
+                    let _ = p.measure_with_start_mark(READ_MEASURE, OPEN_MARK);
+                }
+            }
+        }
+        let complete = bytes.len() >= size || file.is_none();
+        if !complete {
+            pending = file.as_ref().and_then(|f| read_part(f, bytes.len(), size));
+            if pending.is_none() {
+                dispatch.dispatch(CaptureAction::Failed(
+                    "the browser could not read the file".into(),
+                ));
+                return;
+            }
+        }
+        if current.get() != generation {
+            return;
+        }
+        let d = decoder.get_or_insert_with(|| {
+            let mut d = CaptureDecoder::new(&bytes);
+            d.expect_len(size);
+            d
+        });
+        loop {
+            let start = now_ms();
+            let mut more = true;
+            while more && now_ms() - start < SLICE_MS {
+                more = d.step_of(&bytes, complete, STEP);
+            }
+            busy += now_ms() - start;
+            if current.get() != generation {
+                return;
+            }
+            dispatch.dispatch(CaptureAction::Progress(
+                generation,
+                d.offset(),
+                d.frames.len(),
+            ));
+            // Give the event loop a turn: paint the progress bar, take input.
+            yield_now().await;
+            if !more {
+                break;
+            }
+        }
+        if complete || d.is_finished() {
+            break;
+        }
+    }
+    let Some(decoder) = decoder else { return };
+    // The PSN timelines, in a turn of their own.
+    let start = now_ms();
+    let convs = conversations_of(&decoder.summaries, |i| {
+        decoder.frames.get(i).map(|r| r.timestamp_ns).unwrap_or(0)
+    });
+    busy += now_ms() - start;
+    if current.get() != generation {
+        return;
+    }
+    yield_now().await;
+    dispatch.dispatch(CaptureAction::Done(
+        generation,
+        Box::new(decoder),
+        Rc::new(convs),
+        busy,
+        Rc::new(bytes),
+    ));
+}
+
+/// Opens a capture: marks the moment for the decode measure, then reads and decodes it.
+fn open(
+    name: String,
+    source: impl std::future::Future<Output = Result<Source, String>> + 'static,
+    current: Rc<Cell<u32>>,
+    dispatch: UseReducerDispatcher<CaptureState>,
+) {
+    mark_open();
+    let generation = current.get().wrapping_add(1);
+    current.set(generation);
     dispatch.dispatch(CaptureAction::Loading(name.clone()));
     wasm_bindgen_futures::spawn_local(async move {
-        match blob_bytes(file.into()).await {
-            Ok(bytes) => dispatch.dispatch(CaptureAction::Loaded(name, bytes)),
+        match source.await {
+            Ok(source) if current.get() == generation => {
+                decode(generation, name, source, current, dispatch).await
+            }
+            Ok(_) => {}
             Err(e) => dispatch.dispatch(CaptureAction::Failed(e)),
         }
     });
@@ -128,9 +358,16 @@ fn role_mark(role: PacketRole) -> &'static str {
     }
 }
 
+fn matches(f: &RowFilter, s: &FrameSummary) -> bool {
+    (f.qpn.is_none() || s.qpn == f.qpn)
+        && (f.opcode.is_none() || s.opcode == f.opcode)
+        && (!f.problems_only || s.is_problem())
+}
+
 #[function_component]
 pub fn CaptureView() -> Html {
     let state = use_reducer(CaptureState::default);
+    let generation = use_memo((), |_| Rc::new(Cell::new(0u32)));
     let selected = use_state(|| None::<usize>);
     let qpn_text = use_state(String::new);
     let opcode = use_state(|| None::<u8>);
@@ -138,40 +375,17 @@ pub fn CaptureView() -> Html {
     let conv_index = use_state(|| 0usize);
     let dragging = use_state(|| false);
 
-    // Decode the next chunk on a timer tick; the effect reruns after each chunk lands.
-    {
-        let dispatch = state.dispatcher();
-        let frames = state.frames.clone();
-        let (generation, decoded) = (state.generation, state.decoded);
-        use_effect_with((generation, decoded), move |_| {
-            let timeout = (decoded < frames.len()).then(|| {
-                Timeout::new(0, move || {
-                    let end = (decoded + CHUNK).min(frames.len());
-                    let rows = frames[decoded..end]
-                        .iter()
-                        .enumerate()
-                        .map(|(i, f)| packet_row(decoded + i + 1, f))
-                        .collect();
-                    dispatch.dispatch(CaptureAction::Chunk(generation, rows));
-                })
-            });
-            move || drop(timeout)
-        });
-    }
     let total = state.frames.len();
-    let done = state.decoded >= total;
-    let rows = use_memo((state.generation, done), {
-        let chunks = state.chunks.clone();
-        move |(_, done)| {
-            if !*done {
-                return Vec::new();
+    let done = state.done;
+    // The packet list is complete once rendered: close the measure begun at the choice.
+    use_effect_with((state.generation, done), |(_, done)| {
+        if *done {
+            if let Some(p) = window().performance() {
+                let _ = p.measure_with_start_mark(DECODE_MEASURE, OPEN_MARK);
             }
-            let mut rows: Vec<PacketRow> = chunks.iter().flat_map(|c| c.iter().cloned()).collect();
-            classify_retransmissions(&mut rows);
-            rows
         }
     });
-    let convs = use_memo(rows.clone(), |rows| conversations(rows));
+    let convs = state.conversations.clone();
     {
         let (selected, conv_index) = (selected.clone(), conv_index.clone());
         use_effect_with(state.generation, move |_| {
@@ -181,11 +395,16 @@ pub fn CaptureView() -> Html {
     }
 
     let onchange = {
-        let dispatch = state.dispatcher();
+        let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                open_file(file, dispatch.clone());
+                open(
+                    file.name(),
+                    std::future::ready(Ok(Source::File(file))),
+                    generation.clone(),
+                    dispatch.clone(),
+                );
             }
         })
     };
@@ -201,7 +420,8 @@ pub fn CaptureView() -> Html {
         Callback::from(move |_: DragEvent| dragging.set(false))
     };
     let ondrop = {
-        let (dispatch, dragging) = (state.dispatcher(), dragging.clone());
+        let (dispatch, dragging, generation) =
+            (state.dispatcher(), dragging.clone(), (*generation).clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             dragging.set(false);
@@ -210,23 +430,24 @@ pub fn CaptureView() -> Html {
                 .and_then(|d| d.files())
                 .and_then(|f| f.get(0));
             if let Some(file) = file {
-                open_file(file, dispatch.clone());
+                open(
+                    file.name(),
+                    std::future::ready(Ok(Source::File(file))),
+                    generation.clone(),
+                    dispatch.clone(),
+                );
             }
         })
     };
     let load_sample = {
-        let dispatch = state.dispatcher();
+        let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
         Callback::from(move |_| {
-            let dispatch = dispatch.clone();
-            dispatch.dispatch(CaptureAction::Loading("roce-sample.pcapng".into()));
-            wasm_bindgen_futures::spawn_local(async move {
-                match fetch_bytes(SAMPLE_URL).await {
-                    Ok(b) => {
-                        dispatch.dispatch(CaptureAction::Loaded("roce-sample.pcapng".into(), b))
-                    }
-                    Err(e) => dispatch.dispatch(CaptureAction::Failed(e)),
-                }
-            });
+            open(
+                "roce-sample.pcapng".into(),
+                async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) },
+                generation.clone(),
+                dispatch.clone(),
+            );
         })
     };
 
@@ -240,14 +461,31 @@ pub fn CaptureView() -> Html {
         opcode: *opcode,
         problems_only: *problems,
     };
-    let start_ns = rows.first().map(|r| r.time_ns).unwrap_or(0);
-    let shown: Vec<&PacketRow> = rows.iter().filter(|r| filter.matches(r)).collect();
-    let mut opcodes: Vec<(u8, String)> = rows
-        .iter()
-        .filter_map(|r| r.opcode.map(|o| (o, r.opcode_name.clone())))
-        .collect();
-    opcodes.sort();
-    opcodes.dedup_by_key(|(o, _)| *o);
+    let shown = use_memo(
+        (state.summaries.clone(), filter.clone()),
+        |(summaries, filter)| {
+            Shared(Rc::new(
+                summaries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| matches(filter, s))
+                    .map(|(i, _)| i as u32)
+                    .collect::<Vec<u32>>(),
+            ))
+        },
+    );
+    let opcodes = use_memo(state.summaries.clone(), |summaries| {
+        let mut seen = [false; 256];
+        for s in summaries.iter() {
+            if let Some(o) = s.opcode {
+                seen[usize::from(o)] = true;
+            }
+        }
+        (0..=255u8)
+            .filter(|o| seen[usize::from(*o)])
+            .map(|o| (o, Opcode(o).name().unwrap_or_default()))
+            .collect::<Vec<_>>()
+    });
 
     let filters = {
         let qpn_in = {
@@ -295,50 +533,24 @@ pub fn CaptureView() -> Html {
         }
     };
 
-    let list = html! {
-        <div class="capture-list-wrap">
-            <table class="capture-list">
-                <caption>{ format!("{} of {} frames{}", shown.len().min(MAX_ROWS), rows.len(),
-                    if shown.len() > MAX_ROWS { format!(" (first {MAX_ROWS} of {} matching; narrow the filter)", shown.len()) } else { String::new() }) }</caption>
-                <thead><tr>
-                    <th scope="col">{ "No." }</th><th scope="col">{ "Time (s)" }</th><th scope="col">{ "Source" }</th>
-                    <th scope="col">{ "Destination" }</th><th scope="col">{ "Opcode" }</th><th scope="col">{ "QPN" }</th>
-                    <th scope="col">{ "PSN" }</th><th scope="col">{ "Length" }</th><th scope="col">{ "ICRC" }</th><th scope="col">{ "Note" }</th>
-                </tr></thead>
-                <tbody>
-                    { for shown.iter().take(MAX_ROWS).map(|r| {
-                        let n = r.number;
-                        let pick = { let selected = selected.clone(); Callback::from(move |_| selected.set(Some(n))) };
-                        let is_sel = *selected == Some(n);
-                        let note = r.error.clone().unwrap_or_else(|| role_mark(r.role).to_string());
-                        html! {
-                            <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
-                                (r.role != PacketRole::Request && r.role != PacketRole::Response && r.role != PacketRole::Other).then_some("marked"))}
-                                data-frame={n.to_string()}>
-                                <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()} onclick={pick}>{ n }</button></td>
-                                <td>{ format!("{:.6}", r.time_ns.saturating_sub(start_ns) as f64 / 1e9) }</td>
-                                <td>{ &r.source }</td><td>{ &r.destination }</td>
-                                <td>{ &r.opcode_name }</td>
-                                <td>{ r.qpn.map(|q| format!("{q:#x}")).unwrap_or_default() }</td>
-                                <td>{ r.psn.map(|p| p.to_string()).unwrap_or_default() }</td>
-                                <td>{ r.len }</td>
-                                <td>{ match r.icrc { IcrcStatus::Valid => "ok", IcrcStatus::Invalid => "BAD", IcrcStatus::Absent => "—" } }</td>
-                                <td>{ note }</td>
-                            </tr>
-                        }
-                    }) }
-                </tbody>
-            </table>
-        </div>
+    let list = {
+        let selected = selected.clone();
+        html! {
+            <CaptureList busy_ms={state.busy_ms} bytes={state.bytes.clone()} frames={state.frames.clone()}
+                summaries={state.summaries.clone()} shown={(*shown).clone()}
+                selected={*selected}
+                on_pick={Callback::from(move |n| selected.set(Some(n)))} />
+        }
     };
 
     let detail = selected
         .and_then(|n| state.frames.get(n.wrapping_sub(1)).map(|f| (n, f)))
         .map(|(n, f)| {
+            let data = f.data(&state.bytes);
             html! {
                 <section class="capture-detail" aria-label={format!("Frame {n}")}>
-                    <h4>{ format!("Frame {n}: {} bytes", f.data.len()) }</h4>
-                    <Dissector bytes={Rc::new(f.data.clone())} link={f.link_type} id="cap" />
+                    <h4>{ format!("Frame {n}: {} bytes", data.len()) }</h4>
+                    <Dissector bytes={Rc::new(data.to_vec())} link={f.link_type} id="cap" />
                 </section>
             }
         });
@@ -351,6 +563,13 @@ pub fn CaptureView() -> Html {
                 let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
                 conv_index.set(s.value().parse().unwrap_or(0));
             })
+        };
+        let conv = &convs[at];
+        let drawn = Conversation {
+            a: conv.a.clone(),
+            b: conv.b.clone(),
+            qpns: conv.qpns.clone(),
+            points: conv.points.iter().take(MAX_POINTS).copied().collect(),
         };
         html! {
             <section class="qp-view" aria-label="Per-QP view">
@@ -365,16 +584,25 @@ pub fn CaptureView() -> Html {
                         }) }
                     </select>
                 </div>
-                <PsnTimeline conversation={convs[at].clone()} />
+                if conv.points.len() > MAX_POINTS {
+                    <p class="qp-note">{ format!("The first {MAX_POINTS} of {} packets are drawn.", conv.points.len()) }</p>
+                }
+                <PsnTimeline conversation={drawn} />
             </section>
         }
     });
 
-    let progress = (!done).then(|| html! {
-        <div class="capture-progress">
-            <label for="cap-progress">{ format!("Decoding {}: {} of {total} frames", state.name, state.decoded) }</label>
-            <progress id="cap-progress" max={total.to_string()} value={state.decoded.to_string()} />
-        </div>
+    let decoding = state.decoding;
+    let progress = decoding.then(|| {
+        let (offset, frames) = state.progress;
+        let size = state.size.max(1);
+        html! {
+            <div class="capture-progress">
+                <label for="cap-progress">{ format!("Decoding {}: {frames} frames, {}% of {:.1} MB",
+                    state.name, offset * 100 / size, size as f64 / 1e6) }</label>
+                <progress id="cap-progress" max={size.to_string()} value={offset.to_string()} />
+            </div>
+        }
     });
 
     html! {
@@ -396,6 +624,92 @@ pub fn CaptureView() -> Html {
                 { detail.unwrap_or_default() }
                 { timeline.unwrap_or_default() }
             }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CaptureListProps {
+    busy_ms: f64,
+    bytes: Shared<Vec<u8>>,
+    frames: Shared<Vec<FrameRef>>,
+    summaries: Shared<Vec<FrameSummary>>,
+    /// Indexes of the frames the filter lets through.
+    shown: Shared<Vec<u32>>,
+    selected: Option<usize>,
+    on_pick: Callback<usize>,
+}
+
+/// The packet list: a scrolling table that draws only the rows in view, each decoded in
+/// full when drawn.
+#[function_component]
+fn CaptureList(props: &CaptureListProps) -> Html {
+    let first = use_state(|| 0usize);
+    let onscroll = {
+        let first = first.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::Element = e.target_unchecked_into();
+            let row = (f64::from(el.scroll_top()) / ROW_PX) as usize;
+            if row != *first {
+                first.set(row);
+            }
+        })
+    };
+    let n = props.shown.len();
+    let from = first.saturating_sub(OVERSCAN).min(n);
+    let to = (*first + VIEW_ROWS + OVERSCAN).min(n);
+    let start_ns = props.frames.first().map(|f| f.timestamp_ns).unwrap_or(0);
+    let spacer = |rows: usize| {
+        (rows > 0).then(|| {
+            html! { <tr class="capture-spacer" aria-hidden="true" style={format!("height: {}px", rows as f64 * ROW_PX)}><td colspan="10"></td></tr> }
+        })
+    };
+    let rows = props.shown[from..to].iter().filter_map(|&i| {
+        let i = i as usize;
+        let (f, s) = (props.frames.get(i)?, props.summaries.get(i)?);
+        let number = i + 1;
+        let d = dissect(f.data(&props.bytes), f.link_type);
+        let mut r = row_from(number, f.timestamp_ns, &d);
+        // Retransmissions are judged across the whole capture, in the summaries.
+        r.role = s.role;
+        let pick = {
+            let on_pick = props.on_pick.clone();
+            Callback::from(move |_| on_pick.emit(number))
+        };
+        let is_sel = props.selected == Some(number);
+        let note = r.error.clone().unwrap_or_else(|| role_mark(r.role).to_string());
+        Some(html! {
+            <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
+                (r.role != PacketRole::Request && r.role != PacketRole::Response && r.role != PacketRole::Other).then_some("marked"))}
+                data-frame={number.to_string()}>
+                <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()} onclick={pick}>{ number }</button></td>
+                <td>{ format!("{:.6}", r.time_ns.saturating_sub(start_ns) as f64 / 1e9) }</td>
+                <td>{ &r.source }</td><td>{ &r.destination }</td>
+                <td>{ &r.opcode_name }</td>
+                <td>{ r.qpn.map(|q| format!("{q:#x}")).unwrap_or_default() }</td>
+                <td>{ r.psn.map(|p| p.to_string()).unwrap_or_default() }</td>
+                <td>{ r.len }</td>
+                <td>{ match r.icrc { IcrcStatus::Valid => "ok", IcrcStatus::Invalid => "BAD", IcrcStatus::Absent => "—" } }</td>
+                <td>{ note }</td>
+            </tr>
+        })
+    });
+    html! {
+        <div class="capture-list-wrap" {onscroll}>
+            <table class="capture-list" data-frames={props.frames.len().to_string()}
+                data-decode-ms={format!("{:.1}", props.busy_ms)}>
+                <caption>{ format!("{n} of {} frames", props.frames.len()) }</caption>
+                <thead><tr>
+                    <th scope="col">{ "No." }</th><th scope="col">{ "Time (s)" }</th><th scope="col">{ "Source" }</th>
+                    <th scope="col">{ "Destination" }</th><th scope="col">{ "Opcode" }</th><th scope="col">{ "QPN" }</th>
+                    <th scope="col">{ "PSN" }</th><th scope="col">{ "Length" }</th><th scope="col">{ "ICRC" }</th><th scope="col">{ "Note" }</th>
+                </tr></thead>
+                <tbody>
+                    { spacer(from).unwrap_or_default() }
+                    { for rows }
+                    { spacer(n - to).unwrap_or_default() }
+                </tbody>
+            </table>
         </div>
     }
 }

@@ -1,0 +1,201 @@
+//! The packet list's fast path agrees with the dissector: for every frame the builder
+//! makes, every single-byte corruption and every truncation of them, `summarize_frame`
+//! says what `packet_row` says; the zero-copy capture index reads what `read_capture`
+//! reads; and classifying/grouping summaries matches doing it on rows.
+
+use engine::wire::capture::{index_capture, read_capture, write_pcap, CapturedFrame, LinkType};
+use engine::wire::dissect;
+use engine::wire::listing::{
+    classify_retransmissions, classify_summaries, conversations, conversations_of, decode_capture,
+    packet_row, summarize_frame, summary_from,
+};
+use engine::wire::spec::{build, PacketSpec, Payload, SpecOperation};
+use engine::wire::VlanRepr;
+use std::net::{IpAddr, Ipv6Addr};
+
+const OPS: [SpecOperation; 13] = [
+    SpecOperation::Send,
+    SpecOperation::SendWithImmediate,
+    SpecOperation::Write,
+    SpecOperation::WriteWithImmediate,
+    SpecOperation::ReadRequest,
+    SpecOperation::ReadResponse,
+    SpecOperation::CompareSwap,
+    SpecOperation::FetchAdd,
+    SpecOperation::Ack,
+    SpecOperation::Nak,
+    SpecOperation::RnrNak,
+    SpecOperation::Cnp,
+    SpecOperation::UdSend,
+];
+
+fn frames() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for op in OPS {
+        for v6 in [false, true] {
+            for (vlan, udp_checksum) in [(false, false), (true, true)] {
+                let mut s = PacketSpec {
+                    operation: op,
+                    psn: 0x00AB_CDEF,
+                    vlan: vlan.then_some(VlanRepr {
+                        pcp: 3,
+                        dei: false,
+                        vid: 100,
+                    }),
+                    udp_checksum,
+                    ..PacketSpec::default()
+                };
+                if !matches!(
+                    op,
+                    SpecOperation::ReadRequest
+                        | SpecOperation::CompareSwap
+                        | SpecOperation::FetchAdd
+                        | SpecOperation::Ack
+                        | SpecOperation::Nak
+                        | SpecOperation::RnrNak
+                        | SpecOperation::Cnp
+                ) {
+                    s.payload = Payload::Size(13);
+                }
+                if v6 {
+                    s.src_ip = IpAddr::V6(Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 1));
+                    s.dst_ip = IpAddr::V6(Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 2));
+                }
+                out.push(build(&s).expect("the spec builds"));
+            }
+        }
+    }
+    out
+}
+
+fn agree(data: &[u8], what: &str) -> bool {
+    let fast = summarize_frame(data, LinkType::Ethernet);
+    let slow = summary_from(&dissect(data, LinkType::Ethernet), data);
+    assert_eq!(fast, slow, "{what}");
+    let row = packet_row(
+        1,
+        &CapturedFrame {
+            timestamp_ns: 0,
+            orig_len: data.len() as u32,
+            link_type: LinkType::Ethernet,
+            data: data.to_vec(),
+        },
+    );
+    assert_eq!(fast.source.to_string(), row.source, "{what}");
+    assert_eq!(fast.destination.to_string(), row.destination, "{what}");
+    fast.problem
+}
+
+#[test]
+fn fast_summaries_agree_with_the_dissector_on_built_frames_and_every_corruption() {
+    for (i, f) in frames().iter().enumerate() {
+        assert!(!agree(f, &format!("frame {i}")), "frame {i} is clean");
+        for at in 0..f.len() {
+            let mut bad = f.clone();
+            bad[at] ^= 0x5A;
+            agree(&bad, &format!("frame {i}, byte {at} flipped"));
+        }
+        for len in 0..f.len() {
+            agree(&f[..len], &format!("frame {i} cut to {len} bytes"));
+        }
+        let mut long = f.clone();
+        long.extend_from_slice(&[0, 1, 2, 3, 4, 5]);
+        agree(&long, &format!("frame {i} with a trailer"));
+    }
+}
+
+#[test]
+fn other_link_types_summarize_like_rows() {
+    let f = frames().remove(0);
+    for link in [LinkType::Infiniband, LinkType::Other(105)] {
+        let s = summarize_frame(&f, link);
+        assert_eq!(s, summary_from(&dissect(&f, link), &f));
+    }
+}
+
+#[test]
+fn the_index_reads_what_read_capture_reads() {
+    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    let frames = read_capture(&sample).frames;
+    let pcap = write_pcap(&frames).expect("pcap writes");
+    for file in [sample.clone(), pcap] {
+        for cut in [file.len(), file.len() - 7, file.len() / 2, 30, 3] {
+            let bytes = &file[..cut];
+            let read = read_capture(bytes);
+            let (index, error) = index_capture(bytes);
+            assert_eq!(read.error, error, "cut at {cut}");
+            assert_eq!(read.frames.len(), index.len());
+            for (r, i) in read.frames.iter().zip(&index) {
+                assert_eq!(
+                    (r.timestamp_ns, r.orig_len, r.link_type, &r.data[..]),
+                    (i.timestamp_ns, i.orig_len, i.link_type, i.data(bytes))
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn decoding_a_capture_classifies_and_groups_like_rows() {
+    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    let file = read_capture(&sample);
+    let mut rows: Vec<_> = file
+        .frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| packet_row(i + 1, f))
+        .collect();
+    classify_retransmissions(&mut rows);
+    let decoded = decode_capture(&sample);
+    assert!(decoded.is_finished() && decoded.error().is_none());
+    assert_eq!(decoded.summaries.len(), rows.len());
+    for (s, r) in decoded.summaries.iter().zip(&rows) {
+        assert_eq!(s.role, r.role, "frame {}", r.number);
+        assert_eq!(s.problem, r.has_error());
+    }
+    let times = |i: usize| decoded.frames[i].timestamp_ns;
+    assert_eq!(
+        conversations_of(&decoded.summaries, times),
+        conversations(&rows)
+    );
+    let mut again = decoded.summaries.clone();
+    classify_summaries(&mut again);
+    assert_eq!(
+        again, decoded.summaries,
+        "classifying twice changes nothing"
+    );
+}
+
+#[test]
+fn a_capture_decoded_as_it_arrives_matches_one_decoded_whole() {
+    use engine::wire::listing::CaptureDecoder;
+    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    let pcap = write_pcap(&read_capture(&sample).frames).expect("pcap writes");
+    for file in [sample, pcap] {
+        let whole = decode_capture(&file);
+        for part in [1, 7, 50, 333] {
+            let mut d = CaptureDecoder::new(&file[..part.min(file.len()).max(40)]);
+            d.expect_len(file.len());
+            let mut have = 40.min(file.len());
+            loop {
+                let complete = have == file.len();
+                while d.step_of(&file[..have], complete, 3) {}
+                if complete {
+                    break;
+                }
+                have = (have + part).min(file.len());
+            }
+            assert!(d.is_finished() && d.error().is_none(), "part {part}");
+            assert_eq!(d.summaries, whole.summaries, "part {part}");
+            assert_eq!(d.frames, whole.frames, "part {part}");
+        }
+        // A file cut short still ends in the located error, once complete.
+        let cut = &file[..file.len() - 5];
+        let mut d = CaptureDecoder::new(&cut[..40]);
+        while d.step_of(&cut[..40], false, 100) {}
+        assert!(d.error().is_none() && !d.is_finished());
+        while d.step_of(cut, true, 100) {}
+        assert!(d.is_finished());
+        assert_eq!(d.error(), decode_capture(cut).error());
+    }
+}

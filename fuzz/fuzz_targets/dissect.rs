@@ -1,0 +1,9 @@
+//! Arbitrary bytes as one frame: the dissector and the packet list's fast path must not
+//! panic, and must agree (see `engine/tests/fuzz_corpus.rs`, which replays the corpus).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    engine::wire::fuzz::frame(data);
+});
