@@ -125,7 +125,7 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
     }
 }
 
-/// "3.2 ms for 100 000 flow-steps (31 M/s)": how much work the model did and how fast.
+/// "3.2 ms for 100000 flow-steps (31.2 M/s)": how much work the model did and how fast.
 fn solve_text(ms: f64, events: u64, model: Model) -> String {
     let unit = match model {
         Model::Packet => "events",
