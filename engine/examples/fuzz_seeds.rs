@@ -11,30 +11,6 @@ use engine::wire::VlanRepr;
 use std::net::{IpAddr, Ipv6Addr};
 use std::path::Path;
 
-const OPS: [SpecOperation; 13] = [
-    SpecOperation::Send,
-    SpecOperation::SendWithImmediate,
-    SpecOperation::Write,
-    SpecOperation::WriteWithImmediate,
-    SpecOperation::ReadRequest,
-    SpecOperation::ReadResponse,
-    SpecOperation::CompareSwap,
-    SpecOperation::FetchAdd,
-    SpecOperation::Ack,
-    SpecOperation::Nak,
-    SpecOperation::RnrNak,
-    SpecOperation::Cnp,
-    SpecOperation::UdSend,
-];
-
-fn carries_payload(op: SpecOperation) -> bool {
-    use SpecOperation::*;
-    matches!(
-        op,
-        Send | SendWithImmediate | Write | WriteWithImmediate | ReadResponse | UdSend
-    )
-}
-
 fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(dir.join(name), bytes).expect("the corpus folder is writable");
 }
@@ -46,7 +22,7 @@ fn main() {
         std::fs::create_dir_all(d).expect("the corpus folder can be made");
     }
     let mut n = 0;
-    for op in OPS {
+    for op in SpecOperation::ALL {
         for v6 in [false, true] {
             let mut s = PacketSpec {
                 operation: op,
@@ -56,7 +32,7 @@ fn main() {
                     dei: false,
                     vid: 7,
                 }),
-                payload: Payload::Size(if carries_payload(op) { 9 } else { 0 }),
+                payload: Payload::Size(if op.carries_payload() { 9 } else { 0 }),
                 ..PacketSpec::default()
             };
             if v6 {

@@ -13,25 +13,9 @@ use engine::wire::spec::{build, PacketSpec, Payload, SpecOperation};
 use engine::wire::VlanRepr;
 use std::net::{IpAddr, Ipv6Addr};
 
-const OPS: [SpecOperation; 13] = [
-    SpecOperation::Send,
-    SpecOperation::SendWithImmediate,
-    SpecOperation::Write,
-    SpecOperation::WriteWithImmediate,
-    SpecOperation::ReadRequest,
-    SpecOperation::ReadResponse,
-    SpecOperation::CompareSwap,
-    SpecOperation::FetchAdd,
-    SpecOperation::Ack,
-    SpecOperation::Nak,
-    SpecOperation::RnrNak,
-    SpecOperation::Cnp,
-    SpecOperation::UdSend,
-];
-
 fn frames() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    for op in OPS {
+    for op in SpecOperation::ALL {
         for v6 in [false, true] {
             for (vlan, udp_checksum) in [(false, false), (true, true)] {
                 let mut s = PacketSpec {
@@ -45,16 +29,7 @@ fn frames() -> Vec<Vec<u8>> {
                     udp_checksum,
                     ..PacketSpec::default()
                 };
-                if !matches!(
-                    op,
-                    SpecOperation::ReadRequest
-                        | SpecOperation::CompareSwap
-                        | SpecOperation::FetchAdd
-                        | SpecOperation::Ack
-                        | SpecOperation::Nak
-                        | SpecOperation::RnrNak
-                        | SpecOperation::Cnp
-                ) {
+                if op.carries_payload() {
                     s.payload = Payload::Size(13);
                 }
                 if v6 {
