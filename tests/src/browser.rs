@@ -192,6 +192,19 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no element matches `{css}`: {e}"))
     }
 
+    /// Sets an input's or select's value as a learner would and fires `event` (`input` or
+    /// `change`, whichever the page listens to). Going through the prototype's setter is
+    /// what makes a framework see the change as a user's.
+    pub async fn set_value(&self, css: &str, value: &str, event: &str) {
+        let script = format!(
+            "const el = document.querySelector({css:?});\
+             const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;\
+             Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, {value:?});\
+             el.dispatchEvent(new Event({event:?}, {{ bubbles: true }}));"
+        );
+        self.eval(&script).await;
+    }
+
     pub async fn eval(&self, script: &str) -> Value {
         self.client
             .execute(script, vec![])

@@ -19,17 +19,6 @@ async fn run_number(browser: &Browser) -> u64 {
     v.as_str().and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
-/// Sets an input's value as a learner would and fires the event Yew listens to.
-async fn set_input(browser: &Browser, css: &str, value: &str, event: &str) {
-    let script = format!(
-        "const el = document.querySelector({css:?});\
-         const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;\
-         Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, {value:?});\
-         el.dispatchEvent(new Event({event:?}, {{ bubbles: true }}));"
-    );
-    browser.eval(&script).await;
-}
-
 async fn rate_pixels(browser: &Browser) -> String {
     browser
         .eval("return document.getElementById('dcqcn-chart-rate').toDataURL()")
@@ -64,13 +53,9 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         .await;
 
     // Drag g from 1/256 to 0.5: a fresh fluid run redraws the charts.
-    set_input(
-        &browser,
-        "[data-key='dcqcn.g'] input[type=range]",
-        "0.5",
-        "input",
-    )
-    .await;
+    browser
+        .set_value("[data-key='dcqcn.g'] input[type=range]", "0.5", "input")
+        .await;
     wait_until(
         &browser,
         &format!("document.querySelector('.dcqcn-charts').dataset.run !== '{first_run}'"),
@@ -98,13 +83,13 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
 
     // A value the engine refuses: named next to the field, the last run stays drawn.
     let drawn_run = run_number(&browser).await;
-    set_input(
-        &browser,
-        "[data-key='cp.kmin_bytes'] input.dcqcn-number",
-        "999999999",
-        "input",
-    )
-    .await;
+    browser
+        .set_value(
+            "[data-key='cp.kmin_bytes'] input.dcqcn-number",
+            "999999999",
+            "input",
+        )
+        .await;
     let message = wait_until(
         &browser,
         "document.querySelector(\"[data-key='cp.kmin_bytes'] .dcqcn-error\")?.textContent",
@@ -132,13 +117,9 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         "the last good run stays drawn"
     );
     // Malformed text is refused too.
-    set_input(
-        &browser,
-        "[data-key='dcqcn.g'] input.dcqcn-number",
-        "fast",
-        "input",
-    )
-    .await;
+    browser
+        .set_value("[data-key='dcqcn.g'] input.dcqcn-number", "fast", "input")
+        .await;
     let message = wait_until(
         &browser,
         "document.querySelector(\"[data-key='dcqcn.g'] .dcqcn-error\")?.textContent",
@@ -151,19 +132,21 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     browser.screenshot("dcqcn-invalid-light").await;
 
     // incast-16 for 10 ms with the packet model: it runs in the worker and finishes.
-    set_input(&browser, ".dcqcn-controls select", "incast-16", "change").await;
+    browser
+        .set_value(".dcqcn-controls select", "incast-16", "change")
+        .await;
     wait_until(
         &browser,
         "document.querySelector('.dcqcn-summary')?.dataset && document.querySelectorAll('.dcqcn-table tbody tr').length === 16",
     )
     .await;
-    set_input(
-        &browser,
-        "[data-key='duration_us'] input.dcqcn-number",
-        "10000",
-        "input",
-    )
-    .await;
+    browser
+        .set_value(
+            "[data-key='duration_us'] input.dcqcn-number",
+            "10000",
+            "input",
+        )
+        .await;
     let before_packet = run_number(&browser).await;
     browser
         .find("input[name='dcqcn-model'][value='packet']")
@@ -197,7 +180,7 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     );
 
     // The cursor moves the readout.
-    set_input(&browser, "#dcqcn-cursor", "1000", "input").await;
+    browser.set_value("#dcqcn-cursor", "1000", "input").await;
     wait_until(
         &browser,
         "document.querySelector('.dcqcn-readout').dataset.sample === '19'",

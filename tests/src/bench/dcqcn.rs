@@ -123,11 +123,11 @@ async fn next_run(browser: &Browser, after: &str) -> PageRun {
 /// Moves the g slider as a learner would, which starts a new run.
 async fn drag_g(browser: &Browser, value: f64) {
     browser
-        .eval(&format!(
-            "const el = document.querySelector(\"[data-key='dcqcn.g'] input[type=range]\"); \
-             Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, '{value}'); \
-             el.dispatchEvent(new Event('input', {{ bubbles: true }}));"
-        ))
+        .set_value(
+            "[data-key='dcqcn.g'] input[type=range]",
+            &value.to_string(),
+            "input",
+        )
         .await;
 }
 
