@@ -198,6 +198,13 @@ pub struct RowFilter {
 }
 
 impl RowFilter {
+    /// Whether the packet list shows this frame: the capture view's test, over summaries.
+    pub fn shows(&self, s: &FrameSummary) -> bool {
+        (self.qpn.is_none() || s.qpn == self.qpn)
+            && (self.opcode.is_none() || s.opcode == self.opcode)
+            && (!self.problems_only || s.is_problem())
+    }
+
     pub fn matches(&self, row: &PacketRow) -> bool {
         if self.qpn.is_some() && row.qpn != self.qpn {
             return false;
@@ -857,6 +864,24 @@ mod tests {
             ..RowFilter::default()
         };
         assert_eq!(rows.iter().filter(|r| qp12.matches(r)).count(), 3);
+
+        // The capture view filters summaries; it must show the same frames.
+        let mut summaries: Vec<FrameSummary> = frames
+            .iter()
+            .map(|f| summarize_frame(&f.data, f.link_type))
+            .collect();
+        classify_summaries(&mut summaries);
+        for filter in [&problems, &qp12] {
+            let by_summary: Vec<usize> = (1..=summaries.len())
+                .filter(|&n| filter.shows(&summaries[n - 1]))
+                .collect();
+            let by_row: Vec<usize> = rows
+                .iter()
+                .filter(|r| filter.matches(r))
+                .map(|r| r.number)
+                .collect();
+            assert_eq!(by_summary, by_row);
+        }
     }
 
     #[test]

@@ -358,12 +358,6 @@ fn role_mark(role: PacketRole) -> &'static str {
     }
 }
 
-fn matches(f: &RowFilter, s: &FrameSummary) -> bool {
-    (f.qpn.is_none() || s.qpn == f.qpn)
-        && (f.opcode.is_none() || s.opcode == f.opcode)
-        && (!f.problems_only || s.is_problem())
-}
-
 #[function_component]
 pub fn CaptureView() -> Html {
     let state = use_reducer(CaptureState::default);
@@ -468,7 +462,7 @@ pub fn CaptureView() -> Html {
                 summaries
                     .iter()
                     .enumerate()
-                    .filter(|(_, s)| matches(filter, s))
+                    .filter(|(_, s)| filter.shows(s))
                     .map(|(i, _)| i as u32)
                     .collect::<Vec<u32>>(),
             ))
