@@ -281,3 +281,66 @@ fn cnps_per_interval_add_up_to_the_cumulative_total() {
     assert_eq!(sum, series.total_cnps());
     assert_eq!(series.cnps_in_interval(series.time_us.len() + 5), 0);
 }
+
+/// The largest gaps between two fluid runs of one scenario: queue (bytes) and any flow's
+/// R_C (Gb/s), sample by sample.
+fn fluid_gaps(a: &Series, b: &Series) -> (f64, f64) {
+    assert_eq!(a.time_us, b.time_us, "the runs sample the same instants");
+    let queue = a
+        .queue_bytes
+        .iter()
+        .zip(&b.queue_bytes)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max);
+    let rate = a
+        .flows
+        .iter()
+        .zip(&b.flows)
+        .flat_map(|(f, g)| f.rc_gbps.iter().zip(&g.rc_gbps).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f64::max);
+    (queue, rate)
+}
+
+#[test]
+fn the_fluid_models_default_step_follows_a_fine_step_reference() {
+    let s = named_scenario("two-flow").unwrap();
+    let run = |step_us: f64| {
+        let mut s = s.clone();
+        s.fluid_step_us = step_us;
+        simulate_fluid(&s, &Limits::default()).unwrap()
+    };
+    let reference = run(0.05);
+    let default = run(s.fluid_step_us);
+    let (queue_gap, rate_gap) = fluid_gaps(&default, &reference);
+    // The marking band is Kmax − Kmin wide and the line rate 40 Gb/s: the default step
+    // stays within 2 % of the one and 0.5 % of the other at every sample.
+    let band = (s.cp.kmax_bytes - s.cp.kmin_bytes) as f64;
+    assert!(queue_gap < 0.02 * band, "queue off by {queue_gap} B");
+    assert!(
+        rate_gap < 0.005 * s.bottleneck_gbps,
+        "R_C off by {rate_gap} Gb/s"
+    );
+    // Finer steps close in on the reference (not evenly: the clamps and the kinks of
+    // the marking curve cost accuracy wherever a step straddles them).
+    let (fine_queue_gap, fine_rate_gap) = fluid_gaps(&run(s.fluid_step_us / 5.0), &reference);
+    assert!(
+        fine_rate_gap < rate_gap / 2.0,
+        "{fine_rate_gap} vs {rate_gap}"
+    );
+    assert!(
+        fine_queue_gap < queue_gap / 2.0,
+        "{fine_queue_gap} vs {queue_gap}"
+    );
+}
+
+#[test]
+fn a_fluid_step_longer_than_the_feedback_delay_is_shortened_to_it() {
+    let mut s = named_scenario("two-flow").unwrap();
+    s.duration_us = 1_000.0;
+    s.fluid_step_us = 50.0;
+    let series = simulate_fluid(&s, &Limits::default()).unwrap();
+    let delay = s.feedback_delay_us();
+    let steps = (s.duration_us / delay).round() as u64;
+    // Two flows with different starts: two classes, one flow-step each per step.
+    assert_eq!(series.events, 2 * steps);
+}

@@ -169,8 +169,12 @@ impl DcqcnParams {
     /// Fraction of R_C that a cut removes for a given alpha (before the
     /// `rp_min_dec_fac` bound): α·2^(10−gd), capped at 1.
     pub fn cut_fraction(&self, alpha: f64) -> f64 {
-        let shift = 10_i32 - self.rp_gd as i32;
-        (alpha * 2f64.powi(shift)).clamp(0.0, 1.0)
+        (alpha * self.cut_scale()).clamp(0.0, 1.0)
+    }
+
+    /// 2^(10−gd): the cut per unit of alpha (½ for the paper's α/2 at `rp_gd = 11`).
+    pub fn cut_scale(&self) -> f64 {
+        2f64.powi(10_i32 - self.rp_gd as i32)
     }
 
     /// Checks every field; `prefix` is prepended to names (e.g. `"dcqcn."`).

@@ -60,13 +60,14 @@ pub struct Scenario {
     pub cp: CongestionPointParams,
     pub dcqcn: DcqcnParams,
     pub flows: Vec<FlowSpec>,
-    /// Fixed step of the fluid model's integrator, µs.
+    /// Step of the fluid model's integrator, µs; never longer than the feedback delay τ*
+    /// (a longer one is shortened to τ*).
     #[serde(default = "default_fluid_step_us")]
     pub fluid_step_us: f64,
 }
 
 fn default_fluid_step_us() -> f64 {
-    1.0
+    2.5
 }
 
 /// Work caps: a run never hangs; it stops at the cap and says so in the series.

@@ -249,7 +249,7 @@ fn empty_scenario() -> Scenario {
             start_us: 0.0,
             size_bytes: None,
         }],
-        fluid_step_us: 1.0,
+        fluid_step_us: 2.5,
     }
 }
 
