@@ -49,6 +49,8 @@ struct FluidFlow {
     max_bps: f64,
     min_bps: f64,
     state: RateState,
+    /// The state at the end of the step being taken.
+    next: RateState,
     /// The drive at the start of the coming step.
     drive: Drive,
     sent_bits: f64,
@@ -358,12 +360,14 @@ struct DelayLine {
     frac: f64,
 }
 
-/// Where, in every ring, the two steps around `n + 1 − τ*` sit.
+/// Where, in every ring, the two steps around `n + 1 − τ*` sit, and their weights (0 for
+/// a step before the run, when nothing was queued or sent).
 #[derive(Clone, Copy)]
 struct DelayTap {
-    newer: Option<usize>,
-    older: Option<usize>,
-    frac: f64,
+    newer: usize,
+    older: usize,
+    newer_weight: f64,
+    older_weight: f64,
 }
 
 impl DelayLine {
@@ -372,38 +376,31 @@ impl DelayLine {
     }
 
     /// The tap for step `n + 1 − τ*`, with the rings holding steps up to `n` and `slot`
-    /// being step n's position. Before the run every value was 0; under one step of delay
-    /// the newest value stands in for the next one.
+    /// being step n's position. Under one step of delay the newest value stands in for
+    /// the next one.
     fn tap(&self, n: u64, slot: usize) -> DelayTap {
         let len = self.ring_len();
         let whole = self.whole as u64;
         // Step n − k sits k places behind `slot`.
         let behind = |k: usize| (slot + len - k) % len;
-        let newer = if n + 1 < whole {
-            None
-        } else if whole == 0 {
-            Some(slot)
+        let (newer, newer_ran) = if whole == 0 {
+            (slot, true)
         } else {
-            Some(behind(self.whole - 1))
+            (behind(self.whole - 1), n + 1 >= whole)
         };
-        let older = if n + 1 > whole {
-            Some(behind(self.whole))
-        } else {
-            None
-        };
+        let (older, older_ran) = (behind(self.whole), n + 1 > whole);
         DelayTap {
             newer,
             older,
-            frac: self.frac,
+            newer_weight: if newer_ran { 1.0 - self.frac } else { 0.0 },
+            older_weight: if older_ran { self.frac } else { 0.0 },
         }
     }
 }
 
 impl DelayTap {
     fn read(&self, ring: &[f64]) -> f64 {
-        let at = |i: Option<usize>| i.and_then(|i| ring.get(i)).copied().unwrap_or(0.0);
-        let (a, b) = (at(self.newer), at(self.older));
-        a + (b - a) * self.frac
+        ring[self.newer] * self.newer_weight + ring[self.older] * self.older_weight
     }
 }
 
@@ -500,6 +497,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
                     rt: 0.0,
                     alpha: p.rp_initial_alpha,
                 },
+                next: NO_SLOPE,
                 drive: Drive::default(),
                 sent_bits: 0.0,
                 interval_bits: 0.0,
@@ -528,7 +526,6 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     }
     // Step `step`'s position in the delay rings.
     let mut slot: usize = 0;
-    let mut predicted: Vec<RateState> = flows.iter().map(|f| f.state).collect();
 
     while step < total_steps {
         if work.saturating_add(n_flows) > limits.max_events {
@@ -557,25 +554,22 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
         let throttle = pfc_throttle(q_bits, offered_bps, c_bps, xoff_bits);
         let arrival_bps = offered_bps * throttle;
         q_hist[slot] = q_bits;
-        for f in flows.iter_mut() {
-            f.history[slot] = if f.active { f.state.rc * throttle } else { 0.0 };
-        }
 
         // The end of the step: its delayed terms from the history, its state predicted
         // with the slope at the start.
         let tap = delay.tap(step, slot);
         let marking_end = Marking::at(tap.read(&q_hist) / 8.0, &c);
         let mut offered_end_bps = 0.0;
-        for (f, guess) in flows.iter_mut().zip(predicted.iter_mut()) {
+        for f in flows.iter_mut() {
+            f.history[slot] = if f.active { f.state.rc * throttle } else { 0.0 };
             let drive_end = Drive::at(&marking_end, tap.read(&f.history), &c);
             if f.active {
                 let k1 = f.state.slope(&f.drive, &c);
-                *guess = f.state.advanced(dt, &k1, &NO_SLOPE, f.min_bps, f.max_bps);
+                let guess = f.state.advanced(dt, &k1, &NO_SLOPE, f.min_bps, f.max_bps);
                 let k2 = guess.slope(&drive_end, &c);
-                let cnp_rate = (f.drive.cnp_rate + drive_end.cnp_rate) / 2.0;
-                *guess = f.state.advanced(dt / 2.0, &k1, &k2, f.min_bps, f.max_bps);
-                f.cnps += cnp_rate * dt;
-                offered_end_bps += f.weight * guess.rc;
+                f.next = f.state.advanced(dt / 2.0, &k1, &k2, f.min_bps, f.max_bps);
+                f.cnps += (f.drive.cnp_rate + drive_end.cnp_rate) / 2.0 * dt;
+                offered_end_bps += f.weight * f.next.rc;
             }
             f.drive = drive_end;
         }
@@ -593,13 +587,13 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
         } else {
             1.0
         };
-        for (f, next) in flows.iter_mut().zip(predicted.iter()) {
+        for f in flows.iter_mut() {
             if !f.active {
                 continue;
             }
             // What the flow sent this step, and what of it got through the bottleneck.
-            let sent = (f.history[slot] + next.rc * throttle_end) / 2.0 * dt;
-            f.state = *next;
+            let sent = (f.history[slot] + f.next.rc * throttle_end) / 2.0 * dt;
+            f.state = f.next;
             f.sent_bits += sent;
             f.interval_bits += sent * service_share;
             if f.size_bits.is_some_and(|size| f.sent_bits >= size) {
