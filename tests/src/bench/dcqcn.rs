@@ -73,7 +73,7 @@ pub fn fluid_solve_ms(scenario: &Scenario, runs: usize) -> f64 {
 }
 
 /// What one run in the page reports: the model, its work and the solver's time.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PageRun {
     pub events: u64,
     pub solve_ms: f64,
@@ -81,6 +81,10 @@ pub struct PageRun {
     pub draw_ms: Option<f64>,
     /// The page's whole run-and-redraw time (`lab-dcqcn-fluid`), for fluid runs.
     pub run_and_draw_ms: Option<f64>,
+    /// Where the redraw's time went (`data-draw-parts`), ms: "before" (from the start of
+    /// the run to the drawing: the solve, the page's render and its other effects),
+    /// "view" (the view function alone), "palette", then one entry per chart.
+    pub parts: Vec<(String, f64)>,
 }
 
 const SUMMARY: &str = "document.querySelector('.dcqcn-summary')";
@@ -106,7 +110,7 @@ async fn next_run(browser: &Browser, after: &str) -> PageRun {
         .eval(&format!(
             "const s = {SUMMARY}; const c = document.querySelector('.dcqcn-charts'); \
              const d = performance.getEntriesByName('lab-dcqcn-draw', 'measure').at(-1); \
-             return [s.dataset.events, s.dataset.solveMs, c.dataset.model, c.dataset.ms, String(d ? d.duration : '')]"
+             return [s.dataset.events, s.dataset.solveMs, c.dataset.model, c.dataset.ms, String(d ? d.duration : ''), c.dataset.drawParts ?? '']"
         ))
         .await;
     let field = |i: usize| read[i].as_str().unwrap_or_default().to_string();
@@ -117,6 +121,13 @@ async fn next_run(browser: &Browser, after: &str) -> PageRun {
         run_and_draw_ms: (field(2) == "fluid")
             .then(|| field(3).parse().ok())
             .flatten(),
+        parts: field(5)
+            .split_whitespace()
+            .filter_map(|part| {
+                let (label, ms) = part.split_once(':')?;
+                Some((label.to_string(), ms.parse().ok()?))
+            })
+            .collect(),
     }
 }
 
@@ -216,7 +227,6 @@ pub async fn report(site: &Site) {
             );
         }
     }
-
     let runs = page_runs(site, "/dcqcn", 8).await;
     let drags: Vec<f64> = runs
         .iter()
@@ -233,5 +243,30 @@ pub async fn report(site: &Site) {
         median(&draws),
         drags.len(),
         verdict(slowest <= DRAG_TARGET_MS)
+    );
+    // The parts in the order the page records them, each a median over the drags.
+    let labels: Vec<String> = runs
+        .last()
+        .map(|r| r.parts.iter().map(|(label, _)| label.clone()).collect())
+        .unwrap_or_default();
+    let parts: Vec<String> = labels
+        .iter()
+        .map(|label| {
+            let times: Vec<f64> = runs
+                .iter()
+                .skip(1)
+                .flat_map(|r| {
+                    r.parts
+                        .iter()
+                        .filter(|(l, _)| l == label)
+                        .map(|(_, ms)| *ms)
+                })
+                .collect();
+            format!("{label} {:.2}", median(&times))
+        })
+        .collect();
+    println!(
+        "    where a drag's time goes (ms, medians; \"before\" is the solve, render and effects up to the drawing): {}",
+        parts.join(", ")
     );
 }

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// A finished run as the charts draw it: the series and the switch profile it ran with.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,15 +184,21 @@ pub fn draw(canvas: &HtmlCanvasElement, kind: ChartKind, frame: &Frame) -> Resul
     if canvas.height() != kind.height() {
         canvas.set_height(kind.height());
     }
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+        .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
     let root = backend.into_drawing_area();
     root.fill(&frame.palette.bg).map_err(|e| e.to_string())?;
     match kind {
-        ChartKind::Rate => rate(&root, frame),
-        ChartKind::Alpha => alpha(&root, frame),
-        ChartKind::Queue => queue(&root, frame),
-        ChartKind::Cnps => cnps(&root, frame),
+        ChartKind::Rate => rate(&root, &ctx, frame),
+        ChartKind::Alpha => alpha(&root, &ctx, frame),
+        ChartKind::Queue => queue(&root, &ctx, frame),
+        ChartKind::Cnps => cnps(&root, &ctx, frame),
         ChartKind::Pause => pause(&root, frame),
     }
     .map_err(|e| e.to_string())?;
@@ -241,6 +247,100 @@ macro_rules! chart_on {
     }};
 }
 
+type Chart<'a> = ChartContext<
+    'a,
+    CanvasBackend,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// How a line is stroked: colour (CSS), width in pixels, and dash and gap lengths for a
+/// dashed one.
+struct Stroke {
+    css: String,
+    width: f64,
+    dash: Option<[f64; 2]>,
+}
+
+impl Stroke {
+    fn solid(colour: RGBColor, opacity: f64, width: f64) -> Stroke {
+        Stroke {
+            css: format!("rgba({}, {}, {}, {opacity})", colour.0, colour.1, colour.2),
+            width,
+            dash: None,
+        }
+    }
+
+    fn dashed(colour: RGBColor, width: f64, dash: [f64; 2]) -> Stroke {
+        Stroke {
+            dash: Some(dash),
+            ..Stroke::solid(colour, 1.0, width)
+        }
+    }
+}
+
+/// Strokes `points` (chart coordinates) as one `Path2D` built from SVG path text: one call
+/// into the browser per line, where plotters makes one per point (and one per dash of a
+/// dashed line). Dashes are cut here too: the canvas's own line dash made the rate chart's
+/// dashed R_T lines cost more than the other four charts together.
+fn polyline(
+    ctx: &CanvasRenderingContext2d,
+    chart: &Chart<'_>,
+    points: impl IntoIterator<Item = (f64, f64)>,
+    stroke: &Stroke,
+) {
+    use std::fmt::Write;
+    // Whole pixels: formatting integers into the path text is far cheaper in wasm than
+    // formatting floats, and a line a pixel wide looks no different.
+    let pixels = points.into_iter().map(|p| chart.backend_coord(&p));
+    let mut path = String::with_capacity(4096);
+    match stroke.dash {
+        None => {
+            for (i, (x, y)) in pixels.enumerate() {
+                let _ = write!(path, "{}{x} {y}", if i == 0 { "M" } else { "L" });
+            }
+        }
+        Some([on, off]) => {
+            // Walk the line, drawing while `drawing` and switching each time the current
+            // dash or gap (`left` pixels more) runs out.
+            let (mut drawing, mut left) = (true, on);
+            let mut last: Option<(f64, f64)> = None;
+            for (x, y) in pixels {
+                let Some((mut px, mut py)) = last else {
+                    let _ = write!(path, "M{x} {y}");
+                    last = Some((f64::from(x), f64::from(y)));
+                    continue;
+                };
+                let (x, y) = (f64::from(x), f64::from(y));
+                let mut length = (x - px).hypot(y - py);
+                while length > left {
+                    let t = left / length;
+                    let (cx, cy) = (px + (x - px) * t, py + (y - py) * t);
+                    let (ix, iy) = (cx.round() as i32, cy.round() as i32);
+                    let _ = write!(path, "{}{ix} {iy}", if drawing { "L" } else { "M" });
+                    length -= left;
+                    (px, py) = (cx, cy);
+                    drawing = !drawing;
+                    left = if drawing { on } else { off };
+                }
+                left -= length;
+                if drawing {
+                    let _ = write!(path, "L{} {}", x as i32, y as i32);
+                }
+                last = Some((x, y));
+            }
+        }
+    }
+    let Ok(path) = web_sys::Path2d::new_with_path_string(&path) else {
+        return;
+    };
+    ctx.set_stroke_style_str(&stroke.css);
+    ctx.set_line_width(stroke.width);
+    // Half-pixel offsets put a one-pixel line on pixels rather than between them.
+    let _ = ctx.translate(0.5, 0.5);
+    ctx.stroke_with_path(&path);
+    let _ = ctx.translate(-0.5, -0.5);
+}
+
 fn cursor_line<DB: DrawingBackend>(
     chart: &mut ChartContext<
         DB,
@@ -259,7 +359,7 @@ fn cursor_line<DB: DrawingBackend>(
     Ok(())
 }
 
-fn rate(root: &Area, frame: &Frame) -> DrawResult {
+fn rate(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
     let peak = |d: &Drawn| {
         d.series
             .flows
@@ -276,57 +376,65 @@ fn rate(root: &Area, frame: &Frame) -> DrawResult {
     let t = &frame.run.series.time_us;
     if let Some(p) = frame.pinned {
         for f in &p.series.flows {
-            chart.draw_series(LineSeries::new(
+            polyline(
+                ctx,
+                &chart,
                 p.series
                     .time_us
                     .iter()
                     .zip(&f.rc_gbps)
                     .map(|(&t, &v)| (ms(t), v)),
-                frame.palette.muted.mix(0.45).stroke_width(3),
-            ))?;
+                &Stroke::solid(frame.palette.muted, 0.45, 3.0),
+            );
         }
     }
     for (i, f) in frame.run.series.flows.iter().enumerate() {
         let colour = frame.palette.flow(i);
-        chart.draw_series(DashedLineSeries::new(
+        polyline(
+            ctx,
+            &chart,
             t.iter().zip(&f.rt_gbps).map(|(&t, &v)| (ms(t), v)),
-            5,
-            4,
-            colour.stroke_width(1),
-        ))?;
-        chart.draw_series(LineSeries::new(
+            &Stroke::dashed(colour, 1.0, [5.0, 4.0]),
+        );
+        polyline(
+            ctx,
+            &chart,
             t.iter().zip(&f.rc_gbps).map(|(&t, &v)| (ms(t), v)),
-            colour.stroke_width(2),
-        ))?;
+            &Stroke::solid(colour, 1.0, 2.0),
+        );
     }
     cursor_line(&mut chart, frame, y_max)
 }
 
-fn alpha(root: &Area, frame: &Frame) -> DrawResult {
+fn alpha(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
     let mut chart = chart_on!(root, frame, 0f64..1.05, "alpha", 3);
     if let Some(p) = frame.pinned {
         for f in &p.series.flows {
-            chart.draw_series(LineSeries::new(
+            polyline(
+                ctx,
+                &chart,
                 p.series
                     .time_us
                     .iter()
                     .zip(&f.alpha)
                     .map(|(&t, &v)| (ms(t), v)),
-                frame.palette.muted.mix(0.45).stroke_width(3),
-            ))?;
+                &Stroke::solid(frame.palette.muted, 0.45, 3.0),
+            );
         }
     }
     let t = &frame.run.series.time_us;
     for (i, f) in frame.run.series.flows.iter().enumerate() {
-        chart.draw_series(LineSeries::new(
+        polyline(
+            ctx,
+            &chart,
             t.iter().zip(&f.alpha).map(|(&t, &v)| (ms(t), v)),
-            frame.palette.flow(i).stroke_width(2),
-        ))?;
+            &Stroke::solid(frame.palette.flow(i), 1.0, 2.0),
+        );
     }
     cursor_line(&mut chart, frame, 1.05)
 }
 
-fn queue(root: &Area, frame: &Frame) -> DrawResult {
+fn queue(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
     let cp = &frame.run.cp;
     let kb = |b: f64| b / 1024.0;
     let xoff = cp.pfc.as_ref().map(|p| p.xoff_bytes as f64);
@@ -353,12 +461,12 @@ fn queue(root: &Area, frame: &Frame) -> DrawResult {
     }
     for (label, bytes) in marks {
         let y = kb(bytes);
-        chart.draw_series(DashedLineSeries::new(
-            vec![(0.0, y), (x_end, y)],
-            6,
-            4,
-            p.muted.stroke_width(1),
-        ))?;
+        polyline(
+            ctx,
+            &chart,
+            [(0.0, y), (x_end, y)],
+            &Stroke::dashed(p.muted, 1.0, [6.0, 4.0]),
+        );
         chart.draw_series(std::iter::once(Text::new(
             label,
             (x_end * 0.995, y),
@@ -369,27 +477,31 @@ fn queue(root: &Area, frame: &Frame) -> DrawResult {
         )))?;
     }
     if let Some(pin) = frame.pinned {
-        chart.draw_series(LineSeries::new(
+        polyline(
+            ctx,
+            &chart,
             pin.series
                 .time_us
                 .iter()
                 .zip(&pin.series.queue_bytes)
                 .map(|(&t, &q)| (ms(t), kb(q))),
-            p.muted.mix(0.45).stroke_width(3),
-        ))?;
+            &Stroke::solid(p.muted, 0.45, 3.0),
+        );
     }
     let s = &frame.run.series;
-    chart.draw_series(LineSeries::new(
+    polyline(
+        ctx,
+        &chart,
         s.time_us
             .iter()
             .zip(&s.queue_bytes)
             .map(|(&t, &q)| (ms(t), kb(q))),
-        p.accent.stroke_width(2),
-    ))?;
+        &Stroke::solid(p.accent, 1.0, 2.0),
+    );
     cursor_line(&mut chart, frame, y_max)
 }
 
-fn cnps(root: &Area, frame: &Frame) -> DrawResult {
+fn cnps(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
     let per = |d: &Drawn| -> Vec<(f64, f64)> {
         d.series
             .time_us
@@ -407,12 +519,19 @@ fn cnps(root: &Area, frame: &Frame) -> DrawResult {
         * 1.1;
     let mut chart = chart_on!(root, frame, 0f64..y_max, "CNPs", 3);
     if let Some(pin) = pinned {
-        chart.draw_series(LineSeries::new(
+        polyline(
+            ctx,
+            &chart,
             pin,
-            frame.palette.muted.mix(0.45).stroke_width(3),
-        ))?;
+            &Stroke::solid(frame.palette.muted, 0.45, 3.0),
+        );
     }
-    chart.draw_series(LineSeries::new(now, frame.palette.accent.stroke_width(2)))?;
+    polyline(
+        ctx,
+        &chart,
+        now,
+        &Stroke::solid(frame.palette.accent, 1.0, 2.0),
+    );
     cursor_line(&mut chart, frame, y_max)
 }
 

@@ -72,6 +72,15 @@ fn measure(name: &str) -> Option<f64> {
     Some(entry.duration())
 }
 
+/// Milliseconds since the `name-start` mark of [`mark_start`].
+fn since_start(name: &str) -> Option<f64> {
+    let p = performance()?;
+    let entries = p.get_entries_by_name_with_entry_type(&format!("{name}-start"), "mark");
+    let last = entries.get(entries.length().checked_sub(1)?);
+    let entry: web_sys::PerformanceEntry = last.dyn_into().ok()?;
+    Some(p.now() - entry.start_time())
+}
+
 /// Saves `data` (a URL) as a download named `name`.
 fn download(href: &str, name: &str) {
     let Ok(a) = document().create_element("a") else {
@@ -133,11 +142,14 @@ fn download_png(canvases: &[HtmlCanvasElement], bg: &str, name: &str) {
 
 #[function_component]
 pub fn DcqcnView() -> Html {
+    let body_started = now_ms();
     let state = use_reducer(|| DcqcnState::from_query(query::read()));
     let canvases: Vec<NodeRef> = ChartKind::ALL.iter().map(|_| NodeRef::default()).collect();
     let canvases = use_memo((), move |_| canvases);
     let charts_box = use_node_ref();
     let worker = use_mut_ref(|| None::<Result<PacketWorker, String>>);
+    // How long the last render of this function took, for `data-draw-parts`.
+    let view_ms: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
     // The timing to close once the next run is drawn.
     let pending_measure: Rc<RefCell<Option<&'static str>>> = use_mut_ref(|| None);
 
@@ -253,24 +265,47 @@ pub fn DcqcnView() -> Html {
             state.redraw,
         );
         let shown = state.shown.clone();
+        let view_ms = view_ms.clone();
         let pinned = state.pinned.as_ref().map(|p| p.drawn.clone());
         let cursor_us = state.cursor_us;
         use_effect_with(deps, move |_| {
             if let (Some(run), Some(el)) = (&shown, charts_box.cast::<web_sys::Element>()) {
+                // Where a redraw's time goes, for the bench: what came before the drawing
+                // (the run, if this effect closes one, and the page's render) and each part
+                // of the drawing, as `data-draw-parts` on the charts' box.
+                let mut parts = Vec::new();
+                let pending_name = *pending.borrow();
+                if let Some(before) = pending_name.and_then(since_start) {
+                    parts.push(format!("before:{before:.2}"));
+                }
+                if let Some(view) = *view_ms.borrow() {
+                    parts.push(format!("view:{view:.2}"));
+                }
                 mark_start(DRAW_MEASURE);
+                let mut lap = now_ms();
+                let mut split = |label: &str| {
+                    let now = now_ms();
+                    if let (Some(a), Some(b)) = (lap, now) {
+                        parts.push(format!("{label}:{:.2}", b - a));
+                    }
+                    lap = now;
+                };
                 let frame = Frame {
                     run,
                     pinned: pinned.as_ref(),
                     cursor_us,
                     palette: Palette::from_css(&el),
                 };
+                split("palette");
                 for (kind, node) in ChartKind::ALL.iter().zip(canvases.iter()) {
                     if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
                         if let Err(e) = charts::draw(&canvas, *kind, &frame) {
                             web_sys::console::warn_1(&format!("chart {}: {e}", kind.id()).into());
                         }
                     }
+                    split(kind.id());
                 }
+                let _ = el.set_attribute("data-draw-parts", &parts.join(" "));
                 let _ = measure(DRAW_MEASURE);
                 let name = pending.borrow_mut().take();
                 if let Some(ms) = name.and_then(measure) {
@@ -280,9 +315,13 @@ pub fn DcqcnView() -> Html {
         });
     }
 
+    // One callback for the page's lifetime: the parameter groups compare their props, so
+    // a drag re-renders only the group whose field changed.
     let on_edit = {
         let dispatch = state.dispatcher();
-        Callback::from(move |(key, text)| dispatch.dispatch(Action::Edit { key, text }))
+        use_callback((), move |(key, text), _| {
+            dispatch.dispatch(Action::Edit { key, text })
+        })
     };
     let groups: Html = Group::ALL
         .iter()
@@ -410,7 +449,7 @@ pub fn DcqcnView() -> Html {
         .cast::<web_sys::Element>()
         .map(|el| Palette::from_css(&el));
 
-    html! {
+    let view = html! {
         <section class="dcqcn-view" aria-labelledby="dcqcn-view-title">
             <h2 id="dcqcn-view-title" class="dcqcn-title">{ "DCQCN simulator" }</h2>
             <p class="dcqcn-description">{ state.current.description.clone() }</p>
@@ -523,5 +562,7 @@ pub fn DcqcnView() -> Html {
                 </div>
             </div>
         </section>
-    }
+    };
+    *view_ms.borrow_mut() = body_started.zip(now_ms()).map(|(a, b)| b - a);
+    view
 }
