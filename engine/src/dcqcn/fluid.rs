@@ -67,14 +67,15 @@ fn unmarked_runs(n_pkts: f64, p: f64, ln1mp: f64) -> (f64, f64) {
         let rate = if n_pkts > 0.0 { 1.0 / n_pkts } else { 0.0 };
         (rate, 1.0)
     } else {
-        let denom = exp_m1(-n_pkts * ln1mp);
-        if denom > 0.0 && denom.is_finite() {
-            (p / denom, 1.0 / (1.0 + denom))
-        } else if denom > 0.0 {
-            (0.0, 0.0)
+        // (1−p)^n − 1, negative: the form with a single division.
+        let y = n_pkts * ln1mp;
+        let em1 = exp_m1(y);
+        if em1 < 0.0 {
+            let stay = 1.0 + em1;
+            (p * stay / -em1, stay)
         } else {
             // n·|ln(1−p)| underflowed: (1−p)^{−n} − 1 ≈ −n·ln(1−p).
-            (p / (-n_pkts * ln1mp).max(f64::MIN_POSITIVE), 1.0)
+            (p / (-y).max(f64::MIN_POSITIVE), 1.0)
         }
     }
 }
@@ -94,7 +95,13 @@ fn ln_unmarked(p: f64) -> f64 {
             1.0 / 8.0,
             1.0 / 9.0,
         ];
-        -p * INV.iter().rev().fold(0.0, |sum, inv| sum * p + inv)
+        // Σ p^k/(k+1), grouped in pairs (Estrin's scheme) so the multiplications need not
+        // wait on each other one by one.
+        let p2 = p * p;
+        let p4 = p2 * p2;
+        let low = (INV[0] + INV[1] * p) + p2 * (INV[2] + INV[3] * p);
+        let high = (INV[4] + INV[5] * p) + p2 * (INV[6] + INV[7] * p);
+        -p * (low + p4 * (high + p4 * INV[8]))
     } else {
         (-p).ln_1p()
     }
@@ -195,16 +202,15 @@ fn pow_n(x: f64, n: u32) -> f64 {
 /// period passes unmarked, from which the alpha input and the additive-increase gate
 /// follow without another exponential.
 fn timer_terms(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> (f64, f64) {
-    let x = -t_s * r_pps * ln1mp;
-    if p <= 0.0 || x < 1e-12 {
+    let y = t_s * r_pps * ln1mp;
+    if p <= 0.0 || -y < 1e-12 {
         (1.0 / t_s, 1.0)
     } else {
-        let denom = exp_m1(x);
-        if denom.is_finite() {
-            (r_pps * p / denom, 1.0 / (1.0 + denom))
-        } else {
-            (0.0, 0.0)
-        }
+        // (1−p)^{T·r} − 1, negative; the expiry rate r·p/((1−p)^{−T·r} − 1) rewritten
+        // with it needs one division.
+        let em1 = exp_m1(y);
+        let stay = 1.0 + em1;
+        (r_pps * p * stay / -em1, stay)
     }
 }
 
