@@ -813,6 +813,15 @@ mod tests {
         assert!(row.error.as_deref().is_some_and(|e| e.contains("byte")));
     }
 
+    fn classified(frames: &[CapturedFrame]) -> Vec<FrameSummary> {
+        let mut summaries: Vec<FrameSummary> = frames
+            .iter()
+            .map(|f| summarize_frame(&f.data, f.link_type))
+            .collect();
+        classify_summaries(&mut summaries);
+        summaries
+    }
+
     #[test]
     fn resent_psns_are_retransmissions_and_naks_cnps_are_recognised() {
         use SpecOperation::*;
@@ -824,13 +833,8 @@ mod tests {
             frame(&spec(Write, 10, true), 4),
             frame(&spec(Ack, 11, false), 5),
         ];
-        let mut rows: Vec<PacketRow> = frames
-            .iter()
-            .enumerate()
-            .map(|(i, f)| packet_row(i + 1, f))
-            .collect();
-        classify_retransmissions(&mut rows);
-        let roles: Vec<PacketRole> = rows.iter().map(|r| r.role).collect();
+        let summaries = classified(&frames);
+        let roles: Vec<PacketRole> = summaries.iter().map(|s| s.role).collect();
         use PacketRole as R;
         assert_eq!(
             roles,
@@ -843,45 +847,29 @@ mod tests {
                 R::Response
             ]
         );
-        let convs = conversations(&rows);
+        let convs = conversations_of(&summaries, |i| frames[i].timestamp_ns);
         assert_eq!(convs.len(), 1, "both directions are one conversation");
         assert_eq!(convs[0].qpns, [0x11, 0x12]);
         assert_eq!(convs[0].count(R::Retransmission), 1);
         assert!(!convs[0].points[2].from_a);
+        assert_eq!(convs[0].points[4].time_ns, 4);
 
+        // The capture view's filter, by 1-based frame number.
+        let shown = |filter: &RowFilter| -> Vec<usize> {
+            (1..=summaries.len())
+                .filter(|&n| filter.shows(&summaries[n - 1]))
+                .collect()
+        };
         let problems = RowFilter {
             problems_only: true,
             ..RowFilter::default()
         };
-        let shown: Vec<usize> = rows
-            .iter()
-            .filter(|r| problems.matches(r))
-            .map(|r| r.number)
-            .collect();
-        assert_eq!(shown, [3, 5]);
+        assert_eq!(shown(&problems), [3, 5]);
         let qp12 = RowFilter {
             qpn: Some(0x12),
             ..RowFilter::default()
         };
-        assert_eq!(rows.iter().filter(|r| qp12.matches(r)).count(), 3);
-
-        // The capture view filters summaries; it must show the same frames.
-        let mut summaries: Vec<FrameSummary> = frames
-            .iter()
-            .map(|f| summarize_frame(&f.data, f.link_type))
-            .collect();
-        classify_summaries(&mut summaries);
-        for filter in [&problems, &qp12] {
-            let by_summary: Vec<usize> = (1..=summaries.len())
-                .filter(|&n| filter.shows(&summaries[n - 1]))
-                .collect();
-            let by_row: Vec<usize> = rows
-                .iter()
-                .filter(|r| filter.matches(r))
-                .map(|r| r.number)
-                .collect();
-            assert_eq!(by_summary, by_row);
-        }
+        assert_eq!(shown(&qp12), [3, 4, 6]);
     }
 
     #[test]
@@ -891,12 +879,6 @@ mod tests {
             frame(&spec(Write, 0xFF_FFFF, true), 0),
             frame(&spec(Write, 0, true), 1),
         ];
-        let mut rows: Vec<PacketRow> = frames
-            .iter()
-            .enumerate()
-            .map(|(i, f)| packet_row(i + 1, f))
-            .collect();
-        classify_retransmissions(&mut rows);
-        assert_eq!(rows[1].role, PacketRole::Request);
+        assert_eq!(classified(&frames)[1].role, PacketRole::Request);
     }
 }
