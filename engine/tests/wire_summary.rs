@@ -1,13 +1,14 @@
 //! The packet list's fast path agrees with the dissector: for every frame the builder
 //! makes, every single-byte corruption and every truncation of them, `summarize_frame`
 //! says what `packet_row` says; the zero-copy capture index reads what `read_capture`
-//! reads; and classifying/grouping summaries matches doing it on rows.
+//! reads; and decoding the sample capture classifies and groups its frames as the
+//! exchange it was built from says, with the dissector's addresses, QPNs and PSNs.
 
 use engine::wire::capture::{index_capture, read_capture, write_pcap, CapturedFrame, LinkType};
 use engine::wire::dissect;
 use engine::wire::listing::{
-    classify_retransmissions, classify_summaries, conversations, conversations_of, decode_capture,
-    packet_row, summarize_frame, summary_from,
+    classify_summaries, conversations_of, decode_capture, packet_row, summarize_frame,
+    summary_from, PacketRole,
 };
 use engine::wire::spec::{build, PacketSpec, Payload, SpecOperation};
 use engine::wire::VlanRepr;
@@ -111,28 +112,66 @@ fn the_index_reads_what_read_capture_reads() {
 }
 
 #[test]
-fn decoding_a_capture_classifies_and_groups_like_rows() {
+fn decoding_a_capture_classifies_and_groups_its_frames() {
+    use engine::wire::sample::{exchange, FIRST_PSN, REQUESTER_QP, RESPONDER_QP};
     let sample = engine::wire::sample::pcapng().expect("the sample builds");
     let file = read_capture(&sample);
-    let mut rows: Vec<_> = file
+    let rows: Vec<_> = file
         .frames
         .iter()
         .enumerate()
         .map(|(i, f)| packet_row(i + 1, f))
         .collect();
-    classify_retransmissions(&mut rows);
     let decoded = decode_capture(&sample);
     assert!(decoded.is_finished() && decoded.error().is_none());
-    assert_eq!(decoded.summaries.len(), rows.len());
-    for (s, r) in decoded.summaries.iter().zip(&rows) {
-        assert_eq!(s.role, r.role, "frame {}", r.number);
-        assert_eq!(s.problem, r.has_error());
-    }
-    let times = |i: usize| decoded.frames[i].timestamp_ns;
+    assert_eq!(decoded.summaries.len(), exchange().len());
+    // The exchange `engine::wire::sample` builds: a WRITE lost after the first, a NAK,
+    // and a go-back-N resend of it and the one after it; then a CNP.
+    use PacketRole as R;
+    let roles: Vec<PacketRole> = decoded.summaries.iter().map(|s| s.role).collect();
     assert_eq!(
-        conversations_of(&decoded.summaries, times),
-        conversations(&rows)
+        roles,
+        [
+            R::Request,
+            R::Response,
+            R::Request,
+            R::Nak,
+            R::Retransmission,
+            R::Retransmission,
+            R::Response,
+            R::Request,
+            R::Cnp,
+            R::Response
+        ]
     );
+    for (s, r) in decoded.summaries.iter().zip(&rows) {
+        assert_eq!(s.problem, r.has_error(), "frame {}", r.number);
+    }
+    assert_eq!(decoded.summaries[3].psn, Some(FIRST_PSN + 1));
+
+    // One conversation, both directions, each frame a point with the dissector's fields.
+    let times = |i: usize| decoded.frames[i].timestamp_ns;
+    let convs = conversations_of(&decoded.summaries, times);
+    assert_eq!(convs.len(), 1);
+    let c = &convs[0];
+    assert_eq!((&c.a[..], &c.b[..]), ("192.168.1.1", "192.168.1.2"));
+    assert_eq!(c.qpns, [RESPONDER_QP, REQUESTER_QP]);
+    let frames: Vec<usize> = c.points.iter().map(|p| p.frame).collect();
+    assert_eq!(frames, (1..=rows.len()).collect::<Vec<_>>());
+    for p in &c.points {
+        let r = &rows[p.frame - 1];
+        assert_eq!(p.time_ns, r.time_ns, "frame {}", p.frame);
+        assert_eq!(
+            (Some(p.qpn), Some(p.psn)),
+            (r.qpn, r.psn),
+            "frame {}",
+            p.frame
+        );
+        assert_eq!(p.role, roles[p.frame - 1], "frame {}", p.frame);
+        let (from, to) = if p.from_a { (&c.a, &c.b) } else { (&c.b, &c.a) };
+        assert_eq!((from, to), (&r.source, &r.destination), "frame {}", p.frame);
+    }
+
     let mut again = decoded.summaries.clone();
     classify_summaries(&mut again);
     assert_eq!(

@@ -98,7 +98,7 @@ fn text_of(d: &DecodedFrame, names: &[&str]) -> String {
 }
 
 /// The role a packet plays judged by itself; [`PacketRole::Request`] until
-/// [`classify_retransmissions`] compares PSNs across the capture.
+/// [`classify_summaries`] compares PSNs across the capture.
 fn role_of(d: &DecodedFrame) -> PacketRole {
     let Some(op) = d.uint("infiniband.bth.opcode") else {
         return PacketRole::Other;
@@ -161,32 +161,6 @@ pub fn row_from(number: usize, time_ns: u64, d: &DecodedFrame) -> PacketRow {
     }
 }
 
-/// Marks requests that resend a PSN already seen on the same destination QP between the
-/// same two hosts. Rows must be in capture order.
-pub fn classify_retransmissions(rows: &mut [PacketRow]) {
-    let mut highest: Vec<((String, String, u32), Psn)> = Vec::new();
-    for row in rows.iter_mut() {
-        if row.role != PacketRole::Request {
-            continue;
-        }
-        let (Some(qpn), Some(psn)) = (row.qpn, row.psn) else {
-            continue;
-        };
-        let key = (row.source.clone(), row.destination.clone(), qpn);
-        let psn = Psn(psn);
-        match highest.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, top)) => {
-                if top.distance_to(psn) > 0 {
-                    *top = psn;
-                } else {
-                    row.role = PacketRole::Retransmission;
-                }
-            }
-            None => highest.push((key, psn)),
-        }
-    }
-}
-
 /// Which rows the list shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowFilter {
@@ -203,26 +177,6 @@ impl RowFilter {
         (self.qpn.is_none() || s.qpn == self.qpn)
             && (self.opcode.is_none() || s.opcode == self.opcode)
             && (!self.problems_only || s.is_problem())
-    }
-
-    pub fn matches(&self, row: &PacketRow) -> bool {
-        if self.qpn.is_some() && row.qpn != self.qpn {
-            return false;
-        }
-        if self.opcode.is_some() && row.opcode != self.opcode {
-            return false;
-        }
-        if self.problems_only {
-            let problem = row.has_error()
-                || matches!(
-                    row.role,
-                    PacketRole::Nak | PacketRole::RnrNak | PacketRole::Retransmission
-                );
-            if !problem {
-                return false;
-            }
-        }
-        true
     }
 }
 
@@ -255,47 +209,6 @@ impl Conversation {
     pub fn count(&self, role: PacketRole) -> usize {
         self.points.iter().filter(|p| p.role == role).count()
     }
-}
-
-/// Groups transport packets by the unordered pair of hosts that exchanged them, in order
-/// of first appearance. Requests and the responses to them share one PSN space, so they
-/// belong on one timeline.
-pub fn conversations(rows: &[PacketRow]) -> Vec<Conversation> {
-    let mut out: Vec<Conversation> = Vec::new();
-    for row in rows {
-        let (Some(qpn), Some(psn)) = (row.qpn, row.psn) else {
-            continue;
-        };
-        let pos = out.iter().position(|c| {
-            (c.a == row.source && c.b == row.destination)
-                || (c.b == row.source && c.a == row.destination)
-        });
-        let conv = match pos {
-            Some(i) => &mut out[i],
-            None => {
-                out.push(Conversation {
-                    a: row.source.clone(),
-                    b: row.destination.clone(),
-                    qpns: Vec::new(),
-                    points: Vec::new(),
-                });
-                let last = out.len() - 1;
-                &mut out[last]
-            }
-        };
-        if !conv.qpns.contains(&qpn) {
-            conv.qpns.push(qpn);
-        }
-        conv.points.push(PsnPoint {
-            frame: row.number,
-            time_ns: row.time_ns,
-            from_a: conv.a == row.source,
-            qpn,
-            psn,
-            role: row.role,
-        });
-    }
-    out
 }
 
 /// A host as the packet list names it: IP address (RoCE v2), LID (native IB) or MAC
@@ -568,8 +481,7 @@ impl FxHasher {
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Marks requests that resend a PSN already seen on the same destination QP between the
-/// same two hosts, as [`classify_retransmissions`] does for rows. Summaries must be in
-/// capture order.
+/// same two hosts. Summaries must be in capture order.
 pub fn classify_summaries(frames: &mut [FrameSummary]) {
     let mut highest: FxMap<(HostAddr, HostAddr, u32), Psn> = FxMap::default();
     for s in frames.iter_mut() {
@@ -595,8 +507,9 @@ pub fn classify_summaries(frames: &mut [FrameSummary]) {
     }
 }
 
-/// Groups summaries into conversations as [`conversations`] does for rows; `time_ns`
-/// gives the timestamp of the frame at an index.
+/// Groups transport packets by the unordered pair of hosts that exchanged them, in order
+/// of first appearance. Requests and the responses to them share one PSN space, so they
+/// belong on one timeline. `time_ns` gives the timestamp of the frame at an index.
 pub fn conversations_of(
     frames: &[FrameSummary],
     time_ns: impl Fn(usize) -> u64,
@@ -813,6 +726,15 @@ mod tests {
         assert!(row.error.as_deref().is_some_and(|e| e.contains("byte")));
     }
 
+    fn classified(frames: &[CapturedFrame]) -> Vec<FrameSummary> {
+        let mut summaries: Vec<FrameSummary> = frames
+            .iter()
+            .map(|f| summarize_frame(&f.data, f.link_type))
+            .collect();
+        classify_summaries(&mut summaries);
+        summaries
+    }
+
     #[test]
     fn resent_psns_are_retransmissions_and_naks_cnps_are_recognised() {
         use SpecOperation::*;
@@ -824,13 +746,8 @@ mod tests {
             frame(&spec(Write, 10, true), 4),
             frame(&spec(Ack, 11, false), 5),
         ];
-        let mut rows: Vec<PacketRow> = frames
-            .iter()
-            .enumerate()
-            .map(|(i, f)| packet_row(i + 1, f))
-            .collect();
-        classify_retransmissions(&mut rows);
-        let roles: Vec<PacketRole> = rows.iter().map(|r| r.role).collect();
+        let summaries = classified(&frames);
+        let roles: Vec<PacketRole> = summaries.iter().map(|s| s.role).collect();
         use PacketRole as R;
         assert_eq!(
             roles,
@@ -843,45 +760,29 @@ mod tests {
                 R::Response
             ]
         );
-        let convs = conversations(&rows);
+        let convs = conversations_of(&summaries, |i| frames[i].timestamp_ns);
         assert_eq!(convs.len(), 1, "both directions are one conversation");
         assert_eq!(convs[0].qpns, [0x11, 0x12]);
         assert_eq!(convs[0].count(R::Retransmission), 1);
         assert!(!convs[0].points[2].from_a);
+        assert_eq!(convs[0].points[4].time_ns, 4);
 
+        // The capture view's filter, by 1-based frame number.
+        let shown = |filter: &RowFilter| -> Vec<usize> {
+            (1..=summaries.len())
+                .filter(|&n| filter.shows(&summaries[n - 1]))
+                .collect()
+        };
         let problems = RowFilter {
             problems_only: true,
             ..RowFilter::default()
         };
-        let shown: Vec<usize> = rows
-            .iter()
-            .filter(|r| problems.matches(r))
-            .map(|r| r.number)
-            .collect();
-        assert_eq!(shown, [3, 5]);
+        assert_eq!(shown(&problems), [3, 5]);
         let qp12 = RowFilter {
             qpn: Some(0x12),
             ..RowFilter::default()
         };
-        assert_eq!(rows.iter().filter(|r| qp12.matches(r)).count(), 3);
-
-        // The capture view filters summaries; it must show the same frames.
-        let mut summaries: Vec<FrameSummary> = frames
-            .iter()
-            .map(|f| summarize_frame(&f.data, f.link_type))
-            .collect();
-        classify_summaries(&mut summaries);
-        for filter in [&problems, &qp12] {
-            let by_summary: Vec<usize> = (1..=summaries.len())
-                .filter(|&n| filter.shows(&summaries[n - 1]))
-                .collect();
-            let by_row: Vec<usize> = rows
-                .iter()
-                .filter(|r| filter.matches(r))
-                .map(|r| r.number)
-                .collect();
-            assert_eq!(by_summary, by_row);
-        }
+        assert_eq!(shown(&qp12), [3, 4, 6]);
     }
 
     #[test]
@@ -891,12 +792,6 @@ mod tests {
             frame(&spec(Write, 0xFF_FFFF, true), 0),
             frame(&spec(Write, 0, true), 1),
         ];
-        let mut rows: Vec<PacketRow> = frames
-            .iter()
-            .enumerate()
-            .map(|(i, f)| packet_row(i + 1, f))
-            .collect();
-        classify_retransmissions(&mut rows);
-        assert_eq!(rows[1].role, PacketRole::Request);
+        assert_eq!(classified(&frames)[1].role, PacketRole::Request);
     }
 }

@@ -98,36 +98,30 @@ pub fn pcapng() -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::capture::read_capture;
-    use crate::wire::listing::{classify_retransmissions, conversations, packet_row, PacketRole};
+    use crate::wire::listing::{conversations_of, decode_capture, PacketRole};
 
     #[test]
     fn the_sample_shows_a_nak_a_go_back_n_resend_and_a_cnp() {
-        let file = read_capture(&pcapng().unwrap_or_default());
-        assert!(file.error.is_none(), "{:?}", file.error);
-        let mut rows: Vec<_> = file
-            .frames
-            .iter()
-            .enumerate()
-            .map(|(i, f)| packet_row(i + 1, f))
-            .collect();
-        classify_retransmissions(&mut rows);
-        assert_eq!(rows.len(), exchange().len());
-        assert!(rows.iter().all(|r| !r.has_error()));
-        let convs = conversations(&rows);
+        let file = pcapng().unwrap_or_default();
+        let decoded = decode_capture(&file);
+        assert!(decoded.error().is_none(), "{:?}", decoded.error());
+        let summaries = &decoded.summaries;
+        assert_eq!(summaries.len(), exchange().len());
+        assert!(summaries.iter().all(|s| !s.problem));
+        let convs = conversations_of(summaries, |i| decoded.frames[i].timestamp_ns);
         assert_eq!(convs.len(), 1);
         let c = &convs[0];
         assert_eq!(c.count(PacketRole::Nak), 1);
         assert_eq!(c.count(PacketRole::Cnp), 1);
         // Go-back-N resends both the lost PSN and the one after it.
         assert_eq!(c.count(PacketRole::Retransmission), 2);
-        let nak = rows.iter().find(|r| r.role == PacketRole::Nak);
+        let nak = summaries.iter().find(|s| s.role == PacketRole::Nak);
         assert_eq!(
-            nak.and_then(|r| r.psn),
+            nak.and_then(|s| s.psn),
             Some(FIRST_PSN + 1),
             "NAK names the expected PSN"
         );
-        let cnp = rows.iter().find(|r| r.role == PacketRole::Cnp);
-        assert_eq!(cnp.and_then(|r| r.qpn), Some(REQUESTER_QP));
+        let cnp = summaries.iter().find(|s| s.role == PacketRole::Cnp);
+        assert_eq!(cnp.and_then(|s| s.qpn), Some(REQUESTER_QP));
     }
 }
