@@ -417,7 +417,7 @@ impl DelayTap {
 /// takes the slope at its start and at a predicted end. The delayed terms at the end come
 /// from the history, since a step is never longer than the feedback delay τ*
 /// (`fluid_step_us` is shortened to τ* when it is longer). All of the model's exponentials
-/// sit in those delayed terms ([`Drive`], [`Marking`]), so a step evaluates them once, as
+/// sit in those delayed terms (`Drive`, `Marking`), so a step evaluates them once, as
 /// forward Euler would, while its error shrinks with the square of the step. Against a
 /// 0.05 µs reference, 2.5 µs steps follow `two-flow` more closely than forward Euler did
 /// at 1 µs.

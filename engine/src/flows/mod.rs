@@ -1,7 +1,7 @@
 //! Animated packet flows: step-by-step scenarios of who touches the data, in what order,
 //! over which link, for how long, and at what cost in copies, syscalls and interrupts.
 //!
-//! - [`link`]: the link model ([`LinkId`], [`Link`]): per-direction data rates from the
+//! - [`link`](mod@link): the link model ([`LinkId`], [`Link`]): per-direction data rates from the
 //!   specifications, latencies as named model assumptions. A transfer of `b` bytes over a
 //!   link takes `latency + b × 8 / rate`.
 //! - [`model`]: the data the app draws: [`Actor`]s with grid layout hints, [`Step`]s with

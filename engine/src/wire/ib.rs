@@ -343,7 +343,7 @@ impl IbFrameRepr {
         })
     }
 
-    /// Builds LRH [GRH] BTH ext payload pad ICRC VCRC.
+    /// Builds LRH, optional GRH, BTH ext payload pad ICRC VCRC.
     pub fn emit(&self) -> Result<Vec<u8>> {
         let info = self.bth.opcode.info().ok_or_else(|| {
             WireError::new(

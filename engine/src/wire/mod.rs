@@ -13,7 +13,7 @@
 //!   (IBTA Vol 1 §9.2–§9.3) ([`bth`], [`opcode`], [`ext`]),
 //! * the invariant CRC, the variant CRC and the Ethernet FCS ([`crc`]),
 //! * native InfiniBand framing: LRH and GRH (IBTA Vol 1 §7.7, §8.3) ([`ib`]),
-//! * whole RoCE v2 frames ([`roce`]), a field-level dissector for the UI ([`dissect`]),
+//! * whole RoCE v2 frames ([`roce`]), a field-level dissector for the UI ([`dissect`](mod@dissect)),
 //! * segmentation and per-packet overhead ([`segment`]), pcap/pcapng files ([`capture`]),
 //! * a serde packet description and builder ([`spec`]),
 //! * the packet list and PSN conversations of a capture ([`listing`]), editable hex

@@ -155,7 +155,7 @@ pub enum Framing {
     /// RoCE v2: Ethernet [802.1Q] / IPv4 or IPv6 / UDP, plus the Ethernet preamble and
     /// SFD (8 bytes), FCS (4) and minimum inter-frame gap (12) (IEEE 802.3 §4.4.2).
     RoceV2 { ipv6: bool, vlan: bool },
-    /// Native InfiniBand: LRH [GRH] … ICRC VCRC. Link-layer start/end delimiters and
+    /// Native InfiniBand: LRH, optional GRH, … ICRC VCRC. Link-layer start/end delimiters and
     /// idles are carried by the line encoding and are not counted.
     Infiniband { grh: bool },
 }
