@@ -1,7 +1,7 @@
 //! The five charts on one time axis, drawn with plotters on `<canvas>`: rates, alpha,
 //! queue, CNPs and PFC pauses. Colours come from the page's CSS so both themes work.
 
-use engine::dcqcn::{CongestionPointParams, Series};
+use engine::dcqcn::{CongestionPointParams, FlowSeries, Series};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -341,6 +341,30 @@ fn polyline(
     let _ = ctx.translate(-0.5, -0.5);
 }
 
+/// The pinned run's per-flow `column`, faint and wide, under the current run's lines.
+fn pinned_flows(
+    ctx: &CanvasRenderingContext2d,
+    chart: &Chart<'_>,
+    frame: &Frame,
+    column: fn(&FlowSeries) -> &[f64],
+) {
+    let Some(pin) = frame.pinned else {
+        return;
+    };
+    for f in &pin.series.flows {
+        polyline(
+            ctx,
+            chart,
+            pin.series
+                .time_us
+                .iter()
+                .zip(column(f))
+                .map(|(&t, &v)| (ms(t), v)),
+            &Stroke::solid(frame.palette.muted, 0.45, 3.0),
+        );
+    }
+}
+
 fn cursor_line<DB: DrawingBackend>(
     chart: &mut ChartContext<
         DB,
@@ -374,20 +398,7 @@ fn rate(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResul
     let y_max = y_max * 1.05;
     let mut chart = chart_on!(root, frame, 0f64..y_max, "Gb/s", 5);
     let t = &frame.run.series.time_us;
-    if let Some(p) = frame.pinned {
-        for f in &p.series.flows {
-            polyline(
-                ctx,
-                &chart,
-                p.series
-                    .time_us
-                    .iter()
-                    .zip(&f.rc_gbps)
-                    .map(|(&t, &v)| (ms(t), v)),
-                &Stroke::solid(frame.palette.muted, 0.45, 3.0),
-            );
-        }
-    }
+    pinned_flows(ctx, &chart, frame, |f| &f.rc_gbps);
     for (i, f) in frame.run.series.flows.iter().enumerate() {
         let colour = frame.palette.flow(i);
         polyline(
@@ -408,20 +419,7 @@ fn rate(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResul
 
 fn alpha(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
     let mut chart = chart_on!(root, frame, 0f64..1.05, "alpha", 3);
-    if let Some(p) = frame.pinned {
-        for f in &p.series.flows {
-            polyline(
-                ctx,
-                &chart,
-                p.series
-                    .time_us
-                    .iter()
-                    .zip(&f.alpha)
-                    .map(|(&t, &v)| (ms(t), v)),
-                &Stroke::solid(frame.palette.muted, 0.45, 3.0),
-            );
-        }
-    }
+    pinned_flows(ctx, &chart, frame, |f| &f.alpha);
     let t = &frame.run.series.time_us;
     for (i, f) in frame.run.series.flows.iter().enumerate() {
         polyline(
