@@ -28,6 +28,7 @@ pub mod playback;
 mod rdma;
 mod reliability;
 mod stage;
+mod staging;
 mod tcp;
 
 pub use link::{link, links, switch_latency_ns, Link, LinkId, LinkKind};

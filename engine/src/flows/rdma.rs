@@ -13,6 +13,7 @@ use super::stage::{
     control_wire, fabric, fixed, rdma_wire, transfer, Flow, StepSpec, Who, BACKWARD_VIA,
     FORWARD_VIA, PATH_CABLES, PATH_SWITCHES,
 };
+use super::staging::{cuda_memcpy, CudaMemcpyText};
 use super::FlowError;
 use crate::qp::{connection_walkthrough, QpState, Walkthrough};
 use crate::wire::ext::header_len;
@@ -384,51 +385,14 @@ pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowEr
     Ok(f)
 }
 
-fn cuda_memcpy(f: &mut Flow, l: &Links, remote: bool, to_host: bool, bytes: u64) {
-    let (app, mem, gpu) = if remote {
-        (Who::RemoteApp, Who::RemoteHostMem, Who::RemoteGpu)
-    } else {
-        (Who::App, Who::HostMem, Who::Gpu)
-    };
-    let (from, to, name) = if to_host {
-        (gpu, mem, "cudaMemcpy device→host")
-    } else {
-        (mem, gpu, "cudaMemcpy host→device")
-    };
-    f.then(StepSpec::new(
-        app,
-        gpu,
-        StepKind::CpuWork,
-        format!("{name}: API call"),
-        fixed(
-            CUDA_MEMCPY_SETUP_NS,
-            Category::HostSoftware,
-            "CUDA_MEMCPY_SETUP_NS",
-        ),
-        "/gpudirect",
-        "The CUDA runtime checks the pointers and programs a copy engine; a synchronous copy \
-         then waits for it.",
-    ));
-    f.then(
-        StepSpec::new(
-            from,
-            to,
-            StepKind::GpuCopy,
-            format!("{name}: copy engine moves the data"),
-            transfer(&l.pcie, bytes),
-            "/gpudirect",
-            "A full copy of the payload over PCIe into a staging buffer: memory bandwidth, \
-             PCIe bandwidth and time spent only to move the data somewhere the NIC can reach.",
-        )
-        .via(&[if remote {
-            Who::RemotePcieSw
-        } else {
-            Who::PcieSw
-        }])
-        .bytes(bytes)
-        .copies(1),
-    );
-}
+/// Without GPUDirect the NIC can reach only host memory.
+const STAGING: CudaMemcpyText = CudaMemcpyText {
+    copy_title: "copy engine moves the data",
+    call: "The CUDA runtime checks the pointers and programs a copy engine; a synchronous copy \
+           then waits for it.",
+    copy: "A full copy of the payload over PCIe into a staging buffer: memory bandwidth, \
+           PCIe bandwidth and time spent only to move the data somewhere the NIC can reach.",
+};
 
 /// `gpudirect-write` (GPU to GPU with GPUDirect RDMA) or `staged-write` (through host memory).
 pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowError> {
@@ -450,7 +414,7 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
         )
     };
     if !direct {
-        cuda_memcpy(&mut f, &l, false, true, len);
+        cuda_memcpy(&mut f, &l.pcie, false, len, &STAGING);
     }
     let source = if direct { Who::Gpu } else { Who::HostMem };
     requester_front(&mut f, &l, source, len);
@@ -508,7 +472,7 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
     f.then(w);
     poll(&mut f, Who::RemoteApp, Who::RemoteHostMem);
     if !direct {
-        cuda_memcpy(&mut f, &l, true, false, len);
+        cuda_memcpy(&mut f, &l.pcie, true, len, &STAGING);
     }
     // The requester's ACK and CQE happen meanwhile, off the critical path.
     let ack = control_wire(&l.net, ext(Header::Aeth));

@@ -7,55 +7,18 @@ use super::stage::{
     cpu_copy, fabric, fixed, tcp_wire, transfer, Flow, StepSpec, Who, FORWARD_VIA, PATH_CABLES,
     PATH_SWITCHES,
 };
+use super::staging::{cuda_memcpy, CudaMemcpyText};
 use super::FlowError;
 
 /// Bytes of a NIC transmit descriptor (a typical Ethernet TX descriptor size).
 const TX_DESCRIPTOR_BYTES: u64 = 16;
 
-fn memcpy_gpu(f: &mut Flow, pcie: &super::link::Link, remote: bool, bytes: u64) {
-    let (app, mem, gpu, sw) = if remote {
-        (
-            Who::RemoteApp,
-            Who::RemoteHostMem,
-            Who::RemoteGpu,
-            Who::RemotePcieSw,
-        )
-    } else {
-        (Who::App, Who::HostMem, Who::Gpu, Who::PcieSw)
-    };
-    let (from, to, name) = if remote {
-        (mem, gpu, "cudaMemcpy host→device")
-    } else {
-        (gpu, mem, "cudaMemcpy device→host")
-    };
-    f.then(StepSpec::new(
-        app,
-        gpu,
-        StepKind::CpuWork,
-        format!("{name}: API call"),
-        fixed(
-            CUDA_MEMCPY_SETUP_NS,
-            Category::HostSoftware,
-            "CUDA_MEMCPY_SETUP_NS",
-        ),
-        "/gpudirect",
-        "Sockets cannot read GPU memory, so the data must first sit in host memory.",
-    ));
-    f.then(
-        StepSpec::new(
-            from,
-            to,
-            StepKind::GpuCopy,
-            format!("{name}: copy engine"),
-            transfer(pcie, bytes),
-            "/gpudirect",
-            "A full copy of the payload across PCIe.",
-        )
-        .via(&[sw])
-        .bytes(bytes)
-        .copies(1),
-    );
-}
+/// Sockets need the data in host memory on both sides.
+const STAGING: CudaMemcpyText = CudaMemcpyText {
+    copy_title: "copy engine",
+    call: "Sockets cannot read GPU memory, so the data must first sit in host memory.",
+    copy: "A full copy of the payload across PCIe.",
+};
 
 /// `tcp-socket`: GPU → host → socket → wire → socket → host → GPU.
 pub(crate) fn tcp_socket(p: &ScenarioParams) -> Result<Flow, FlowError> {
@@ -68,7 +31,7 @@ pub(crate) fn tcp_socket(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "The path without RDMA: two CUDA copies, two socket copies, a syscall on each side, \
          the kernel's TCP/IP stack, and an interrupt at the receiver.",
     );
-    memcpy_gpu(&mut f, &pcie, false, len);
+    cuda_memcpy(&mut f, &pcie, false, len, &STAGING);
     f.then(
         StepSpec::new(
             Who::App,
@@ -244,6 +207,6 @@ pub(crate) fn tcp_socket(p: &ScenarioParams) -> Result<Flow, FlowError> {
         .bytes(len)
         .copies(1),
     );
-    memcpy_gpu(&mut f, &pcie, true, len);
+    cuda_memcpy(&mut f, &pcie, true, len, &STAGING);
     Ok(f)
 }
