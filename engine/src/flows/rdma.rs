@@ -708,24 +708,20 @@ pub(crate) fn rc_connect(_p: &ScenarioParams) -> Result<Flow, FlowError> {
             ])
             .bytes(0)
             .syscalls(4)
-        } else if before.is_none() && after.is_some() {
-            StepSpec::new(
-                app,
-                nic,
-                StepKind::Syscall,
-                step.title.clone(),
-                fixed(CREATE_QP_NS, Category::Kernel, "CREATE_QP_NS"),
-                "/qp",
-                step.explanation.clone(),
-            )
-            .syscalls(1)
         } else if before != after {
+            // A QP that did not exist is created; one that did changes state. Either way a
+            // system call and a firmware command.
+            let (ns, basis) = if before.is_none() {
+                (CREATE_QP_NS, "CREATE_QP_NS")
+            } else {
+                (MODIFY_QP_NS, "MODIFY_QP_NS")
+            };
             StepSpec::new(
                 app,
                 nic,
                 StepKind::Syscall,
                 step.title.clone(),
-                fixed(MODIFY_QP_NS, Category::Kernel, "MODIFY_QP_NS"),
+                fixed(ns, Category::Kernel, basis),
                 "/qp",
                 step.explanation.clone(),
             )
