@@ -322,188 +322,229 @@ fn render_markdown(
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let events: Vec<(Event, std::ops::Range<usize>)> =
         Parser::new_ext(body, options).into_offset_iter().collect();
+    let mut pass = MarkdownPass::new(file, locate, citations, page, events.len());
+    for (event, range) in events {
+        pass.event(event, range);
+    }
+    pass.finish();
+}
 
-    let mut out: Vec<Event> = Vec::with_capacity(events.len());
-    let mut units: Vec<Unit> = Vec::new();
-    // The page's top: its title and summary, then any text above the first heading.
-    let mut section = Section {
-        anchor: String::new(),
-        heading: page.topic.title.clone(),
-        text: format!("{} ", page.topic.summary),
-    };
-    let mut heading: Option<(HeadingLevel, String, usize)> = None;
-    let mut pending_text = String::new();
-    let mut pending_at = 0;
+/// One pass over a page's Markdown events: it writes the HTML events, holds each unit to the
+/// numbers rule and gathers the search sections, into the page being compiled.
+struct MarkdownPass<'a, 's> {
+    file: &'a Path,
+    locate: &'a dyn Fn(usize) -> usize,
+    citations: &'a mut Citations<'s>,
+    page: &'a mut Page,
+    out: Vec<Event<'a>>,
+    /// The units open around the current text, innermost last.
+    units: Vec<Unit>,
+    /// The search section being gathered.
+    section: Section,
+    /// The open heading: its level, its text so far, and where its placeholder is in `out`.
+    heading: Option<(HeadingLevel, String, usize)>,
+    /// Text arrives in pieces (`[`, `^key]`); the pieces are joined before looking for
+    /// markers. `pending_at` is where the first piece starts in the body.
+    pending_text: String,
+    pending_at: usize,
+}
 
-    // Text arrives in pieces (`[`, `^key]`); join the pieces before looking for markers.
-    let flush_text = |pending: &mut String,
-                      at: usize,
-                      out: &mut Vec<Event>,
-                      units: &mut Vec<Unit>,
-                      heading: &mut Option<(HeadingLevel, String, usize)>,
-                      section: &mut Section,
-                      citations: &mut Citations,
-                      problems: &mut Vec<Problem>| {
-        if pending.is_empty() {
+impl<'a, 's> MarkdownPass<'a, 's> {
+    fn new(
+        file: &'a Path,
+        locate: &'a dyn Fn(usize) -> usize,
+        citations: &'a mut Citations<'s>,
+        page: &'a mut Page,
+        events: usize,
+    ) -> Self {
+        // The page's top: its title and summary, then any text above the first heading.
+        let section = Section {
+            anchor: String::new(),
+            heading: page.topic.title.clone(),
+            text: format!("{} ", page.topic.summary),
+        };
+        MarkdownPass {
+            file,
+            locate,
+            citations,
+            page,
+            out: Vec::with_capacity(events),
+            units: Vec::new(),
+            section,
+            heading: None,
+            pending_text: String::new(),
+            pending_at: 0,
+        }
+    }
+
+    fn problem(&mut self, line: usize, message: String) {
+        self.page.problems.push(Problem {
+            file: self.file.to_path_buf(),
+            line,
+            message,
+        });
+    }
+
+    fn event(&mut self, event: Event<'a>, range: std::ops::Range<usize>) {
+        if !matches!(event, Event::Text(_)) {
+            self.flush_text();
+        }
+        match event {
+            Event::Text(text) => {
+                if self.pending_text.is_empty() {
+                    self.pending_at = range.start;
+                }
+                self.pending_text.push_str(&text);
+            }
+            Event::Start(Tag::Heading { level, .. }) => self.start_heading(level, range.start),
+            Event::End(TagEnd::Heading(level)) => self.end_heading(level),
+            Event::Start(Tag::Paragraph | Tag::Item | Tag::TableRow | Tag::TableHead) => {
+                // A paragraph inside a list item is its own unit; the item keeps only its loose text.
+                self.units.push(Unit {
+                    line: (self.locate)(range.start),
+                    ..Unit::default()
+                });
+                self.out.push(event);
+            }
+            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::TableRow | TagEnd::TableHead) => {
+                self.end_unit();
+                self.section.text.push(' ');
+                self.out.push(event);
+            }
+            Event::Start(Tag::Link { ref dest_url, .. }) => {
+                let line = (self.locate)(range.start);
+                self.page.links.push((dest_url.to_string(), line));
+                self.out.push(event);
+            }
+            Event::Code(ref code) => {
+                match self.heading.as_mut() {
+                    Some((_, text, _)) => text.push_str(code),
+                    None => self.section.text.push_str(code),
+                }
+                self.out.push(event);
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                self.section.text.push(' ');
+                if let Some(unit) = self.units.last_mut() {
+                    unit.text.push(' ');
+                }
+                self.out.push(event);
+            }
+            Event::Start(Tag::TableCell) => {
+                if let Some(unit) = self.units.last_mut() {
+                    unit.text.push_str(" | ");
+                }
+                self.out.push(event);
+            }
+            other => self.out.push(other),
+        }
+    }
+
+    /// Writes the pending text with its citation markers turned into numbered links, and
+    /// adds its plain words to the open unit and to the heading or section.
+    fn flush_text(&mut self) {
+        if self.pending_text.is_empty() {
             return;
         }
-        let text = std::mem::take(pending);
+        let text = std::mem::take(&mut self.pending_text);
         let mut plain = String::new();
         let mut last = 0;
         for (range, key) in citation_markers(&text) {
             plain.push_str(&text[last..range.start]);
-            out.push(Event::Text(CowStr::from(
+            self.out.push(Event::Text(CowStr::from(
                 text[last..range.start].to_string(),
             )));
-            match citations.cite(key) {
-                Some(html) => out.push(Event::InlineHtml(CowStr::from(html))),
-                None => problems.push(Problem {
-                    file: file.to_path_buf(),
-                    line: locate(at),
-                    message: format!("`[^{key}]` names no source in the front matter"),
-                }),
+            match self.citations.cite(key) {
+                Some(html) => self.out.push(Event::InlineHtml(CowStr::from(html))),
+                None => self.problem(
+                    (self.locate)(self.pending_at),
+                    format!("`[^{key}]` names no source in the front matter"),
+                ),
             }
-            if let Some(unit) = units.last_mut() {
+            if let Some(unit) = self.units.last_mut() {
                 unit.cited = true;
             }
             last = range.end;
         }
         plain.push_str(&text[last..]);
-        out.push(Event::Text(CowStr::from(text[last..].to_string())));
-        if let Some(unit) = units.last_mut() {
+        self.out
+            .push(Event::Text(CowStr::from(text[last..].to_string())));
+        if let Some(unit) = self.units.last_mut() {
             unit.text.push_str(&plain);
         }
-        match heading {
+        match &mut self.heading {
             Some((_, heading_text, _)) => heading_text.push_str(&plain),
             None => {
-                section.text.push_str(&plain);
+                self.section.text.push_str(&plain);
             }
         }
-    };
+    }
 
-    for (event, range) in events {
-        if !matches!(event, Event::Text(_)) {
-            flush_text(
-                &mut pending_text,
-                pending_at,
-                &mut out,
-                &mut units,
-                &mut heading,
-                &mut section,
-                citations,
-                &mut page.problems,
+    fn start_heading(&mut self, level: HeadingLevel, at: usize) {
+        if level == HeadingLevel::H1 {
+            self.problem(
+                (self.locate)(at),
+                "use `##` and below: the page's h1 is its title from topics.toml".into(),
             );
         }
-        match event {
-            Event::Text(text) => {
-                if pending_text.is_empty() {
-                    pending_at = range.start;
-                }
-                pending_text.push_str(&text);
+        self.heading = Some((level, String::new(), self.out.len()));
+        // Placeholder, replaced once the heading's text (and so its anchor) is known.
+        self.out.push(Event::Html(CowStr::from(String::new())));
+    }
+
+    /// Writes the heading with its anchor and starts the search section it opens.
+    fn end_heading(&mut self, level: HeadingLevel) {
+        if let Some((_, text, at)) = self.heading.take() {
+            let id = anchor(&text);
+            self.out[at] = Event::Html(CowStr::from(format!("<{level} id=\"{id}\">")));
+            self.out
+                .push(Event::Html(CowStr::from(format!("</{level}>\n"))));
+            let finished = std::mem::replace(
+                &mut self.section,
+                Section {
+                    anchor: id,
+                    heading: text,
+                    text: String::new(),
+                },
+            );
+            if !finished.text.trim().is_empty() || !finished.anchor.is_empty() {
+                self.page.sections.push(finished);
             }
-            Event::Start(Tag::Heading { level, .. }) => {
-                if level == HeadingLevel::H1 {
-                    page.problems.push(Problem {
-                        file: file.to_path_buf(),
-                        line: locate(range.start),
-                        message: "use `##` and below: the page's h1 is its title from topics.toml"
-                            .into(),
-                    });
-                }
-                heading = Some((level, String::new(), out.len()));
-                // Placeholder, replaced once the heading's text (and so its anchor) is known.
-                out.push(Event::Html(CowStr::from(String::new())));
-            }
-            Event::End(TagEnd::Heading(level)) => {
-                if let Some((_, text, at)) = heading.take() {
-                    let id = anchor(&text);
-                    out[at] = Event::Html(CowStr::from(format!("<{level} id=\"{id}\">")));
-                    out.push(Event::Html(CowStr::from(format!("</{level}>\n"))));
-                    let finished = std::mem::replace(
-                        &mut section,
-                        Section {
-                            anchor: id,
-                            heading: text,
-                            text: String::new(),
-                        },
-                    );
-                    if !finished.text.trim().is_empty() || !finished.anchor.is_empty() {
-                        page.sections.push(finished);
-                    }
-                }
-            }
-            Event::Start(Tag::Paragraph | Tag::Item | Tag::TableRow | Tag::TableHead) => {
-                // A paragraph inside a list item is its own unit; the item keeps only its loose text.
-                units.push(Unit {
-                    line: locate(range.start),
-                    ..Unit::default()
-                });
-                out.push(event);
-            }
-            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::TableRow | TagEnd::TableHead) => {
-                if let Some(unit) = units.pop() {
-                    if states_a_number(&unit.text) && !unit.cited {
-                        page.problems.push(Problem {
-                            file: file.to_path_buf(),
-                            line: unit.line,
-                            message: format!(
-                                "states a number but cites no source: {:?}",
-                                unit.text.trim().chars().take(90).collect::<String>()
-                            ),
-                        });
-                    }
-                }
-                section.text.push(' ');
-                out.push(event);
-            }
-            Event::Start(Tag::Link { ref dest_url, .. }) => {
-                page.links.push((dest_url.to_string(), locate(range.start)));
-                out.push(event);
-            }
-            Event::Code(ref code) => {
-                match heading.as_mut() {
-                    Some((_, text, _)) => text.push_str(code),
-                    None => section.text.push_str(code),
-                }
-                out.push(event);
-            }
-            Event::SoftBreak | Event::HardBreak => {
-                section.text.push(' ');
-                if let Some(unit) = units.last_mut() {
-                    unit.text.push(' ');
-                }
-                out.push(event);
-            }
-            Event::Start(Tag::TableCell) => {
-                if let Some(unit) = units.last_mut() {
-                    unit.text.push_str(" | ");
-                }
-                out.push(event);
-            }
-            other => out.push(other),
         }
     }
-    flush_text(
-        &mut pending_text,
-        pending_at,
-        &mut out,
-        &mut units,
-        &mut heading,
-        &mut section,
-        citations,
-        &mut page.problems,
-    );
-    if !section.text.trim().is_empty() || !section.anchor.is_empty() {
-        page.sections.push(section);
+
+    /// The numbers rule: a unit that states a number cites a source.
+    fn end_unit(&mut self) {
+        if let Some(unit) = self.units.pop() {
+            if states_a_number(&unit.text) && !unit.cited {
+                self.problem(
+                    unit.line,
+                    format!(
+                        "states a number but cites no source: {:?}",
+                        unit.text.trim().chars().take(90).collect::<String>()
+                    ),
+                );
+            }
+        }
     }
-    for section in &mut page.sections {
-        section.text = section
-            .text
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+
+    /// Flushes the last text and section, tidies the sections' white space and writes the HTML.
+    fn finish(mut self) {
+        self.flush_text();
+        let section = self.section;
+        let page = self.page;
+        if !section.text.trim().is_empty() || !section.anchor.is_empty() {
+            page.sections.push(section);
+        }
+        for section in &mut page.sections {
+            section.text = section
+                .text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+        }
+        html::push_html(&mut page.html, self.out.into_iter());
     }
-    html::push_html(&mut page.html, out.into_iter());
 }
 
 /// Pages with a data file get its table after their text.
