@@ -82,8 +82,9 @@ pub struct PageRun {
     /// The page's whole run-and-redraw time (`lab-dcqcn-fluid`), for fluid runs.
     pub run_and_draw_ms: Option<f64>,
     /// Where the redraw's time went (`data-draw-parts`), ms: "before" (from the start of
-    /// the run to the drawing: the solve, the page's render and its other effects),
-    /// "view" (the view function alone), "palette", then one entry per chart.
+    /// the run to the drawing), split into "solve", "queued" (until the view function
+    /// runs), "view" (the view function) and "patch" (the DOM update and the effects
+    /// before the drawing); then "palette" and one entry per chart.
     pub parts: Vec<(String, f64)>,
 }
 
@@ -266,7 +267,7 @@ pub async fn report(site: &Site) {
         })
         .collect();
     println!(
-        "    where a drag's time goes (ms, medians; \"before\" is the solve, render and effects up to the drawing): {}",
+        "    where a drag's time goes (ms, medians; \"before\" = solve + queued + view + patch): {}",
         parts.join(", ")
     );
 }

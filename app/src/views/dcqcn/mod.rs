@@ -19,6 +19,7 @@ use std::rc::Rc;
 
 use engine::dcqcn::{scenario_names, series_to_csv, DcqcnParams, Model};
 use gloo::events::EventListener;
+use gloo::timers::callback::Timeout;
 use gloo::utils::{document, window};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
@@ -38,6 +39,8 @@ pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
 const PACKET_MEASURE: &str = "lab-dcqcn-packet";
 /// The drawing part of a redraw, for a bench that wants to know where the time goes.
 const DRAW_MEASURE: &str = "lab-dcqcn-draw";
+/// How long the parameters must rest before the URL's query follows them, ms.
+const URL_SETTLE_MS: u32 = 300;
 
 fn performance() -> Option<web_sys::Performance> {
     window().performance()
@@ -70,6 +73,35 @@ fn measure(name: &str) -> Option<f64> {
     let last = entries.get(entries.length().checked_sub(1)?);
     let entry: web_sys::PerformanceEntry = last.dyn_into().ok()?;
     Some(entry.duration())
+}
+
+thread_local! {
+    /// Instants of a run's way to the screen, for `data-draw-parts`: each label names the
+    /// stretch that ended there (solve, queued for render, view, patch and effects).
+    static LAPS: RefCell<Vec<(&'static str, f64)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks the end of the stretch `label`; `"start"` begins a new record.
+pub(crate) fn lap(label: &'static str) {
+    if let Some(now) = now_ms() {
+        LAPS.with(|laps| {
+            let mut laps = laps.borrow_mut();
+            if label == "start" {
+                laps.clear();
+            }
+            laps.push((label, now));
+        });
+    }
+}
+
+/// The stretches since the last `"start"`, as `label:ms`, and a fresh record.
+fn take_laps() -> Vec<String> {
+    LAPS.with(|laps| {
+        let laps = std::mem::take(&mut *laps.borrow_mut());
+        laps.windows(2)
+            .map(|w| format!("{}:{:.2}", w[1].0, w[1].1 - w[0].1))
+            .collect()
+    })
 }
 
 /// Milliseconds since the `name-start` mark of [`mark_start`].
@@ -142,14 +174,14 @@ fn download_png(canvases: &[HtmlCanvasElement], bg: &str, name: &str) {
 
 #[function_component]
 pub fn DcqcnView() -> Html {
-    let body_started = now_ms();
+    lap("queued");
     let state = use_reducer(|| DcqcnState::from_query(query::read()));
     let canvases: Vec<NodeRef> = ChartKind::ALL.iter().map(|_| NodeRef::default()).collect();
     let canvases = use_memo((), move |_| canvases);
     let charts_box = use_node_ref();
     let worker = use_mut_ref(|| None::<Result<PacketWorker, String>>);
-    // How long the last render of this function took, for `data-draw-parts`.
-    let view_ms: Rc<RefCell<Option<f64>>> = use_mut_ref(|| None);
+    // The pending rewrite of the page's URL (see the run effect).
+    let url_write = use_mut_ref(|| None::<Timeout>);
     // The timing to close once the next run is drawn.
     let pending_measure: Rc<RefCell<Option<&'static str>>> = use_mut_ref(|| None);
 
@@ -217,14 +249,18 @@ pub fn DcqcnView() -> Html {
         let state_now = state.clone();
         let worker = worker.clone();
         let pending = pending_measure.clone();
+        let url_write = url_write.clone();
         use_effect_with(state.run, move |&run| {
             let dispatch = state_now.dispatcher();
-            query::write(
-                &state_now.scenario_name,
-                state_now.model,
-                &state_now.base,
-                &state_now.current,
-            );
+            lap("patch");
+            // history.replaceState costs milliseconds in Chromium, which a drag would pay
+            // at every step: the query is written once the values have rested. Replacing
+            // the timer cancels the write it held, and so does leaving the page.
+            let (name, model) = (state_now.scenario_name.clone(), state_now.model);
+            let (base, current) = (state_now.base.clone(), state_now.current.clone());
+            *url_write.borrow_mut() = Some(Timeout::new(URL_SETTLE_MS, move || {
+                query::write(&name, model, &base, &current)
+            }));
             match state_now.model {
                 // The reducer already ran it (state.rs, `run_fluid`); close its timing
                 // once the charts are drawn.
@@ -265,7 +301,6 @@ pub fn DcqcnView() -> Html {
             state.redraw,
         );
         let shown = state.shown.clone();
-        let view_ms = view_ms.clone();
         let pinned = state.pinned.as_ref().map(|p| p.drawn.clone());
         let cursor_us = state.cursor_us;
         use_effect_with(deps, move |_| {
@@ -278,9 +313,8 @@ pub fn DcqcnView() -> Html {
                 if let Some(before) = pending_name.and_then(since_start) {
                     parts.push(format!("before:{before:.2}"));
                 }
-                if let Some(view) = *view_ms.borrow() {
-                    parts.push(format!("view:{view:.2}"));
-                }
+                lap("effects");
+                parts.extend(take_laps());
                 mark_start(DRAW_MEASURE);
                 let mut lap = now_ms();
                 let mut split = |label: &str| {
@@ -563,6 +597,6 @@ pub fn DcqcnView() -> Html {
             </div>
         </section>
     };
-    *view_ms.borrow_mut() = body_started.zip(now_ms()).map(|(a, b)| b - a);
+    lap("view");
     view
 }

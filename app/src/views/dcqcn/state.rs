@@ -149,10 +149,12 @@ impl DcqcnState {
     pub fn run_fluid(&mut self) {
         #[cfg(target_arch = "wasm32")]
         super::mark_start(super::FLUID_MEASURE);
+        super::lap("start");
         let started = super::now_ms();
         let result = simulate_fluid(&self.current, &Limits::default())
             .map(|mut series| {
                 series.solve_ms = started.zip(super::now_ms()).map(|(a, b)| b - a);
+                super::lap("solve");
                 series
             })
             .map_err(|e| e.to_string());
