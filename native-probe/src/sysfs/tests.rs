@@ -167,7 +167,7 @@ fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
         .path()
         .join("class/infiniband/mlx5_0/ports/1/counters/link_downed");
     std::fs::write(&garbage, "not a number\n").unwrap();
-    let trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
+    let mut trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
     let reading = trees.reading(1);
     let counters = &reading.ports[0].counters;
     assert_eq!(
