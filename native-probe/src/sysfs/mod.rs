@@ -18,6 +18,7 @@ pub mod root;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
+    mem::take,
     path::{Path, PathBuf},
 };
 
@@ -105,6 +106,20 @@ impl Trees {
     /// A reading and the components it found (what [`Trees::components`] returns), from one
     /// listing of the trees: the sampler needs both every interval.
     pub fn reading_and_components(&mut self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
+        self.reading_and_components_reusing(timestamp_ms, None)
+    }
+
+    /// [`Trees::reading_and_components`], refilling the counter maps of `spare` (an older
+    /// reading nobody holds any more) where they have the same names, instead of allocating
+    /// every name anew each interval.
+    pub fn reading_and_components_reusing(
+        &mut self,
+        timestamp_ms: u64,
+        spare: Option<Reading>,
+    ) -> (Reading, BTreeSet<Component>) {
+        let (mut spare_ports, mut spare_netdevs) = spare
+            .map(|reading| (reading.ports, reading.netdevs))
+            .unwrap_or_default();
         let mut found = BTreeSet::new();
         let mut ports = Vec::new();
         for device in self.kept_list(Path::new(INFINIBAND)) {
@@ -118,8 +133,17 @@ impl Trees {
                     port,
                 });
                 let dir = port_dir(&device, port);
-                let counters = self.counters(&dir.join("counters"), &[]);
-                let hw_counters = self.counters(&dir.join("hw_counters"), HW_COUNTERS_NOT_COUNTERS);
+                let (counters, hw_counters) = spare_ports
+                    .iter_mut()
+                    .find(|p| p.device == device && p.port == port)
+                    .map(|p| (take(&mut p.counters), take(&mut p.hw_counters)))
+                    .unwrap_or_default();
+                let counters = self.counters(&dir.join("counters"), &[], counters);
+                let hw_counters = self.counters(
+                    &dir.join("hw_counters"),
+                    HW_COUNTERS_NOT_COUNTERS,
+                    hw_counters,
+                );
                 let octets = |name: &str| {
                     counters
                         .get(name)
@@ -146,7 +170,12 @@ impl Trees {
                 interface: interface.clone(),
             });
             let dir = Path::new(NET).join(&interface);
-            let statistics = self.counters(&dir.join("statistics"), &[]);
+            let statistics = spare_netdevs
+                .iter_mut()
+                .find(|d| d.interface == interface)
+                .map(|d| take(&mut d.statistics))
+                .unwrap_or_default();
+            let statistics = self.counters(&dir.join("statistics"), &[], statistics);
             netdevs.push(NetdevReading {
                 operstate: self.kept_text(&dir.join("operstate")),
                 tx_bytes: statistics.get("tx_bytes").copied().flatten(),
@@ -308,8 +337,20 @@ impl Trees {
 
     /// Every file of a counters directory; a file that cannot be read or parsed is `None`,
     /// and a directory that cannot be listed has none.
-    fn counters(&mut self, dir: &Path, skip: &[&str]) -> BTreeMap<String, Option<u64>> {
-        let mut values = BTreeMap::new();
+    ///
+    /// `reuse` is the map of an older reading of the same directory: while the files come
+    /// (sorted by name) with the names it has, their values are written over its own.
+    fn counters(
+        &mut self,
+        dir: &Path,
+        skip: &[&str],
+        mut reuse: BTreeMap<String, Option<u64>>,
+    ) -> BTreeMap<String, Option<u64>> {
+        // How many of `reuse`'s entries, from its first, were overwritten in order, and
+        // every file after the first that did not line up with the next of them.
+        let mut overwritten = 0;
+        let mut rest = Vec::new();
+        let mut slots = reuse.iter_mut();
         let listed = self.kept.read_each(dir, |name, text| {
             if skip.contains(&name) {
                 return;
@@ -318,12 +359,25 @@ impl Trees {
                 .ok()
                 .filter(|t| !t.is_empty())
                 .and_then(|t| parse::counter(t).ok());
-            values.insert(name.to_string(), value);
+            if rest.is_empty() {
+                if let Some((slot_name, slot)) = slots.next() {
+                    if slot_name == name {
+                        *slot = value;
+                        overwritten += 1;
+                        return;
+                    }
+                }
+            }
+            rest.push((name.to_string(), value));
         });
         if listed.is_err() {
-            values.clear();
+            return BTreeMap::new();
         }
-        values
+        if rest.is_empty() && overwritten == reuse.len() {
+            return reuse;
+        }
+        // The names changed: the ones that lined up, then the others.
+        reuse.into_iter().take(overwritten).chain(rest).collect()
     }
 
     fn port_numbers(&self, device: &str) -> Vec<u32> {
