@@ -90,6 +90,11 @@ impl Live {
         }
     }
 
+    /// Whether the server is stopping.
+    pub fn stopping(&self) -> bool {
+        *self.stopping.borrow()
+    }
+
     pub fn latest(&self) -> Latest {
         self.latest
             .read()
