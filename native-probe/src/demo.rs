@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn the_demo_tree_reads_like_the_fixture_and_its_counters_move() {
         let mut demo = Demo::start().unwrap();
-        let trees = Trees::open(&demo.sysfs_root(), &demo.debugfs_root()).unwrap();
+        let mut trees = Trees::open(&demo.sysfs_root(), &demo.debugfs_root()).unwrap();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let recorded = Trees::open(&fixture.join("sysfs"), &fixture.join("debugfs")).unwrap();
         // Equal but for the temporary paths inside "why not" hints.

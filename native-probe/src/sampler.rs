@@ -17,6 +17,9 @@ pub struct Sampler {
     components: BTreeSet<Component>,
     inventory: Arc<Inventory>,
     previous: Arc<Reading>,
+    /// The reading before `previous`: its counter maps are refilled by the next reading
+    /// once nobody else holds it (the clients' `/metrics` and `hello` let go of it soon).
+    retired: Option<Arc<Reading>>,
     last_tick: Instant,
 }
 
@@ -27,7 +30,7 @@ pub struct Tick {
 
 impl Sampler {
     /// Takes the first reading, so the first tick already has rates.
-    pub fn new(trees: Trees, demo: Option<Demo>) -> Sampler {
+    pub fn new(mut trees: Trees, demo: Option<Demo>) -> Sampler {
         let (previous, components) = trees.reading_and_components(now_ms());
         let inventory = Arc::new(trees.inventory());
         Sampler {
@@ -36,6 +39,7 @@ impl Sampler {
             components,
             inventory,
             previous: Arc::new(previous),
+            retired: None,
             last_tick: Instant::now(),
         }
     }
@@ -62,7 +66,8 @@ impl Sampler {
         }
         // The inventory (GIDs, firmware, cc_params…) is read again only when a device, port
         // or interface came or went; the components come with the reading's own listing.
-        let (reading, components) = self.trees.reading_and_components(now_ms());
+        let spare = self.retired.take().and_then(|r| Arc::try_unwrap(r).ok());
+        let (reading, components) = self.trees.reading_and_components_reusing(now_ms(), spare);
         if components != self.components {
             let inventory = self.trees.inventory();
             messages.push(ProbeMessage::Change(Change {
@@ -77,7 +82,7 @@ impl Sampler {
             &self.previous,
             &reading,
         )));
-        self.previous = Arc::new(reading);
+        self.retired = Some(std::mem::replace(&mut self.previous, Arc::new(reading)));
         Tick { messages }
     }
 }
@@ -142,6 +147,51 @@ mod tests {
         assert_eq!(xmit.status, CounterStatus::Reset);
         assert_eq!(xmit.per_second, None);
         assert_eq!(xmit.value, Some(12));
+    }
+
+    #[test]
+    fn a_counter_replaced_by_rename_removed_or_restored_shows_in_the_next_sample() {
+        let dir = copied_fixture();
+        let mut sampler = sampler(dir.path());
+        let counters = dir
+            .path()
+            .join("sysfs/class/infiniband/mlx5_0/ports/1/counters");
+        let file = counters.join("port_xmit_data");
+        let aside = dir.path().join("aside");
+        let xmit = |tick: &Tick| {
+            sample_of(tick).ports[0]
+                .counters
+                .get("port_xmit_data")
+                .map(|c| c.value)
+        };
+        // As the bench changes it, several times within a second; the readings' counter
+        // maps are reused from the second tick on.
+        for step in 1..=4u64 {
+            let value = 1_000_000_000_000 + step;
+            std::fs::write(&aside, format!("{value}\n")).unwrap();
+            std::fs::rename(&aside, &file).unwrap();
+            assert_eq!(xmit(&sampler.tick()), Some(Some(value)));
+        }
+        std::fs::remove_file(&file).unwrap();
+        let tick = sampler.tick();
+        assert_eq!(
+            xmit(&tick),
+            None,
+            "a counter no longer there is not reported"
+        );
+        assert_eq!(sample_of(&tick).ports[0].tx_bytes_per_second, None);
+        assert!(sample_of(&tick).ports[0]
+            .counters
+            .contains_key("port_rcv_data"));
+        std::fs::write(&file, "77\n").unwrap();
+        assert_eq!(xmit(&sampler.tick()), Some(Some(77)));
+        // Unreadable (here: a directory in its place) is unavailable, not gone.
+        std::fs::remove_file(&file).unwrap();
+        std::fs::create_dir(&file).unwrap();
+        assert_eq!(xmit(&sampler.tick()), Some(None));
+        std::fs::remove_dir(&file).unwrap();
+        std::fs::write(&file, "78\n").unwrap();
+        assert_eq!(xmit(&sampler.tick()), Some(Some(78)));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use engine::probe::{Snapshot, SCHEMA_VERSION};
 use crate::{cli::SnapshotArgs, sampler, sysfs::Trees};
 
 pub fn run(args: &SnapshotArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let trees = Trees::open(&args.trees.sysfs(), &args.trees.debugfs())?;
+    let mut trees = Trees::open(&args.trees.sysfs(), &args.trees.debugfs())?;
     let snapshot = Snapshot {
         schema_version: SCHEMA_VERSION,
         source: args.trees.source(),

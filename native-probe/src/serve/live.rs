@@ -6,7 +6,10 @@
 //! a client may send at most [`MAX_INCOMING_BYTES`] per message, and a client that reads too
 //! slowly loses its oldest samples (and is told how many) instead of growing the probe's memory.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{
+    atomic::{AtomicUsize, Ordering},
+    Arc, PoisonError, RwLock,
+};
 
 use axum::{
     extract::{
@@ -38,6 +41,8 @@ const READ_BUFFER_BYTES: usize = MAX_INCOMING_BYTES;
 /// hold at all (an error, closing the client, beyond that).
 const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 const MAX_WRITE_BUFFER_BYTES: usize = 4 * 1024 * 1024;
+/// Bytes beyond the longest message so far that an encoding starts with room for.
+const ENCODING_SLACK_BYTES: usize = 1024;
 /// WebSocket close code 1001, "going away" (RFC 6455 section 7.4.1): the server is stopping.
 const CLOSE_GOING_AWAY: u16 = 1001;
 
@@ -50,6 +55,8 @@ pub struct Live {
     pub token: Option<String>,
     latest: RwLock<Latest>,
     sender: broadcast::Sender<Utf8Bytes>,
+    /// The longest message encoded so far, to size the next one's buffer.
+    encoded_bytes: AtomicUsize,
     clients: Arc<Semaphore>,
     stopping: watch::Receiver<bool>,
 }
@@ -85,9 +92,15 @@ impl Live {
             token: config.token,
             latest: RwLock::new(latest),
             sender,
+            encoded_bytes: AtomicUsize::new(0),
             clients: Arc::new(Semaphore::new(MAX_CLIENTS)),
             stopping,
         }
+    }
+
+    /// Whether the server is stopping.
+    pub fn stopping(&self) -> bool {
+        *self.stopping.borrow()
     }
 
     pub fn latest(&self) -> Latest {
@@ -112,14 +125,24 @@ impl Live {
             source: self.source,
             message,
         };
+        // Room for the largest message lately (a sample is some 20 kB), so the text is not
+        // copied over and over as it grows.
+        let room = self.encoded_bytes.load(Ordering::Relaxed) + ENCODING_SLACK_BYTES;
+        let mut text = Vec::with_capacity(room);
         // Serializing these plain structs cannot fail; should it ever, say so in-band.
-        serde_json::to_string(&envelope)
-            .unwrap_or_else(|error| {
-                format!(
-                    r#"{{"schema_version":{SCHEMA_VERSION},"type":"error","message":"could not encode a message: {error}"}}"#
-                )
-            })
-            .into()
+        let encoded = serde_json::to_writer(&mut text, &envelope)
+            .map_err(|error| error.to_string())
+            .and_then(|()| String::from_utf8(text).map_err(|error| error.to_string()));
+        match encoded {
+            Ok(text) => {
+                self.encoded_bytes.fetch_max(text.len(), Ordering::Relaxed);
+                text.into()
+            }
+            Err(error) => format!(
+                r#"{{"schema_version":{SCHEMA_VERSION},"type":"error","message":"could not encode a message: {error}"}}"#
+            )
+            .into(),
+        }
     }
 }
 

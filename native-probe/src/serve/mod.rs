@@ -5,7 +5,13 @@ pub mod live;
 pub mod metrics;
 mod site;
 
-use std::{fmt, io, net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use std::{
+    fmt, io,
+    net::SocketAddr,
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use axum::{routing::get, serve::ListenerExt, Router};
 use engine::probe::Source;
@@ -135,7 +141,14 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
             Source::Demo => println!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
             Source::Recorded => println!("Recorded counters from {read_from} (not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
         }
-        let sampling = tokio::spawn(sample_forever(sampler, state.clone(), args.interval_ms));
+        // Its own thread, off the async workers, since sysfs reads block in the driver: it
+        // wakes once per interval, where a timer task handing each tick to the blocking pool
+        // woke a worker, then the pool's thread, then a worker again to publish.
+        let sampling_state = state.clone();
+        std::thread::Builder::new()
+            .name("sampler".to_string())
+            .spawn(move || sample_forever(sampler, &sampling_state, args.interval_ms))
+            .map_err(ServeError::Runtime)?;
         let listener = listener.tap_io(|stream| {
             // Best effort: without it the client queue still bounds memory, only later.
             let _ = socket2::SockRef::from(&*stream).set_send_buffer_size(SOCKET_SEND_BUFFER_BYTES);
@@ -149,7 +162,6 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
             .with_graceful_shutdown(stopped)
             .await
             .map_err(ServeError::Runtime)?;
-        sampling.abort();
         println!("native-probe: stopped");
         Ok(())
     })
@@ -165,24 +177,24 @@ pub fn router(state: Arc<ProbeState>) -> Router {
         .fallback_service(site::service(state))
 }
 
-/// The one sampler task: every client receives what it publishes.
-async fn sample_forever(mut sampler: Sampler, state: Arc<ProbeState>, interval_ms: u64) {
-    let mut ticks = tokio::time::interval(Duration::from_millis(interval_ms));
-    // A slow read (a busy driver) delays the next tick rather than bunching them up.
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    ticks.tick().await;
+/// The one sampler: every client receives what it publishes. Returns when the server stops.
+fn sample_forever(mut sampler: Sampler, state: &ProbeState, interval_ms: u64) {
+    let interval = Duration::from_millis(interval_ms);
+    let mut next = Instant::now() + interval;
     loop {
-        ticks.tick().await;
-        // sysfs reads block in the driver; keep them off the async workers.
-        let Ok((returned, tick)) = tokio::task::spawn_blocking(move || {
-            let tick = sampler.tick();
-            (sampler, tick)
-        })
-        .await
-        else {
+        if let Some(wait) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        if state.live.stopping() {
             return;
-        };
-        sampler = returned;
+        }
+        let tick = sampler.tick();
+        // A slow read (a busy driver) delays the next tick rather than bunching them up.
+        next += interval;
+        let now = Instant::now();
+        if next <= now {
+            next = now + interval;
+        }
         let latest = Latest {
             inventory: Arc::clone(sampler.inventory()),
             reading: Arc::clone(sampler.latest()),

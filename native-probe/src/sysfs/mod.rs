@@ -12,11 +12,13 @@
 //! The debugfs root holds `mlx5/<pci address>/cc_params/<name>` (kernel
 //! `drivers/infiniband/hw/mlx5/cong.c`); those files are mode 0600, so only root reads them.
 
+mod kept;
 pub mod parse;
 pub mod root;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
+    mem::take,
     path::{Path, PathBuf},
 };
 
@@ -25,6 +27,7 @@ use engine::probe::{
     RdmaPort, Reading,
 };
 
+use kept::Kept;
 pub use root::{ReadError, Root};
 
 const INFINIBAND: &str = "class/infiniband";
@@ -33,11 +36,14 @@ const NET: &str = "class/net";
 const HW_COUNTERS_NOT_COUNTERS: &[&str] = &["lifespan"];
 
 /// The trees the probe reads: a sysfs root and, when it exists, a debugfs root.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Trees {
     pub sysfs: Root,
     /// `Err` holds why debugfs cannot be read, shown as the DCQCN parameters' hint.
     pub debugfs: Result<Root, String>,
+    /// What every reading reads, kept open between readings (the inventory, read when
+    /// something came or went, opens what it reads each time).
+    kept: Kept,
 }
 
 impl Trees {
@@ -48,7 +54,11 @@ impl Trees {
                 "debugfs is not readable ({error}); DCQCN parameters need root and debugfs mounted (mount -t debugfs none /sys/kernel/debug)"
             )
         });
-        Ok(Trees { sysfs, debugfs })
+        Ok(Trees {
+            kept: Kept::new(sysfs.clone()),
+            sysfs,
+            debugfs,
+        })
     }
 
     /// Every device, port and interface present now (directory listings only). The sampler
@@ -89,27 +99,51 @@ impl Trees {
     }
 
     /// Every counter of every port and interface, stamped `timestamp_ms`.
-    pub fn reading(&self, timestamp_ms: u64) -> Reading {
+    pub fn reading(&mut self, timestamp_ms: u64) -> Reading {
         self.reading_and_components(timestamp_ms).0
     }
 
     /// A reading and the components it found (what [`Trees::components`] returns), from one
     /// listing of the trees: the sampler needs both every interval.
-    pub fn reading_and_components(&self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
+    pub fn reading_and_components(&mut self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
+        self.reading_and_components_reusing(timestamp_ms, None)
+    }
+
+    /// [`Trees::reading_and_components`], refilling the counter maps of `spare` (an older
+    /// reading nobody holds any more) where they have the same names, instead of allocating
+    /// every name anew each interval.
+    pub fn reading_and_components_reusing(
+        &mut self,
+        timestamp_ms: u64,
+        spare: Option<Reading>,
+    ) -> (Reading, BTreeSet<Component>) {
+        let (mut spare_ports, mut spare_netdevs) = spare
+            .map(|reading| (reading.ports, reading.netdevs))
+            .unwrap_or_default();
         let mut found = BTreeSet::new();
         let mut ports = Vec::new();
-        for device in self.list(Path::new(INFINIBAND)) {
+        for device in self.kept_list(Path::new(INFINIBAND)) {
             found.insert(Component::RdmaDevice {
                 device: device.clone(),
             });
-            for port in self.port_numbers(&device) {
+            let port_numbers = port_numbers(self.kept_list(&ports_dir(&device)));
+            for port in port_numbers {
                 found.insert(Component::RdmaPort {
                     device: device.clone(),
                     port,
                 });
                 let dir = port_dir(&device, port);
-                let counters = self.counters(&dir.join("counters"), &[]);
-                let hw_counters = self.counters(&dir.join("hw_counters"), HW_COUNTERS_NOT_COUNTERS);
+                let (counters, hw_counters) = spare_ports
+                    .iter_mut()
+                    .find(|p| p.device == device && p.port == port)
+                    .map(|p| (take(&mut p.counters), take(&mut p.hw_counters)))
+                    .unwrap_or_default();
+                let counters = self.counters(&dir.join("counters"), &[], counters);
+                let hw_counters = self.counters(
+                    &dir.join("hw_counters"),
+                    HW_COUNTERS_NOT_COUNTERS,
+                    hw_counters,
+                );
                 let octets = |name: &str| {
                     counters
                         .get(name)
@@ -120,7 +154,9 @@ impl Trees {
                 ports.push(PortReading {
                     device: device.clone(),
                     port,
-                    state: self.parsed(&dir.join("state"), parse::enumerated),
+                    state: self
+                        .kept_text(&dir.join("state"))
+                        .and_then(|t| parse::enumerated(&t).ok()),
                     tx_bytes: octets("port_xmit_data"),
                     rx_bytes: octets("port_rcv_data"),
                     counters,
@@ -128,24 +164,28 @@ impl Trees {
                 });
             }
         }
-        let netdevs = self
-            .list(Path::new(NET))
-            .into_iter()
-            .map(|interface| {
-                found.insert(Component::Netdev {
-                    interface: interface.clone(),
-                });
-                let dir = Path::new(NET).join(&interface);
-                let statistics = self.counters(&dir.join("statistics"), &[]);
-                NetdevReading {
-                    operstate: self.text(&dir.join("operstate")),
-                    tx_bytes: statistics.get("tx_bytes").copied().flatten(),
-                    rx_bytes: statistics.get("rx_bytes").copied().flatten(),
-                    statistics,
-                    interface,
-                }
-            })
-            .collect();
+        let mut netdevs = Vec::new();
+        for interface in self.kept_list(Path::new(NET)) {
+            found.insert(Component::Netdev {
+                interface: interface.clone(),
+            });
+            let dir = Path::new(NET).join(&interface);
+            let statistics = spare_netdevs
+                .iter_mut()
+                .find(|d| d.interface == interface)
+                .map(|d| take(&mut d.statistics))
+                .unwrap_or_default();
+            let statistics = self.counters(&dir.join("statistics"), &[], statistics);
+            netdevs.push(NetdevReading {
+                operstate: self.kept_text(&dir.join("operstate")),
+                tx_bytes: statistics.get("tx_bytes").copied().flatten(),
+                rx_bytes: statistics.get("rx_bytes").copied().flatten(),
+                statistics,
+                interface,
+            });
+        }
+        // What this reading did not use (a device that went away) is closed.
+        self.kept.forget_unused();
         let reading = Reading {
             timestamp_ms,
             ports,
@@ -295,31 +335,63 @@ impl Trees {
         }
     }
 
-    /// Every file of a counters directory; a file that cannot be read or parsed is `None`.
-    fn counters(&self, dir: &Path, skip: &[&str]) -> BTreeMap<String, Option<u64>> {
-        self.sysfs
-            .read_each(dir)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(name, _)| !skip.contains(&name.as_str()))
-            .map(|(name, text)| {
-                let value = text
-                    .ok()
-                    .filter(|t| !t.is_empty())
-                    .and_then(|t| parse::counter(&t).ok());
-                (name, value)
-            })
-            .collect()
+    /// Every file of a counters directory; a file that cannot be read or parsed is `None`,
+    /// and a directory that cannot be listed has none.
+    ///
+    /// `reuse` is the map of an older reading of the same directory: while the files come
+    /// (sorted by name) with the names it has, their values are written over its own.
+    fn counters(
+        &mut self,
+        dir: &Path,
+        skip: &[&str],
+        mut reuse: BTreeMap<String, Option<u64>>,
+    ) -> BTreeMap<String, Option<u64>> {
+        // How many of `reuse`'s entries, from its first, were overwritten in order, and
+        // every file after the first that did not line up with the next of them.
+        let mut overwritten = 0;
+        let mut rest = Vec::new();
+        let mut slots = reuse.iter_mut();
+        let listed = self.kept.read_each(dir, |name, text| {
+            if skip.contains(&name) {
+                return;
+            }
+            let value = text
+                .ok()
+                .filter(|t| !t.is_empty())
+                .and_then(|t| parse::counter(t).ok());
+            if rest.is_empty() {
+                if let Some((slot_name, slot)) = slots.next() {
+                    if slot_name == name {
+                        *slot = value;
+                        overwritten += 1;
+                        return;
+                    }
+                }
+            }
+            rest.push((name.to_string(), value));
+        });
+        if listed.is_err() {
+            return BTreeMap::new();
+        }
+        if rest.is_empty() && overwritten == reuse.len() {
+            return reuse;
+        }
+        // The names changed: the ones that lined up, then the others.
+        reuse.into_iter().take(overwritten).chain(rest).collect()
     }
 
     fn port_numbers(&self, device: &str) -> Vec<u32> {
-        let mut ports: Vec<u32> = self
-            .list(&Path::new(INFINIBAND).join(device).join("ports"))
-            .iter()
-            .filter_map(|name| name.parse().ok())
-            .collect();
-        ports.sort_unstable();
-        ports
+        port_numbers(self.list(&ports_dir(device)))
+    }
+
+    /// [`Trees::list`] through the directories kept open for readings.
+    fn kept_list(&mut self, dir: &Path) -> Vec<String> {
+        self.kept.list(dir).unwrap_or_default()
+    }
+
+    /// [`Trees::text`] through the files kept open for readings.
+    fn kept_text(&mut self, file: &Path) -> Option<String> {
+        self.kept.read(file).ok().filter(|t| !t.is_empty())
     }
 
     /// A directory's entries; a missing directory (no RDMA devices on this machine) is empty.
@@ -337,11 +409,19 @@ impl Trees {
     }
 }
 
+fn ports_dir(device: &str) -> PathBuf {
+    Path::new(INFINIBAND).join(device).join("ports")
+}
+
 fn port_dir(device: &str, port: u32) -> PathBuf {
-    Path::new(INFINIBAND)
-        .join(device)
-        .join("ports")
-        .join(port.to_string())
+    ports_dir(device).join(port.to_string())
+}
+
+/// The port numbers among a `ports` directory's entries, in order.
+fn port_numbers(names: Vec<String>) -> Vec<u32> {
+    let mut ports: Vec<u32> = names.iter().filter_map(|name| name.parse().ok()).collect();
+    ports.sort_unstable();
+    ports
 }
 
 #[cfg(test)]

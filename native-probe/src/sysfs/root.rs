@@ -6,21 +6,14 @@
 //! opened for reading.
 
 use std::{
-    ffi::CStr,
     fmt,
     fs::File,
     io::{self, Read},
-    os::fd::OwnedFd,
     path::{Path, PathBuf},
 };
 
-use rustix::fs::{FileType, Mode, OFlags};
-
 /// sysfs attributes are at most one page; anything longer is not a sysfs attribute.
-const MAX_ATTRIBUTE_BYTES: u64 = 64 * 1024;
-
-/// One attribute file's text, or why it could not be read.
-pub type Attribute = Result<String, ReadError>;
+pub(super) const MAX_ATTRIBUTE_BYTES: u64 = 64 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Root {
@@ -89,46 +82,6 @@ impl Root {
         read_resolved(self.resolve(relative)?)
     }
 
-    /// Every entry of a directory with its text (or why it could not be read), sorted by name.
-    ///
-    /// The directory is resolved and opened once, and its files are opened relative to it: a
-    /// counters directory holds a few dozen plain files, and the sampler reads them all every
-    /// interval. An entry that is a symlink (or of unknown type) is still resolved and checked
-    /// against the root on its own; plain files are opened with `O_NOFOLLOW`, so one swapped
-    /// for a link meanwhile is refused rather than followed.
-    pub fn read_each(&self, relative: &Path) -> Result<Vec<(String, Attribute)>, ReadError> {
-        let dir = self.resolve(relative)?;
-        let io_error = |source: io::Error| ReadError::Io {
-            path: dir.clone(),
-            source,
-        };
-        let fd = rustix::fs::open(
-            &dir,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| io_error(e.into()))?;
-        let mut listing = rustix::fs::Dir::read_from(&fd).map_err(|e| io_error(e.into()))?;
-        let mut entries = Vec::new();
-        while let Some(entry) = listing.read() {
-            let entry = entry.map_err(|e| io_error(e.into()))?;
-            // sysfs names are ASCII; a name that is not UTF-8 cannot be a known attribute.
-            let Ok(name) = entry.file_name().to_str() else {
-                continue;
-            };
-            if name == "." || name == ".." {
-                continue;
-            }
-            let text = match entry.file_type() {
-                FileType::Symlink | FileType::Unknown => self.read(&relative.join(name)),
-                _ => read_at(&fd, entry.file_name(), &dir.join(name)),
-            };
-            entries.push((name.to_string(), text));
-        }
-        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
-        Ok(entries)
-    }
-
     /// The entry names of a directory, sorted so output is stable.
     pub fn list(&self, relative: &Path) -> Result<Vec<String>, ReadError> {
         let path = self.resolve(relative)?;
@@ -159,22 +112,6 @@ fn read_resolved(path: PathBuf) -> Result<String, ReadError> {
     read_attribute(file, path)
 }
 
-/// The text of `name` in the open directory `dir` (`path` names it in errors), never
-/// following a symlink.
-fn read_at(dir: &OwnedFd, name: &CStr, path: &Path) -> Result<String, ReadError> {
-    let file = rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|source| ReadError::Io {
-        path: path.to_path_buf(),
-        source: source.into(),
-    })?;
-    read_attribute(File::from(file), path.to_path_buf())
-}
-
 /// An attribute file's text, without its trailing newline; at most [`MAX_ATTRIBUTE_BYTES`].
 ///
 /// One `read` usually suffices: sysfs and debugfs hand over a whole attribute at once, and a
@@ -203,10 +140,20 @@ fn read_attribute(mut file: File, path: PathBuf) -> Result<String, ReadError> {
             break;
         }
     }
-    let mut text = String::from_utf8(bytes)
-        .map_err(|_| io_error(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text")))?;
-    text.truncate(text.trim_end_matches(['\n', '\0']).len());
-    Ok(text)
+    attribute_text(&bytes, || path.clone()).map(str::to_string)
+}
+
+/// An attribute's bytes as text, without its trailing newline (or the NULs some drivers
+/// pad with); `path` names the file in the error when they are not UTF-8.
+pub(super) fn attribute_text(
+    bytes: &[u8],
+    path: impl FnOnce() -> PathBuf,
+) -> Result<&str, ReadError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| ReadError::Io {
+        path: path(),
+        source: io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"),
+    })?;
+    Ok(text.trim_end_matches(['\n', '\0']))
 }
 
 #[cfg(test)]
@@ -235,28 +182,5 @@ mod tests {
             root.read(Path::new("devices/x/nothing")),
             Err(ReadError::Io { .. })
         ));
-    }
-
-    #[test]
-    fn reading_a_whole_directory_still_refuses_links_that_leave_the_root() {
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret"), "42\n").unwrap();
-        let tree = tempfile::tempdir().unwrap();
-        let counters = tree.path().join("devices/x/counters");
-        std::fs::create_dir_all(&counters).unwrap();
-        std::fs::write(counters.join("b_plain"), "7\n").unwrap();
-        std::fs::write(tree.path().join("devices/x/inside"), "8\n").unwrap();
-        std::os::unix::fs::symlink("../inside", counters.join("a_link")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret"), counters.join("c_escape"))
-            .unwrap();
-        std::os::unix::fs::symlink("devices/x", tree.path().join("x")).unwrap();
-
-        let root = Root::open(tree.path()).unwrap();
-        let entries = root.read_each(Path::new("x/counters")).unwrap();
-        let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["a_link", "b_plain", "c_escape"]);
-        assert_eq!(entries[0].1.as_deref().unwrap(), "8");
-        assert_eq!(entries[1].1.as_deref().unwrap(), "7");
-        assert!(matches!(entries[2].1, Err(ReadError::OutsideRoot { .. })));
     }
 }

@@ -167,7 +167,7 @@ fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
         .path()
         .join("class/infiniband/mlx5_0/ports/1/counters/link_downed");
     std::fs::write(&garbage, "not a number\n").unwrap();
-    let trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
+    let mut trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
     let reading = trees.reading(1);
     let counters = &reading.ports[0].counters;
     assert_eq!(
@@ -176,4 +176,27 @@ fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
     );
     assert_eq!(counters["link_downed"], None);
     assert!(counters["port_xmit_data"].is_some());
+}
+
+#[test]
+fn a_reading_refilling_older_maps_equals_a_fresh_one() {
+    let mut trees = trees();
+    let fresh = trees.reading(1);
+    let mut spare = fresh.clone();
+    // Names gone, names new, other values, ports in another order.
+    let first = &mut spare.ports[0].counters;
+    first.remove("port_xmit_data");
+    first.insert("aaa_gone".into(), Some(1));
+    first.insert("zzz_gone".into(), None);
+    spare.ports[1].hw_counters.clear();
+    for value in spare.netdevs[0].statistics.values_mut() {
+        *value = Some(12_345);
+    }
+    spare.netdevs[1].statistics.remove("tx_bytes");
+    spare.ports.swap(0, 2);
+    spare.netdevs.pop();
+    let (refilled, _) = trees.reading_and_components_reusing(1, Some(spare));
+    assert_eq!(refilled, fresh);
+    let (again, _) = trees.reading_and_components_reusing(1, Some(refilled));
+    assert_eq!(again, fresh);
 }
