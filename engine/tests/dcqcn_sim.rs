@@ -334,13 +334,24 @@ fn the_fluid_models_default_step_follows_a_fine_step_reference() {
 }
 
 #[test]
-fn a_fluid_step_longer_than_the_feedback_delay_is_shortened_to_it() {
+fn the_fluid_step_stays_within_the_feedback_delay_and_divides_the_sample_interval() {
     let mut s = named_scenario("two-flow").unwrap();
     s.duration_us = 1_000.0;
+    s.sample_interval_us = 20.0;
     s.fluid_step_us = 50.0;
     let series = simulate_fluid(&s, &Limits::default()).unwrap();
+    // τ* is about 3.2 µs: the longest step under it that divides 20 µs is 20/7 µs.
     let delay = s.feedback_delay_us();
-    let steps = (s.duration_us / delay).round() as u64;
+    assert!((20.0 / 7.0..20.0 / 6.0).contains(&delay), "τ* = {delay} µs");
+    let steps = (s.duration_us / (20.0 / 7.0)).round() as u64;
     // Two flows with different starts: two classes, one flow-step each per step.
     assert_eq!(series.events, 2 * steps);
+    // Every sample sits on a whole multiple of the interval.
+    for (k, t) in series.time_us.iter().enumerate() {
+        assert!(
+            (t - (k + 1) as f64 * 20.0).abs() < 1e-6,
+            "sample {k} at {t} µs"
+        );
+    }
+    assert_eq!(series.sample_index_at(500.0), Some(24));
 }

@@ -416,7 +416,8 @@ impl DelayTap {
 /// The integrator is Heun's method (the explicit trapezoid rule), second order: each step
 /// takes the slope at its start and at a predicted end. The delayed terms at the end come
 /// from the history, since a step is never longer than the feedback delay τ*
-/// (`fluid_step_us` is shortened to τ* when it is longer). All of the model's exponentials
+/// (`fluid_step_us` is shortened to τ* when it is longer, and to divide the sample
+/// interval). All of the model's exponentials
 /// sit in those delayed terms (`Drive`, `Marking`), so a step evaluates them once, as
 /// forward Euler would, while its error shrinks with the square of the step. Against a
 /// 0.05 µs reference, 2.5 µs steps follow `two-flow` more closely than forward Euler did
@@ -428,8 +429,12 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let p = &s.dcqcn;
     let mut series = Series::new(Model::Fluid, s);
     // A step never reaches past the feedback delay, so the delayed terms at its end are
-    // already in the history.
-    let step_us = s.fluid_step_us.min(s.feedback_delay_us());
+    // already in the history; and it divides the sample interval, so samples fall at
+    // whole multiples of it as the series promises.
+    let longest_us = s.fluid_step_us.min(s.feedback_delay_us());
+    let steps_per_sample = (s.sample_interval_us / longest_us).ceil().max(1.0);
+    let step_us = s.sample_interval_us / steps_per_sample;
+    let steps_per_sample = steps_per_sample as u64;
     let dt = step_us * 1e-6;
     let pkt_bits = f64::from(s.mtu_bytes) * 8.0;
     let tau = (p
@@ -519,7 +524,6 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let mut pause_s = 0.0_f64;
     let xoff_bits = s.cp.pfc.as_ref().map(|x| x.xoff_bytes as f64 * 8.0);
     let total_steps = (s.duration_us / step_us).round() as u64;
-    let steps_per_sample = (s.sample_interval_us / step_us).round().max(1.0) as u64;
     let n_flows = flows.len() as u64;
     let mut work: u64 = 0;
     let mut step: u64 = 0;

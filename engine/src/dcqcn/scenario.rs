@@ -60,8 +60,8 @@ pub struct Scenario {
     pub cp: CongestionPointParams,
     pub dcqcn: DcqcnParams,
     pub flows: Vec<FlowSpec>,
-    /// Step of the fluid model's integrator, µs; never longer than the feedback delay τ*
-    /// (a longer one is shortened to τ*).
+    /// Longest step of the fluid model's integrator, µs. The model shortens it to the
+    /// feedback delay τ* when it is longer, and so that it divides `sample_interval_us`.
     #[serde(default = "default_fluid_step_us")]
     pub fluid_step_us: f64,
 }
