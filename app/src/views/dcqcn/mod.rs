@@ -81,13 +81,16 @@ thread_local! {
     static LAPS: RefCell<Vec<(&'static str, f64)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Marks the end of the stretch `label`; `"start"` begins a new record.
+/// Marks the end of the stretch `label`; `"start"` begins a new record, and nothing is
+/// recorded outside one (renders that start no run leave no trace).
 pub(crate) fn lap(label: &'static str) {
     if let Some(now) = now_ms() {
         LAPS.with(|laps| {
             let mut laps = laps.borrow_mut();
             if label == "start" {
                 laps.clear();
+            } else if laps.is_empty() {
+                return;
             }
             laps.push((label, now));
         });
