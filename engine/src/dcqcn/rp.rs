@@ -89,7 +89,7 @@ impl RpConfig {
             initial_alpha: p.rp_initial_alpha,
             clamp_tgt_rate: p.rp_clamp_tgt_rate,
             clamp_tgt_rate_ati: p.rp_clamp_tgt_rate_ati,
-            cut_scale: 2f64.powi(10 - p.rp_gd as i32),
+            cut_scale: p.cut_scale(),
         }
     }
 }
