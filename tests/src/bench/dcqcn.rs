@@ -81,10 +81,10 @@ pub struct PageRun {
     pub draw_ms: Option<f64>,
     /// The page's whole run-and-redraw time (`lab-dcqcn-fluid`), for fluid runs.
     pub run_and_draw_ms: Option<f64>,
-    /// Where the redraw's time went (`data-draw-parts`), ms: "before" (from the start of
-    /// the run to the drawing), split into "solve", "queued" (until the view function
-    /// runs), "view" (the view function) and "patch" (the DOM update and the effects
-    /// before the drawing); then "palette" and one entry per chart.
+    /// Where the redraw's time went (`data-draw-parts`), ms: from the start of the run,
+    /// "solve", "queued" (until the view function runs), "view" (the view function),
+    /// "patch" (the DOM update), "effects" (the effects before the drawing); then
+    /// "palette", "layout" and one entry per chart.
     pub parts: Vec<(String, f64)>,
 }
 
@@ -267,7 +267,7 @@ pub async fn report(site: &Site) {
         })
         .collect();
     println!(
-        "    where a drag's time goes (ms, medians; \"before\" = solve + queued + view + patch): {}",
+        "    where a drag's time goes (ms, medians, in order): {}",
         parts.join(", ")
     );
 }

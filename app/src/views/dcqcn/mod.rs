@@ -107,15 +107,6 @@ fn take_laps() -> Vec<String> {
     })
 }
 
-/// Milliseconds since the `name-start` mark of [`mark_start`].
-fn since_start(name: &str) -> Option<f64> {
-    let p = performance()?;
-    let entries = p.get_entries_by_name_with_entry_type(&format!("{name}-start"), "mark");
-    let last = entries.get(entries.length().checked_sub(1)?);
-    let entry: web_sys::PerformanceEntry = last.dyn_into().ok()?;
-    Some(p.now() - entry.start_time())
-}
-
 /// Saves `data` (a URL) as a download named `name`.
 fn download(href: &str, name: &str) {
     let Ok(a) = document().create_element("a") else {
@@ -308,24 +299,19 @@ pub fn DcqcnView() -> Html {
         let cursor_us = state.cursor_us;
         use_effect_with(deps, move |_| {
             if let (Some(run), Some(el)) = (&shown, charts_box.cast::<web_sys::Element>()) {
-                // Where a redraw's time goes, for the bench: what came before the drawing
-                // (the run, if this effect closes one, and the page's render) and each part
-                // of the drawing, as `data-draw-parts` on the charts' box.
-                let mut parts = Vec::new();
-                let pending_name = *pending.borrow();
-                if let Some(before) = pending_name.and_then(since_start) {
-                    parts.push(format!("before:{before:.2}"));
-                }
+                // Where a redraw's time goes, for the bench: the stretches of the run this
+                // effect closes, if any, then each part of the drawing, as
+                // `data-draw-parts` on the charts' box.
                 lap("effects");
-                parts.extend(take_laps());
+                let mut parts = take_laps();
                 mark_start(DRAW_MEASURE);
-                let mut lap = now_ms();
+                let mut last = now_ms();
                 let mut split = |label: &str| {
                     let now = now_ms();
-                    if let (Some(a), Some(b)) = (lap, now) {
+                    if let (Some(a), Some(b)) = (last, now) {
                         parts.push(format!("{label}:{:.2}", b - a));
                     }
-                    lap = now;
+                    last = now;
                 };
                 let frame = Frame {
                     run,
