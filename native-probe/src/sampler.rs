@@ -20,6 +20,8 @@ pub struct Sampler {
     /// The reading before `previous`: its counter maps are refilled by the next reading
     /// once nobody else holds it (the clients' `/metrics` and `hello` let go of it soon).
     retired: Option<Arc<Reading>>,
+    /// The last tick's sample once it was sent: the next one is written over it.
+    spare_sample: Option<Sample>,
     last_tick: Instant,
 }
 
@@ -40,6 +42,7 @@ impl Sampler {
             inventory,
             previous: Arc::new(previous),
             retired: None,
+            spare_sample: None,
             last_tick: Instant::now(),
         }
     }
@@ -78,12 +81,21 @@ impl Sampler {
             self.inventory = Arc::new(inventory);
             self.components = components;
         }
-        messages.push(ProbeMessage::Sample(Sample::between(
+        messages.push(ProbeMessage::Sample(Sample::between_reusing(
             &self.previous,
             &reading,
+            self.spare_sample.take(),
         )));
         self.retired = Some(std::mem::replace(&mut self.previous, Arc::new(reading)));
         Tick { messages }
+    }
+
+    /// Takes back a tick's messages once they are sent, so the next sample reuses its maps.
+    pub fn recycle(&mut self, tick: Tick) {
+        self.spare_sample = tick.messages.into_iter().find_map(|m| match m {
+            ProbeMessage::Sample(sample) => Some(sample),
+            _ => None,
+        });
     }
 }
 

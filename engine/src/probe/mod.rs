@@ -8,7 +8,7 @@
 
 pub mod counter;
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, mem::take};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,13 +46,14 @@ impl Source {
 }
 
 /// One message on the WebSocket: the schema version and source ride on every message, the
-/// `type` field says which body follows.
+/// `type` field says which body follows. The probe sends an `Envelope<&ProbeMessage>`, which
+/// writes the same text without giving up the message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Envelope {
+pub struct Envelope<M = ProbeMessage> {
     pub schema_version: u32,
     pub source: Source,
     #[serde(flatten)]
-    pub message: ProbeMessage,
+    pub message: M,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -297,7 +298,17 @@ impl Sample {
     /// The sample between two readings, which must be of the same components at two instants;
     /// a component only in `now` gets status `first`.
     pub fn between(previous: &Reading, now: &Reading) -> Sample {
+        Sample::between_reusing(previous, now, None)
+    }
+
+    /// [`Sample::between`], writing into the counter maps of `spare` (an older sample nobody
+    /// needs any more) where they hold the same names, instead of allocating every name anew:
+    /// the probe computes one sample per interval.
+    pub fn between_reusing(previous: &Reading, now: &Reading, spare: Option<Sample>) -> Sample {
         let elapsed_ms = now.timestamp_ms.saturating_sub(previous.timestamp_ms);
+        let (mut spare_ports, mut spare_netdevs) = spare
+            .map(|sample| (sample.ports, sample.netdevs))
+            .unwrap_or_default();
         let ports = now
             .ports
             .iter()
@@ -306,17 +317,24 @@ impl Sample {
                     .ports
                     .iter()
                     .find(|p| p.device == port.device && p.port == port.port);
+                let (counters, hw_counters) = spare_ports
+                    .iter_mut()
+                    .find(|p| p.device == port.device && p.port == port.port)
+                    .map(|p| (take(&mut p.counters), take(&mut p.hw_counters)))
+                    .unwrap_or_default();
                 let counters = rates(
                     &port.counters,
                     before.map(|p| &p.counters),
                     elapsed_ms,
                     true,
+                    counters,
                 );
                 let hw_counters = rates(
                     &port.hw_counters,
                     before.map(|p| &p.hw_counters),
                     elapsed_ms,
                     false,
+                    hw_counters,
                 );
                 PortSample {
                     device: port.device.clone(),
@@ -337,11 +355,17 @@ impl Sample {
                     .netdevs
                     .iter()
                     .find(|d| d.interface == dev.interface);
+                let statistics = spare_netdevs
+                    .iter_mut()
+                    .find(|d| d.interface == dev.interface)
+                    .map(|d| take(&mut d.statistics))
+                    .unwrap_or_default();
                 let statistics = rates(
                     &dev.statistics,
                     before.map(|d| &d.statistics),
                     elapsed_ms,
                     false,
+                    statistics,
                 );
                 NetdevSample {
                     interface: dev.interface.clone(),
@@ -361,23 +385,37 @@ impl Sample {
     }
 }
 
+/// Every counter of `now` with its rate since `previous`. Both maps are sorted by name, so
+/// each counter's earlier value is found by walking `previous` alongside. `reuse` is
+/// written over when it holds exactly `now`'s names.
 fn rates(
     now: &BTreeMap<String, Option<u64>>,
     previous: Option<&BTreeMap<String, Option<u64>>>,
     elapsed_ms: u64,
     words_are_octets: bool,
+    mut reuse: BTreeMap<String, CounterSample>,
 ) -> BTreeMap<String, CounterSample> {
+    let mut earlier = previous.into_iter().flatten().peekable();
+    let mut sample = |name: &String, value: Option<u64>| {
+        while earlier.next_if(|(before, _)| *before < name).is_some() {}
+        let before = earlier
+            .next_if(|(before, _)| *before == name)
+            .and_then(|(_, value)| *value);
+        let scale = if words_are_octets {
+            octets_per_unit(name)
+        } else {
+            1
+        };
+        counter::sample(before, value, elapsed_ms, scale)
+    };
+    if reuse.len() == now.len() && reuse.keys().eq(now.keys()) {
+        for ((name, value), slot) in now.iter().zip(reuse.values_mut()) {
+            *slot = sample(name, *value);
+        }
+        return reuse;
+    }
     now.iter()
-        .map(|(name, value)| {
-            let before = previous.and_then(|p| p.get(name).copied().flatten());
-            let scale = if words_are_octets {
-                octets_per_unit(name)
-            } else {
-                1
-            };
-            let sample = counter::sample(before, *value, elapsed_ms, scale);
-            (name.clone(), sample)
-        })
+        .map(|(name, value)| (name.clone(), sample(name, *value)))
         .collect()
 }
 
@@ -401,6 +439,57 @@ mod tests {
                 ..NetdevReading::default()
             }],
         }
+    }
+
+    #[test]
+    fn each_counter_is_paired_with_its_own_earlier_value() {
+        // The earlier reading has names the later one lacks and the other way round.
+        let mut before = reading(1_000, Some(5_000), 10, 100);
+        let mut after = reading(2_000, Some(6_000), 15, 1_100);
+        let hw = |pairs: &[(&str, u64)]| {
+            pairs
+                .iter()
+                .map(|(n, v)| (n.to_string(), Some(*v)))
+                .collect::<BTreeMap<_, _>>()
+        };
+        before.ports[0].hw_counters = hw(&[("a", 1), ("c", 10), ("e", 100), ("f", 7)]);
+        after.ports[0].hw_counters = hw(&[("b", 2), ("c", 13), ("d", 5), ("f", 9)]);
+        let rates: BTreeMap<_, _> = Sample::between(&before, &after).ports[0]
+            .hw_counters
+            .iter()
+            .map(|(n, c)| (n.clone(), (c.per_second, c.status)))
+            .collect();
+        assert_eq!(
+            rates,
+            BTreeMap::from([
+                ("b".to_string(), (None, CounterStatus::First)),
+                ("c".to_string(), (Some(3.0), CounterStatus::Ok)),
+                ("d".to_string(), (None, CounterStatus::First)),
+                ("f".to_string(), (Some(2.0), CounterStatus::Ok)),
+            ])
+        );
+    }
+
+    #[test]
+    fn a_sample_written_over_an_older_one_equals_a_fresh_one() {
+        let a = reading(1_000, Some(5_000), 10, 100);
+        let b = reading(1_500, Some(6_000), 15, 1_100);
+        let c = reading(2_000, None, 30, 900);
+        let older = Sample::between(&a, &b);
+        let reused = Sample::between_reusing(&b, &c, Some(older));
+        assert_eq!(reused, Sample::between(&b, &c));
+        // Names that no longer line up: a counter more, a map emptied, another interface.
+        let mut d = c.clone();
+        d.timestamp_ms = 2_500;
+        d.ports[0]
+            .counters
+            .insert("port_rcv_data".to_string(), Some(7));
+        d.ports[0].hw_counters.clear();
+        d.netdevs[0].interface = "eth1".to_string();
+        assert_eq!(
+            Sample::between_reusing(&c, &d, Some(reused)),
+            Sample::between(&c, &d)
+        );
     }
 
     #[test]
@@ -451,6 +540,13 @@ mod tests {
         let text = serde_json::to_string(&sample).unwrap();
         let back: Envelope = serde_json::from_str(&text).unwrap();
         assert_eq!(back, sample);
+        // What the probe sends: the same text from a borrowed message.
+        let borrowed = Envelope {
+            schema_version: sample.schema_version,
+            source: sample.source,
+            message: &sample.message,
+        };
+        assert_eq!(serde_json::to_string(&borrowed).unwrap(), text);
 
         for source in [Source::Live, Source::Demo, Source::Recorded] {
             let json = serde_json::to_value(source).unwrap();

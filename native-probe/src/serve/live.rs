@@ -111,7 +111,7 @@ impl Live {
     }
 
     /// Records the sampler's newest state and sends its messages to every client.
-    pub fn publish(&self, latest: Latest, messages: Vec<ProbeMessage>) {
+    pub fn publish(&self, latest: Latest, messages: &[ProbeMessage]) {
         *self.latest.write().unwrap_or_else(PoisonError::into_inner) = latest;
         for message in messages {
             // No subscribers is not an error: nobody is watching right now.
@@ -119,7 +119,7 @@ impl Live {
         }
     }
 
-    fn encode(&self, message: ProbeMessage) -> Utf8Bytes {
+    fn encode(&self, message: &ProbeMessage) -> Utf8Bytes {
         let envelope = Envelope {
             schema_version: SCHEMA_VERSION,
             source: self.source,
@@ -198,7 +198,7 @@ async fn serve_client(socket: WebSocket, live: &Live) {
     let (mut sink, mut incoming) = socket.split();
     let mut queue = live.sender.subscribe();
     let mut stopping = live.stopping.clone();
-    let hello = live.encode(ProbeMessage::Hello(Hello {
+    let hello = live.encode(&ProbeMessage::Hello(Hello {
         host: live.host.clone(),
         interval_ms: live.interval_ms,
         inventory: Inventory::clone(&live.latest().inventory),
@@ -221,7 +221,7 @@ async fn serve_client(socket: WebSocket, live: &Live) {
             queued = queue.recv() => match queued {
                 Ok(text) => next = Some(text),
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    next = Some(live.encode(ProbeMessage::Lagged(Lagged { missed })));
+                    next = Some(live.encode(&ProbeMessage::Lagged(Lagged { missed })));
                 }
                 Err(broadcast::error::RecvError::Closed) => break,
             },

@@ -117,8 +117,9 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         ui_dir,
         live: Live::new(config, latest, stopping),
     });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread serves every client: the work per sample is one send each, and handing
+    // clients to more workers cost more in wake-ups than it spread (the bench's CPU figure).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
@@ -199,7 +200,8 @@ fn sample_forever(mut sampler: Sampler, state: &ProbeState, interval_ms: u64) {
             inventory: Arc::clone(sampler.inventory()),
             reading: Arc::clone(sampler.latest()),
         };
-        state.live.publish(latest, tick.messages);
+        state.live.publish(latest, &tick.messages);
+        sampler.recycle(tick);
     }
 }
 

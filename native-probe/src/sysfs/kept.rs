@@ -14,14 +14,16 @@
 //! - an open file is reused only for the directory entry of the same name *and inode*, so a
 //!   counter replaced by rename is opened again, one removed is no longer read and one that
 //!   reappears is opened again;
-//! - [`Kept::list`] lists a directory afresh every time: sysfs does not touch a directory's
-//!   times when entries come and go, and devices, ports and interfaces are found by listing.
-//!   [`Kept::read_each`] lists it afresh unless its times say it has not changed: creating,
+//! - a directory is listed afresh unless its times say it has not changed: creating,
 //!   removing or renaming an entry sets a directory's modification time, so a directory
 //!   unchanged since a listing that came [`SETTLED`] after its last change has the same
 //!   entries. (A change within the timestamps' granularity of the listing could leave the
 //!   time as it was; hence the margin.) It is listed afresh at least every
-//!   [`RELISTED_EVERY`] anyway, for file systems that do not keep those times;
+//!   [`RELISTED_EVERY`] anyway, for file systems that do not keep those times. Real sysfs
+//!   is one: it does not touch a directory's times when entries come and go. So on sysfs
+//!   [`Kept::list`], which finds devices, ports and interfaces, lists every time; only
+//!   [`Kept::read_each`] trusts a listing there, since a driver's set of counter files is
+//!   fixed while its device is there;
 //! - a file is read again with `pread` at offset 0, which makes sysfs generate an attribute
 //!   anew and shows a regular file's current contents. A file that fails to read is closed,
 //!   so the next reading opens it again.
@@ -70,6 +72,9 @@ pub struct Kept {
     bytes: Vec<u8>,
     /// [`SETTLED`], but for the tests.
     settled_after: Duration,
+    /// Whether [`Kept::list`] may trust a settled listing: false on sysfs, whose directory
+    /// times stay the same when entries come and go.
+    listings_follow_times: bool,
 }
 
 /// A directory kept open: `stat` is what its descriptor was when opened.
@@ -146,6 +151,14 @@ impl KeptDir {
     }
 }
 
+/// Whether `dir` is on a sysfs file system (`SYSFS_MAGIC`, linux/magic.h).
+// `f_type`'s integer type differs between architectures; on x86-64 it is already i64.
+#[allow(clippy::useless_conversion)]
+fn is_sysfs(dir: &Path) -> bool {
+    const SYSFS_MAGIC: i64 = 0x6265_6572;
+    rustix::fs::statfs(dir).is_ok_and(|fs| i64::from(fs.f_type) == SYSFS_MAGIC)
+}
+
 /// Whether a path's `stat` now is the one of what was opened for it.
 fn same(now: &Stat, opened: &Stat) -> bool {
     now.st_dev == opened.st_dev
@@ -181,6 +194,7 @@ impl fmt::Debug for Kept {
 
 impl Kept {
     pub fn new(root: Root) -> Kept {
+        let listings_follow_times = !is_sysfs(root.dir());
         Kept {
             root,
             dirs: HashMap::new(),
@@ -189,6 +203,7 @@ impl Kept {
             dirents: Vec::with_capacity(8 * 1024),
             bytes: Vec::new(),
             settled_after: SETTLED,
+            listings_follow_times,
         }
     }
 
@@ -241,10 +256,12 @@ impl Kept {
         Ok(text)
     }
 
-    /// What [`Root::list`] returns: a directory's entry names, sorted, listed afresh.
+    /// What [`Root::list`] returns: a directory's entry names, sorted; listed afresh on sysfs
+    /// and wherever the directory's times do not vouch for the last listing.
     pub fn list(&mut self, relative: &Path) -> Result<Vec<String>, ReadError> {
         let mut names = Vec::new();
-        self.with_dir(relative, true, |dir, _| {
+        let relist = !self.listings_follow_times;
+        self.with_dir(relative, relist, |dir, _| {
             names.extend(dir.entries.iter().map(|e| e.name.to_string()));
         })?;
         Ok(names)
@@ -777,6 +794,16 @@ mod tests {
             assert!(kept.read(a).is_err());
             fs::write(tree.path().join(a), "1\n").unwrap();
             assert_eq!(kept.read(a).unwrap(), "1");
+        }
+    }
+
+    #[test]
+    fn only_sysfs_is_listed_afresh_every_time() {
+        let tree = tree();
+        assert!(Kept::new(Root::open(tree.path()).unwrap()).listings_follow_times);
+        // Every Linux machine this runs on mounts sysfs at /sys.
+        if Path::new("/sys/class/net").is_dir() {
+            assert!(!Kept::new(Root::open(Path::new("/sys")).unwrap()).listings_follow_times);
         }
     }
 
