@@ -143,12 +143,19 @@ async fn drag_g(browser: &Browser, value: f64) {
         .await;
 }
 
+/// How long a page is left to finish starting before the first drag.
+const PAGE_SETTLES: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Opens `path` and times the load's run plus `drags` more, each started by the g slider
 /// (so all but the first run in a warmed-up page, as a slider drag does).
 pub async fn page_runs(site: &Site, path: &str, drags: usize) -> Vec<PageRun> {
     let browser = Browser::start().await;
     browser.goto(&site.url(path)).await;
     let mut runs = vec![next_run(&browser, "").await];
+    // A learner's first drag comes after the page is up, not within milliseconds of its
+    // first drawing: let the page's start-up work (the packet worker loading, the URL
+    // written once the values rest) finish first.
+    tokio::time::sleep(PAGE_SETTLES).await;
     for i in 0..drags {
         let before = run_number(&browser).await;
         // Values around the paper's 1/256, different each time so every drag is a change.
@@ -270,4 +277,18 @@ pub async fn report(site: &Site) {
         "    where a drag's time goes (ms, medians, in order): {}",
         parts.join(", ")
     );
+    // Every drag in order, with its own parts: the slowest is judged, so show what made it slow.
+    for (i, run) in runs.iter().skip(1).enumerate() {
+        let parts: Vec<String> = run
+            .parts
+            .iter()
+            .map(|(label, ms)| format!("{label} {ms:.2}"))
+            .collect();
+        println!(
+            "    drag {}: {:.1} ms ({})",
+            i + 1,
+            run.run_and_draw_ms.unwrap_or(f64::NAN),
+            parts.join(", ")
+        );
+    }
 }

@@ -67,7 +67,7 @@ impl ChartKind {
 }
 
 /// Colours read from the page's CSS.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Palette {
     pub bg: RGBColor,
     pub text: RGBColor,
@@ -171,6 +171,11 @@ pub struct Frame<'a> {
 type Area = DrawingArea<CanvasBackend, Shift>;
 
 /// Draws one chart, sizing the canvas to its box first.
+///
+/// The axes, grid and labels are drawn once onto a canvas of their own, kept until the size,
+/// ranges or theme change, and copied in under the lines: drawing them afresh was about a
+/// third of each redraw, and a drag rarely changes them (the y ranges are rounded up to
+/// round numbers, so a slightly taller queue keeps its axis).
 pub fn draw(canvas: &HtmlCanvasElement, kind: ChartKind, frame: &Frame) -> Result<(), String> {
     let width = canvas
         .parent_element()
@@ -184,25 +189,153 @@ pub fn draw(canvas: &HtmlCanvasElement, kind: ChartKind, frame: &Frame) -> Resul
     if canvas.height() != kind.height() {
         canvas.set_height(kind.height());
     }
-    let ctx = canvas
+    let ctx = context_2d(canvas)?;
+    let axes = Axes {
+        kind,
+        width,
+        height: kind.height(),
+        x_max_ms: x_max_ms(frame),
+        y: y_scale(kind, frame),
+        palette: frame.palette,
+    };
+    AXES.with(|cache| -> Result<(), String> {
+        let mut cache = cache.borrow_mut();
+        let slot = &mut cache[kind as usize];
+        if slot.as_ref().is_none_or(|(drawn, _)| *drawn != axes) {
+            let layer = match slot.take() {
+                Some((_, layer)) => layer,
+                None => gloo::utils::document()
+                    .create_element("canvas")
+                    .ok()
+                    .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
+                    .ok_or_else(|| "this browser gave no canvas for the axes".to_string())?,
+            };
+            layer.set_width(axes.width);
+            layer.set_height(axes.height);
+            draw_axes(&layer, &axes).map_err(|e| e.to_string())?;
+            *slot = Some((axes.clone(), layer));
+        }
+        if let Some((_, layer)) = slot.as_ref() {
+            ctx.draw_image_with_html_canvas_element(layer, 0.0, 0.0)
+                .map_err(|_| "the axes could not be copied onto the chart".to_string())?;
+        }
+        Ok(())
+    })?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
+    let root = backend.into_drawing_area();
+    let chart = chart_on(&root, &axes).map_err(|e| e.to_string())?;
+    match kind {
+        ChartKind::Rate => rate(chart, &ctx, frame, &axes),
+        ChartKind::Alpha => alpha(chart, &ctx, frame, &axes),
+        ChartKind::Queue => queue(chart, &ctx, frame, &axes),
+        ChartKind::Cnps => cnps(chart, &ctx, frame, &axes),
+        ChartKind::Pause => pause(chart, frame, &axes),
+    }
+    .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+fn context_2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, String> {
+    canvas
         .get_context("2d")
         .ok()
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-        .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
-    let root = backend.into_drawing_area();
-    root.fill(&frame.palette.bg).map_err(|e| e.to_string())?;
-    match kind {
-        ChartKind::Rate => rate(&root, &ctx, frame),
-        ChartKind::Alpha => alpha(&root, &ctx, frame),
-        ChartKind::Queue => queue(&root, &ctx, frame),
-        ChartKind::Cnps => cnps(&root, &ctx, frame),
-        ChartKind::Pause => pause(&root, frame),
+        .ok_or_else(|| "this browser gave no 2D canvas".to_string())
+}
+
+thread_local! {
+    /// Per chart kind: the axes last drawn and the canvas holding them.
+    static AXES: std::cell::RefCell<[Option<(Axes, HtmlCanvasElement)>; 5]> =
+        const { std::cell::RefCell::new([None, None, None, None, None]) };
+}
+
+/// Everything the axes layer of a chart depends on.
+#[derive(Debug, Clone, PartialEq)]
+struct Axes {
+    kind: ChartKind,
+    width: u32,
+    height: u32,
+    x_max_ms: f64,
+    y: YScale,
+    palette: Palette,
+}
+
+/// A chart's y axis: its top, caption and how many labels.
+#[derive(Debug, Clone, PartialEq)]
+struct YScale {
+    max: f64,
+    caption: &'static str,
+    labels: usize,
+}
+
+/// The y axis of `kind` for this frame.
+fn y_scale(kind: ChartKind, frame: &Frame) -> YScale {
+    let (max, caption, labels) = match kind {
+        ChartKind::Rate => (rate_max(frame), "Gb/s", 5),
+        ChartKind::Alpha => (ALPHA_MAX, "alpha", 3),
+        ChartKind::Queue => (queue_max_kib(frame), "KiB", 4),
+        ChartKind::Cnps => (round_up(cnps_max(frame) * 1.1), "CNPs", 3),
+        ChartKind::Pause => (1.0, "paused", 0),
+    };
+    YScale {
+        max,
+        caption,
+        labels,
     }
-    .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+}
+
+/// The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (times a power of ten) not below `v`:
+/// an axis top that stays put while the data's peak moves a little.
+fn round_up(v: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0) {
+        return 1.0;
+    }
+    let decade = 10f64.powf(v.log10().floor());
+    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+        .iter()
+        .map(|m| m * decade)
+        .find(|top| *top >= v * (1.0 - 1e-12))
+        .unwrap_or(10.0 * decade)
+}
+
+/// The axes, grid, labels and background of a chart, onto `layer`.
+fn draw_axes(layer: &HtmlCanvasElement, axes: &Axes) -> DrawResult {
+    let Some(backend) = CanvasBackend::with_canvas_object(layer.clone()) else {
+        return Ok(());
+    };
+    let root = backend.into_drawing_area();
+    let p = axes.palette;
+    root.fill(&p.bg)?;
+    let mut chart = chart_on(&root, axes)?;
+    chart
+        .configure_mesh()
+        .bold_line_style(p.grid)
+        // Only the labelled grid lines: light lines cost draw time for little.
+        .max_light_lines(0)
+        .axis_style(p.muted)
+        .label_style(("sans-serif", 12).into_font().color(&p.text))
+        .axis_desc_style(("sans-serif", 12).into_font().color(&p.muted))
+        .x_labels(8)
+        .y_labels(axes.y.labels)
+        .x_label_formatter(&|v| format!("{v} ms"))
+        .y_desc(axes.y.caption)
+        .draw()?;
+    root.present()
+}
+
+/// The chart's coordinates on `root`: the same margins whether drawing axes or lines.
+fn chart_on<'a>(
+    root: &'a Area,
+    axes: &Axes,
+) -> Result<Chart<'a>, DrawingAreaErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>> {
+    ChartBuilder::on(root)
+        .margin_top(6)
+        .margin_right(26)
+        .x_label_area_size(22)
+        .y_label_area_size(58)
+        .build_cartesian_2d(0f64..axes.x_max_ms, 0f64..axes.y.max)
 }
 
 type DrawResult = Result<(), DrawingAreaErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>>;
@@ -218,33 +351,6 @@ fn x_max_ms(frame: &Frame) -> f64 {
 
 fn ms(t_us: f64) -> f64 {
     t_us / 1000.0
-}
-
-/// Axes with the shared time axis, the theme's colours and a y caption.
-macro_rules! chart_on {
-    ($root:expr, $frame:expr, $y:expr, $y_desc:expr, $y_labels:expr) => {{
-        let p = $frame.palette;
-        let mut chart = ChartBuilder::on($root)
-            .margin_top(6)
-            .margin_right(26)
-            .x_label_area_size(22)
-            .y_label_area_size(58)
-            .build_cartesian_2d(0f64..x_max_ms($frame), $y)?;
-        chart
-            .configure_mesh()
-            .bold_line_style(p.grid)
-            // Only the labelled grid lines: light lines cost draw time for little.
-            .max_light_lines(0)
-            .axis_style(p.muted)
-            .label_style(("sans-serif", 12).into_font().color(&p.text))
-            .axis_desc_style(("sans-serif", 12).into_font().color(&p.muted))
-            .x_labels(8)
-            .y_labels($y_labels)
-            .x_label_formatter(&|v| format!("{v} ms"))
-            .y_desc($y_desc)
-            .draw()?;
-        chart
-    }};
 }
 
 type Chart<'a> = ChartContext<
@@ -288,7 +394,6 @@ fn polyline(
     points: impl IntoIterator<Item = (f64, f64)>,
     stroke: &Stroke,
 ) {
-    use std::fmt::Write;
     // Whole pixels: formatting integers into the path text is far cheaper in wasm than
     // formatting floats, and a line a pixel wide looks no different.
     let pixels = points.into_iter().map(|p| chart.backend_coord(&p));
@@ -296,7 +401,7 @@ fn polyline(
     match stroke.dash {
         None => {
             for (i, (x, y)) in pixels.enumerate() {
-                let _ = write!(path, "{}{x} {y}", if i == 0 { "M" } else { "L" });
+                push_point(&mut path, if i == 0 { 'M' } else { 'L' }, x, y);
             }
         }
         Some([on, off]) => {
@@ -306,7 +411,7 @@ fn polyline(
             let mut last: Option<(f64, f64)> = None;
             for (x, y) in pixels {
                 let Some((mut px, mut py)) = last else {
-                    let _ = write!(path, "M{x} {y}");
+                    push_point(&mut path, 'M', x, y);
                     last = Some((f64::from(x), f64::from(y)));
                     continue;
                 };
@@ -316,7 +421,7 @@ fn polyline(
                     let t = left / length;
                     let (cx, cy) = (px + (x - px) * t, py + (y - py) * t);
                     let (ix, iy) = (cx.round() as i32, cy.round() as i32);
-                    let _ = write!(path, "{}{ix} {iy}", if drawing { "L" } else { "M" });
+                    push_point(&mut path, if drawing { 'L' } else { 'M' }, ix, iy);
                     length -= left;
                     (px, py) = (cx, cy);
                     drawing = !drawing;
@@ -324,7 +429,7 @@ fn polyline(
                 }
                 left -= length;
                 if drawing {
-                    let _ = write!(path, "L{} {}", x as i32, y as i32);
+                    push_point(&mut path, 'L', x as i32, y as i32);
                 }
                 last = Some((x, y));
             }
@@ -339,6 +444,35 @@ fn polyline(
     let _ = ctx.translate(0.5, 0.5);
     ctx.stroke_with_path(&path);
     let _ = ctx.translate(-0.5, -0.5);
+}
+
+/// Appends one SVG path command ("L12 34") for a point in whole pixels. By hand: the
+/// formatting machinery took most of the time of building a line's path in wasm.
+fn push_point(path: &mut String, command: char, x: i32, y: i32) {
+    path.push(command);
+    push_int(path, x);
+    path.push(' ');
+    push_int(path, y);
+}
+
+fn push_int(path: &mut String, v: i32) {
+    if v < 0 {
+        path.push('-');
+    }
+    let mut digits = [0u8; 10];
+    let mut n = v.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        path.push(char::from(d));
+    }
 }
 
 /// The pinned run's per-flow `column`, faint and wide, under the current run's lines.
@@ -365,14 +499,7 @@ fn pinned_flows(
     }
 }
 
-fn cursor_line<DB: DrawingBackend>(
-    chart: &mut ChartContext<
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    frame: &Frame,
-    y_max: f64,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+fn cursor_line(chart: &mut Chart<'_>, frame: &Frame, y_max: f64) -> DrawResult {
     if let Some(c) = frame.cursor_us {
         let x = ms(c);
         chart.draw_series(std::iter::once(PathElement::new(
@@ -383,7 +510,10 @@ fn cursor_line<DB: DrawingBackend>(
     Ok(())
 }
 
-fn rate(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
+const ALPHA_MAX: f64 = 1.05;
+
+/// The rate axis' top: 5 % over the highest rate drawn, or the bottleneck's line rate.
+fn rate_max(frame: &Frame) -> f64 {
     let peak = |d: &Drawn| {
         d.series
             .flows
@@ -395,8 +525,15 @@ fn rate(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResul
     if let Some(p) = frame.pinned {
         y_max = y_max.max(peak(p));
     }
-    let y_max = y_max * 1.05;
-    let mut chart = chart_on!(root, frame, 0f64..y_max, "Gb/s", 5);
+    y_max * 1.05
+}
+
+fn rate(
+    mut chart: Chart<'_>,
+    ctx: &CanvasRenderingContext2d,
+    frame: &Frame,
+    axes: &Axes,
+) -> DrawResult {
     let t = &frame.run.series.time_us;
     pinned_flows(ctx, &chart, frame, |f| &f.rc_gbps);
     for (i, f) in frame.run.series.flows.iter().enumerate() {
@@ -414,11 +551,15 @@ fn rate(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResul
             &Stroke::solid(colour, 1.0, 2.0),
         );
     }
-    cursor_line(&mut chart, frame, y_max)
+    cursor_line(&mut chart, frame, axes.y.max)
 }
 
-fn alpha(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
-    let mut chart = chart_on!(root, frame, 0f64..1.05, "alpha", 3);
+fn alpha(
+    mut chart: Chart<'_>,
+    ctx: &CanvasRenderingContext2d,
+    frame: &Frame,
+    axes: &Axes,
+) -> DrawResult {
     pinned_flows(ctx, &chart, frame, |f| &f.alpha);
     let t = &frame.run.series.time_us;
     for (i, f) in frame.run.series.flows.iter().enumerate() {
@@ -429,36 +570,48 @@ fn alpha(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResu
             &Stroke::solid(frame.palette.flow(i), 1.0, 2.0),
         );
     }
-    cursor_line(&mut chart, frame, 1.05)
+    cursor_line(&mut chart, frame, axes.y.max)
 }
 
-fn queue(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
+fn kib(bytes: f64) -> f64 {
+    bytes / 1024.0
+}
+
+/// The queue axis' top, in KiB: over the highest queue drawn and every threshold line.
+fn queue_max_kib(frame: &Frame) -> f64 {
     let cp = &frame.run.cp;
-    let kb = |b: f64| b / 1024.0;
-    let xoff = cp.pfc.as_ref().map(|p| p.xoff_bytes as f64);
+    let xoff = cp.pfc.as_ref().map_or(0.0, |p| p.xoff_bytes as f64);
     let mut y_max = frame
         .run
         .series
         .queue_bytes
         .iter()
         .fold(cp.kmax_bytes as f64, |a, &b| a.max(b))
-        .max(xoff.unwrap_or(0.0));
+        .max(xoff);
     if let Some(p) = frame.pinned {
         y_max = p.series.queue_bytes.iter().fold(y_max, |a, &b| a.max(b));
     }
-    let y_max = kb(y_max) * 1.1;
-    let mut chart = chart_on!(root, frame, 0f64..y_max, "KiB", 4);
-    let x_end = x_max_ms(frame);
+    round_up(kib(y_max) * 1.1)
+}
+
+fn queue(
+    mut chart: Chart<'_>,
+    ctx: &CanvasRenderingContext2d,
+    frame: &Frame,
+    axes: &Axes,
+) -> DrawResult {
+    let cp = &frame.run.cp;
+    let x_end = axes.x_max_ms;
     let p = frame.palette;
     let mut marks = vec![
         ("Kmin", cp.kmin_bytes as f64),
         ("Kmax", cp.kmax_bytes as f64),
     ];
-    if let Some(x) = xoff {
-        marks.push(("XOFF", x));
+    if let Some(pfc) = &cp.pfc {
+        marks.push(("XOFF", pfc.xoff_bytes as f64));
     }
     for (label, bytes) in marks {
-        let y = kb(bytes);
+        let y = kib(bytes);
         polyline(
             ctx,
             &chart,
@@ -482,7 +635,7 @@ fn queue(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResu
                 .time_us
                 .iter()
                 .zip(&pin.series.queue_bytes)
-                .map(|(&t, &q)| (ms(t), kb(q))),
+                .map(|(&t, &q)| (ms(t), kib(q))),
             &Stroke::solid(p.muted, 0.45, 3.0),
         );
     }
@@ -493,49 +646,53 @@ fn queue(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResu
         s.time_us
             .iter()
             .zip(&s.queue_bytes)
-            .map(|(&t, &q)| (ms(t), kb(q))),
+            .map(|(&t, &q)| (ms(t), kib(q))),
         &Stroke::solid(p.accent, 1.0, 2.0),
     );
-    cursor_line(&mut chart, frame, y_max)
+    cursor_line(&mut chart, frame, axes.y.max)
 }
 
-fn cnps(root: &Area, ctx: &CanvasRenderingContext2d, frame: &Frame) -> DrawResult {
-    let per = |d: &Drawn| -> Vec<(f64, f64)> {
-        d.series
-            .time_us
-            .iter()
-            .enumerate()
-            .map(|(k, &t)| (ms(t), d.series.cnps_in_interval(k) as f64))
-            .collect()
-    };
-    let now = per(frame.run);
-    let pinned = frame.pinned.map(per);
-    let y_max = now
+/// CNPs in each sample interval, as chart points.
+fn cnps_per_interval(d: &Drawn) -> impl Iterator<Item = (f64, f64)> + '_ {
+    d.series
+        .time_us
         .iter()
-        .chain(pinned.iter().flatten())
-        .fold(1.0_f64, |a, &(_, v)| a.max(v))
-        * 1.1;
-    let mut chart = chart_on!(root, frame, 0f64..y_max, "CNPs", 3);
-    if let Some(pin) = pinned {
+        .enumerate()
+        .map(|(k, &t)| (ms(t), d.series.cnps_in_interval(k) as f64))
+}
+
+/// The most CNPs in one interval, of the run and the pinned one (at least 1).
+fn cnps_max(frame: &Frame) -> f64 {
+    cnps_per_interval(frame.run)
+        .chain(frame.pinned.into_iter().flat_map(cnps_per_interval))
+        .fold(1.0_f64, |a, (_, v)| a.max(v))
+}
+
+fn cnps(
+    mut chart: Chart<'_>,
+    ctx: &CanvasRenderingContext2d,
+    frame: &Frame,
+    axes: &Axes,
+) -> DrawResult {
+    if let Some(pin) = frame.pinned {
         polyline(
             ctx,
             &chart,
-            pin,
+            cnps_per_interval(pin),
             &Stroke::solid(frame.palette.muted, 0.45, 3.0),
         );
     }
     polyline(
         ctx,
         &chart,
-        now,
+        cnps_per_interval(frame.run),
         &Stroke::solid(frame.palette.accent, 1.0, 2.0),
     );
-    cursor_line(&mut chart, frame, y_max)
+    cursor_line(&mut chart, frame, axes.y.max)
 }
 
-fn pause(root: &Area, frame: &Frame) -> DrawResult {
+fn pause(mut chart: Chart<'_>, frame: &Frame, axes: &Axes) -> DrawResult {
     let p = frame.palette;
-    let mut chart = chart_on!(root, frame, 0f64..1.0, "paused", 0);
     if let Some(pin) = frame.pinned {
         chart.draw_series(pin.series.pause_intervals.iter().map(|i| {
             Rectangle::new(
@@ -550,7 +707,7 @@ fn pause(root: &Area, frame: &Frame) -> DrawResult {
             p.accent.mix(0.8).filled(),
         )
     }))?;
-    cursor_line(&mut chart, frame, 1.0)
+    cursor_line(&mut chart, frame, axes.y.max)
 }
 
 #[cfg(test)]
@@ -566,5 +723,29 @@ mod tests {
         );
         assert_eq!(parse_rgb("rgb(1 2 3)"), Some(RGBColor(1, 2, 3)));
         assert_eq!(parse_rgb("oklch(0.5 0.1 20)"), None);
+    }
+
+    #[test]
+    fn path_points_are_written_as_whole_numbers() {
+        let mut path = String::new();
+        for (command, x, y) in [('M', 0, 7), ('L', 1234, -56), ('L', i32::MIN, i32::MAX)] {
+            push_point(&mut path, command, x, y);
+        }
+        assert_eq!(path, "M0 7L1234 -56L-2147483648 2147483647");
+    }
+
+    #[test]
+    fn axis_tops_round_up_to_round_numbers() {
+        assert_eq!(round_up(44.0), 50.0);
+        assert_eq!(round_up(40.0), 40.0);
+        assert_eq!(round_up(1.1), 1.2);
+        assert_eq!(round_up(0.013), 0.015);
+        assert_eq!(round_up(812.0), 1000.0);
+        assert_eq!(round_up(0.0), 1.0);
+        assert_eq!(round_up(f64::NAN), 1.0);
+        // Never below the value, for any value.
+        for v in [0.7, 3.3, 9.99, 123.4, 5e6] {
+            assert!(round_up(v) >= v, "{v}");
+        }
     }
 }

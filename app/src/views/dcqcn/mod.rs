@@ -39,8 +39,9 @@ pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
 const PACKET_MEASURE: &str = "lab-dcqcn-packet";
 /// The drawing part of a redraw, for a bench that wants to know where the time goes.
 const DRAW_MEASURE: &str = "lab-dcqcn-draw";
-/// How long the parameters must rest before the URL's query follows them, ms.
-const URL_SETTLE_MS: u32 = 300;
+/// How long the parameters must rest before the URL's query and the shown run time follow
+/// them, ms.
+const SETTLE_MS: u32 = 300;
 
 fn performance() -> Option<web_sys::Performance> {
     window().performance()
@@ -173,9 +174,12 @@ pub fn DcqcnView() -> Html {
     let canvases: Vec<NodeRef> = ChartKind::ALL.iter().map(|_| NodeRef::default()).collect();
     let canvases = use_memo((), move |_| canvases);
     let charts_box = use_node_ref();
+    let timing = use_node_ref();
     let worker = use_mut_ref(|| None::<Result<PacketWorker, String>>);
     // The pending rewrite of the page's URL (see the run effect).
     let url_write = use_mut_ref(|| None::<Timeout>);
+    // The pending write of the last run's time (see the drawing effect).
+    let timing_write = use_mut_ref(|| None::<Timeout>);
     // The timing to close once the next run is drawn.
     let pending_measure: Rc<RefCell<Option<&'static str>>> = use_mut_ref(|| None);
 
@@ -252,7 +256,7 @@ pub fn DcqcnView() -> Html {
             // the timer cancels the write it held, and so does leaving the page.
             let (name, model) = (state_now.scenario_name.clone(), state_now.model);
             let (base, current) = (state_now.base.clone(), state_now.current.clone());
-            *url_write.borrow_mut() = Some(Timeout::new(URL_SETTLE_MS, move || {
+            *url_write.borrow_mut() = Some(Timeout::new(SETTLE_MS, move || {
                 query::write(&name, model, &base, &current)
             }));
             match state_now.model {
@@ -283,8 +287,9 @@ pub fn DcqcnView() -> Html {
     {
         let canvases = canvases.clone();
         let charts_box = charts_box.clone();
+        let timing = timing.clone();
+        let timing_write = timing_write.clone();
         let pending = pending_measure.clone();
-        let dispatch = state.dispatcher();
         let deps = (
             state.shown_run,
             state
@@ -337,9 +342,18 @@ pub fn DcqcnView() -> Html {
                 }
                 let _ = el.set_attribute("data-draw-parts", &parts.join(" "));
                 let _ = measure(DRAW_MEASURE);
+                // The run's time goes straight into the page, not through the state, which
+                // would render the whole view again after every drag; and its text once the
+                // values rest, since new text costs the page another layout.
                 let name = pending.borrow_mut().take();
                 if let Some(ms) = name.and_then(measure) {
-                    dispatch.dispatch(Action::Timed(ms));
+                    let _ = el.set_attribute("data-ms", &format!("{ms:.2}"));
+                    let timing = timing.clone();
+                    *timing_write.borrow_mut() = Some(Timeout::new(SETTLE_MS, move || {
+                        if let Some(out) = timing.cast::<web_sys::Element>() {
+                            out.set_text_content(Some(&format!("{ms:.1} ms")));
+                        }
+                    }));
                 }
             }
         });
@@ -524,7 +538,6 @@ pub fn DcqcnView() -> Html {
                         ref={charts_box.clone()}
                         data-run={state.shown_run.to_string()}
                         data-model={state.shown.as_ref().map(|d| query::model_name(d.series.model))}
-                        data-ms={state.last_ms.map(|m| format!("{m:.2}"))}
                     >
                         { for ChartKind::ALL.iter().zip(canvases.iter()).map(|(kind, node)| html! {
                             <figure class="dcqcn-chart" key={kind.id()}>
@@ -558,7 +571,9 @@ pub fn DcqcnView() -> Html {
                             time_us={cursor_us}
                             colours={(0..d.series.flows.len()).map(|i| palette_for_legend.map(|p| p.flow_css(i)).unwrap_or_default()).collect::<Vec<_>>()}
                         />
-                        <RunSummary series={d.series.clone()} ms={state.last_ms} />
+                        <RunSummary series={d.series.clone()} />
+                        // Filled in by the drawing effect (see there).
+                        <p class="dcqcn-timing">{ "Run + draw: " }<output ref={timing.clone()}></output></p>
                     }
                     <div class="dcqcn-actions">
                         { pin_button }

@@ -67,7 +67,6 @@ pub fn CursorReadout(props: &CursorProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct SummaryProps {
     pub series: Rc<Series>,
-    pub ms: Option<f64>,
 }
 
 #[function_component]
@@ -114,9 +113,6 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
             { row("Completed", fct) }
             if let Some(solve) = s.solve_ms {
                 { row("Model solve", solve_text(solve, s.events, s.model)) }
-            }
-            if let Some(ms) = props.ms {
-                { row("Run + draw", format!("{ms:.1} ms")) }
             }
             if s.truncated {
                 { row("Stopped early", s.truncation_reason.clone().unwrap_or_default()) }

@@ -42,8 +42,6 @@ pub struct DcqcnState {
     pub run_error: Option<String>,
     pub pinned: Option<Pinned>,
     pub cursor_us: Option<f64>,
-    /// How long the newest run took, from request to drawn, ms.
-    pub last_ms: Option<f64>,
     /// Bumped on theme changes and resizes: the charts redraw.
     pub redraw: u64,
 }
@@ -64,7 +62,6 @@ pub enum Action {
         run: u64,
         result: Result<Box<Series>, String>,
     },
-    Timed(f64),
     Redraw,
 }
 
@@ -91,7 +88,6 @@ impl DcqcnState {
             run_error: None,
             pinned: None,
             cursor_us: None,
-            last_ms: None,
             redraw: 0,
         };
         for (key, text) in q.values {
@@ -313,7 +309,6 @@ impl Reducible for DcqcnState {
                 let run = next.run;
                 next.finish(run, result.map(|b| *b));
             }
-            Action::Timed(ms) => next.last_ms = Some(ms),
             Action::Redraw => next.redraw += 1,
         }
         if next.run != self.run && next.model == Model::Fluid {
