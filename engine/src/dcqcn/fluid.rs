@@ -30,7 +30,6 @@
 //! PAUSE/RESUME cycling). Without PFC the queue is capped at the buffer and the excess is
 //! counted as drops.
 
-use super::cp::red_probability;
 use super::error::SimError;
 use super::rp::RpConfig;
 use super::scenario::{Limits, Scenario};
@@ -219,18 +218,21 @@ fn timer_terms(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> (f64, f64) {
 struct Constants {
     kmin_bytes: f64,
     kmax_bytes: f64,
-    pmax: f64,
+    /// RED's slope, P_max/(K_max − K_min) per byte (0 when K_max = K_min): a division
+    /// per step less on the path from the queue to the next queue.
+    mark_per_byte: f64,
     per_pkt: f64,
     /// τ, the CNP interval (the larger of N and the reduce-monitor period), and 1/τ.
     tau: f64,
     per_tau: f64,
     /// τ′, the alpha period K.
     tau_alpha: f64,
+    /// g/τ′, alpha's relaxation rate.
+    g_per_tau_alpha: f64,
     t_timer: f64,
     b_pkts: f64,
     f_thr: u32,
     r_ai: f64,
-    g: f64,
     cut_scale: f64,
     min_keep: f64,
 }
@@ -248,7 +250,15 @@ struct Marking {
 
 impl Marking {
     fn at(q_del_bytes: f64, c: &Constants) -> Marking {
-        let prob = red_probability(q_del_bytes, c.kmin_bytes, c.kmax_bytes, c.pmax).min(P_CAP);
+        // `cp::red_probability`, with its slope worked out once per run.
+        let prob = if q_del_bytes <= c.kmin_bytes {
+            0.0
+        } else if q_del_bytes <= c.kmax_bytes {
+            c.mark_per_byte * (q_del_bytes - c.kmin_bytes)
+        } else {
+            1.0
+        }
+        .min(P_CAP);
         let ln1mp = ln_unmarked(prob);
         let (byte_runs, byte_unmarked) = unmarked_runs(c.b_pkts, prob, ln1mp);
         Marking {
@@ -328,7 +338,7 @@ impl RateState {
         RateState {
             rc: -self.rc * cut * d.cnp_rate + (self.rt - self.rc) / 2.0 * d.increase_events,
             rt: -(self.rt - self.rc) * d.cnp_rate + d.ai_bps_per_s,
-            alpha: c.g / c.tau_alpha * (d.alpha_input - self.alpha),
+            alpha: c.g_per_tau_alpha * (d.alpha_input - self.alpha),
         }
     }
 
@@ -435,16 +445,20 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let c = Constants {
         kmin_bytes: s.cp.kmin_bytes as f64,
         kmax_bytes: s.cp.kmax_bytes as f64,
-        pmax: s.cp.pmax,
+        mark_per_byte: if s.cp.kmax_bytes > s.cp.kmin_bytes {
+            s.cp.pmax / (s.cp.kmax_bytes - s.cp.kmin_bytes) as f64
+        } else {
+            0.0
+        },
         per_pkt: 1.0 / pkt_bits,
         tau,
         per_tau: if tau > 0.0 { 1.0 / tau } else { 0.0 },
         tau_alpha: p.rp_dce_tcp_rtt_us * 1e-6,
+        g_per_tau_alpha: p.g / (p.rp_dce_tcp_rtt_us * 1e-6),
         t_timer: p.rp_time_reset_us * 1e-6,
         b_pkts: p.rp_byte_reset_bytes as f64 * 8.0 / pkt_bits,
         f_thr: p.rp_threshold,
         r_ai: p.rp_ai_rate_mbps * 1e6,
-        g: p.g,
         cut_scale: p.cut_scale(),
         min_keep: p.rp_min_dec_fac_pct / 100.0,
     };
