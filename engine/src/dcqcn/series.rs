@@ -89,22 +89,45 @@ pub struct Series {
     pub solve_ms: Option<f64>,
 }
 
+/// The most values (8 bytes each) a new series reserves room for: 16 MB.
+const RESERVED_VALUES: usize = 2_000_000;
+
 impl Series {
     pub(crate) fn new(model: Model, scenario: &super::Scenario) -> Self {
         let n = scenario.flows.len();
+        // Room for every sample up front, where that is modest: a column that grows by
+        // doubling copies itself over and over, and there are 5 per flow. A run that stops
+        // at its work cap would not fill a large reservation, so none is made for it.
+        let samples = (scenario.duration_us / scenario.sample_interval_us)
+            .ceil()
+            .clamp(0.0, super::scenario::MAX_SAMPLES as f64) as usize;
+        let values = samples.saturating_mul(5 * n + 5);
+        let samples = if values <= RESERVED_VALUES {
+            samples
+        } else {
+            0
+        };
+        let column = || Vec::with_capacity(samples);
+        let flow = || FlowSeries {
+            rc_gbps: column(),
+            rt_gbps: column(),
+            alpha: column(),
+            goodput_gbps: column(),
+            cnps: Vec::with_capacity(samples),
+        };
         Series {
             model,
             scenario: scenario.name.clone(),
             bottleneck_gbps: scenario.bottleneck_gbps,
             sample_interval_us: scenario.sample_interval_us,
             end_us: 0.0,
-            time_us: Vec::new(),
-            flows: vec![FlowSeries::default(); n],
+            time_us: column(),
+            flows: (0..n).map(|_| flow()).collect(),
             flow_start_us: scenario.flows.iter().map(|f| f.start_us).collect(),
-            queue_bytes: Vec::new(),
-            ecn_marks: Vec::new(),
-            drops: Vec::new(),
-            pfc_paused: Vec::new(),
+            queue_bytes: column(),
+            ecn_marks: Vec::with_capacity(samples),
+            drops: Vec::with_capacity(samples),
+            pfc_paused: Vec::with_capacity(samples),
             pause_intervals: Vec::new(),
             pfc_pause_total_us: 0.0,
             pfc_pause_events: 0,
