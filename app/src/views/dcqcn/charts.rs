@@ -200,7 +200,9 @@ pub fn draw(canvas: &HtmlCanvasElement, kind: ChartKind, frame: &Frame) -> Resul
     };
     AXES.with(|cache| -> Result<(), String> {
         let mut cache = cache.borrow_mut();
-        let slot = &mut cache[kind as usize];
+        let Some(slot) = cache.get_mut(kind as usize) else {
+            return Err(format!("no axes slot for the {} chart", kind.id()));
+        };
         if slot.as_ref().is_none_or(|(drawn, _)| *drawn != axes) {
             let layer = match slot.take() {
                 Some((_, layer)) => layer,
@@ -247,8 +249,8 @@ fn context_2d(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, St
 
 thread_local! {
     /// Per chart kind: the axes last drawn and the canvas holding them.
-    static AXES: std::cell::RefCell<[Option<(Axes, HtmlCanvasElement)>; 5]> =
-        const { std::cell::RefCell::new([None, None, None, None, None]) };
+    static AXES: std::cell::RefCell<[Option<(Axes, HtmlCanvasElement)>; ChartKind::ALL.len()]> =
+        const { std::cell::RefCell::new([const { None }; ChartKind::ALL.len()]) };
 }
 
 /// Everything the axes layer of a chart depends on.
