@@ -107,12 +107,11 @@ impl Series {
         } else {
             0
         };
-        let column = || Vec::with_capacity(samples);
         let flow = || FlowSeries {
-            rc_gbps: column(),
-            rt_gbps: column(),
-            alpha: column(),
-            goodput_gbps: column(),
+            rc_gbps: Vec::with_capacity(samples),
+            rt_gbps: Vec::with_capacity(samples),
+            alpha: Vec::with_capacity(samples),
+            goodput_gbps: Vec::with_capacity(samples),
             cnps: Vec::with_capacity(samples),
         };
         Series {
@@ -121,10 +120,10 @@ impl Series {
             bottleneck_gbps: scenario.bottleneck_gbps,
             sample_interval_us: scenario.sample_interval_us,
             end_us: 0.0,
-            time_us: column(),
+            time_us: Vec::with_capacity(samples),
             flows: (0..n).map(|_| flow()).collect(),
             flow_start_us: scenario.flows.iter().map(|f| f.start_us).collect(),
-            queue_bytes: column(),
+            queue_bytes: Vec::with_capacity(samples),
             ecn_marks: Vec::with_capacity(samples),
             drops: Vec::with_capacity(samples),
             pfc_paused: Vec::with_capacity(samples),
