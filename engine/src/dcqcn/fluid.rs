@@ -377,11 +377,13 @@ const NO_SLOPE: RateState = RateState {
 };
 
 /// Fluid PFC: at XOFF the senders are held to what the port drains, which is what
-/// PAUSE/RESUME cycling does on average. The factor the offered load is scaled by.
-fn pfc_throttle(q_bits: f64, offered_bps: f64, c_bps: f64, xoff_bits: Option<f64>) -> f64 {
-    match xoff_bits {
-        Some(x) if q_bits >= x && offered_bps > c_bps => c_bps / offered_bps,
-        _ => 1.0,
+/// PAUSE/RESUME cycling does on average. The factor the offered load is scaled by;
+/// `xoff_bits` is infinite on a port without PFC.
+fn pfc_throttle(q_bits: f64, offered_bps: f64, c_bps: f64, xoff_bits: f64) -> f64 {
+    if q_bits >= xoff_bits && offered_bps > c_bps {
+        c_bps / offered_bps
+    } else {
+        1.0
     }
 }
 
@@ -538,10 +540,15 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let mut marks = 0.0_f64;
     let mut dropped_bits = 0.0_f64;
     let mut pause_s = 0.0_f64;
-    let xoff_bits = s.cp.pfc.as_ref().map(|x| x.xoff_bytes as f64 * 8.0);
+    let xoff_bits =
+        s.cp.pfc
+            .as_ref()
+            .map_or(f64::INFINITY, |x| x.xoff_bytes as f64 * 8.0);
     let total_steps = (s.duration_us / step_us).round() as u64;
     let n_flows = flows.len() as u64;
-    let mut work: u64 = 0;
+    // The work cap as a number of steps: each step is one flow-step per class.
+    let step_cap = limits.max_events / n_flows.max(1);
+    let mut max_queue_bits = 0.0_f64;
     let mut step: u64 = 0;
     let mut since_sample: u64 = 0;
     // Before the run there is no queue and no one sending: the marking is nil, and each
@@ -554,7 +561,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     let mut slot: usize = 0;
 
     while step < total_steps {
-        if work.saturating_add(n_flows) > limits.max_events {
+        if step == step_cap {
             series.truncated = true;
             series.truncation_reason = Some(format!(
                 "work cap of {} flow-steps reached at t = {:.3} µs",
@@ -563,7 +570,6 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             ));
             break;
         }
-        work += n_flows;
         let t = step as f64 * dt;
 
         let mut offered_bps = 0.0;
@@ -646,7 +652,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             dropped_bits += q_next - buffer_bits;
         }
         q_bits = q_next.min(buffer_bits);
-        series.max_queue_bytes = series.max_queue_bytes.max(q_bits / 8.0);
+        max_queue_bits = max_queue_bits.max(q_bits);
 
         step += 1;
         slot = if slot + 1 == hist_len { 0 } else { slot + 1 };
@@ -683,7 +689,8 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             }
         }
     }
-    series.events = work;
+    series.events = step * n_flows;
+    series.max_queue_bytes = max_queue_bits / 8.0;
     series.pfc_pause_total_us = pause_s * 1e6;
     series.end_us = step as f64 * step_us;
     Ok(series)
