@@ -256,6 +256,9 @@ struct Marking {
 }
 
 impl Marking {
+    // Inlined by force: in wasm, LLVM left it (and `Drive::at`) as a call that returns its
+    // struct through memory, which cost about 5 % of the browser's solve.
+    #[inline(always)]
     fn at(q_del_bytes: f64, c: &Constants) -> Marking {
         // `cp::red_probability`, with its slope worked out once per run.
         let prob = if q_del_bytes <= c.kmin_bytes {
@@ -294,6 +297,7 @@ struct Drive {
 }
 
 impl Drive {
+    #[inline(always)]
     fn at(m: &Marking, r_del_bps: f64, c: &Constants) -> Drive {
         let r = r_del_bps * c.per_pkt;
         let marked = m.prob > 0.0 && r > 0.0;
