@@ -134,13 +134,13 @@ fn exp_m1(x: f64) -> f64 {
     const LN2_N_HI: f64 = 0.693_147_180_369_123_8 / 32.0;
     const LN2_N_LO: f64 = 1.908_214_929_270_587_7e-10 / 32.0;
     // Adding 1.5·2^52 rounds to the nearest integer (ties to even) and leaves it in the
-    // low bits of the mantissa: no rounding call and no float-to-integer conversion, both
-    // of which cost more than the rest of this function in wasm and on baseline x86-64.
+    // low bits of the mantissa: no rounding (a library call on baseline x86-64) and no
+    // float-to-integer conversion (a checked one in wasm).
     const SHIFT: f64 = 6_755_399_441_055_744.0;
     let shifted = x * N_OVER_LN2 + SHIFT;
     let n_f = shifted - SHIFT;
     let r = (x - n_f * LN2_N_HI) - n_f * LN2_N_LO;
-    // |n| < 2^15 here, so the low 32 bits hold it in two's complement.
+    // n ∈ [−1847, 32768] here, so the low 32 bits hold it in two's complement.
     let n = i64::from(shifted.to_bits() as u32 as i32);
     let j = (n & 31) as usize;
     let k = n >> 5;
@@ -257,7 +257,7 @@ struct Marking {
 
 impl Marking {
     // Inlined by force: in wasm, LLVM left it (and `Drive::at`) as a call that returns its
-    // struct through memory, which cost about 5 % of the browser's solve.
+    // struct through memory, which cost about 5 % of the solve in V8.
     #[inline(always)]
     fn at(q_del_bytes: f64, c: &Constants) -> Marking {
         // `cp::red_probability`, with its slope worked out once per run.
@@ -363,8 +363,8 @@ impl RateState {
     }
 }
 
-/// `x` held to [lo, hi] (lo ≤ hi) by two comparisons: `f64::clamp` also checks its
-/// bounds and orders NaN, which adds instructions on a path taken seven times a step.
+/// `x` held to [lo, hi] (lo ≤ hi) by two comparisons: `f64::clamp` also asserts its
+/// bounds and orders NaN, which adds instructions on a path taken nine times a step.
 fn bounded(x: f64, lo: f64, hi: f64) -> f64 {
     let x = if x < lo { lo } else { x };
     if x > hi {
