@@ -135,7 +135,7 @@ fn exp_m1(x: f64) -> f64 {
     const LN2_N_LO: f64 = 1.908_214_929_270_587_7e-10 / 32.0;
     // Adding 1.5·2^52 rounds to the nearest integer (ties to even) and leaves it in the
     // low bits of the mantissa: no rounding (a library call on baseline x86-64) and no
-    // float-to-integer conversion (a checked one in wasm).
+    // float-to-integer conversion (saturating, so several instructions once compiled).
     const SHIFT: f64 = 6_755_399_441_055_744.0;
     let shifted = x * N_OVER_LN2 + SHIFT;
     let n_f = shifted - SHIFT;
