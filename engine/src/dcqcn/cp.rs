@@ -6,13 +6,48 @@ use super::params::CongestionPointParams;
 /// Marking probability for an instantaneous queue of `queue_bytes` (paper §3.1, Fig. 5):
 /// 0 at or below K_min, rising linearly to P_max at K_max, 1 above K_max.
 pub fn red_probability(queue_bytes: f64, kmin_bytes: f64, kmax_bytes: f64, pmax: f64) -> f64 {
-    if queue_bytes <= kmin_bytes {
-        0.0
-    } else if queue_bytes <= kmax_bytes {
-        // kmin < q ≤ kmax implies kmax > kmin, so the division is safe.
-        pmax * (queue_bytes - kmin_bytes) / (kmax_bytes - kmin_bytes)
-    } else {
-        1.0
+    RedCurve::new(kmin_bytes, kmax_bytes, pmax).probability(queue_bytes)
+}
+
+/// The RED marking curve of [`red_probability`] with its slope worked out once, for the
+/// models that ask it on every packet or step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RedCurve {
+    kmin_bytes: f64,
+    kmax_bytes: f64,
+    /// P_max/(K_max − K_min) per byte; 0 when K_max = K_min (no queue lies between).
+    per_byte: f64,
+}
+
+impl RedCurve {
+    pub fn new(kmin_bytes: f64, kmax_bytes: f64, pmax: f64) -> RedCurve {
+        RedCurve {
+            kmin_bytes,
+            kmax_bytes,
+            per_byte: if kmax_bytes > kmin_bytes {
+                pmax / (kmax_bytes - kmin_bytes)
+            } else {
+                0.0
+            },
+        }
+    }
+
+    pub fn of(params: &CongestionPointParams) -> RedCurve {
+        RedCurve::new(
+            params.kmin_bytes as f64,
+            params.kmax_bytes as f64,
+            params.pmax,
+        )
+    }
+
+    pub fn probability(&self, queue_bytes: f64) -> f64 {
+        if queue_bytes <= self.kmin_bytes {
+            0.0
+        } else if queue_bytes <= self.kmax_bytes {
+            self.per_byte * (queue_bytes - self.kmin_bytes)
+        } else {
+            1.0
+        }
     }
 }
 
@@ -36,6 +71,8 @@ pub enum PfcSignal {
 #[derive(Debug, Clone)]
 pub struct CongestionPoint {
     params: CongestionPointParams,
+    /// `params`' marking curve.
+    red: RedCurve,
     queue_bytes: u64,
     paused_upstream: bool,
     pause_started_ps: u64,
@@ -56,6 +93,7 @@ pub struct CongestionPoint {
 impl CongestionPoint {
     pub fn new(params: CongestionPointParams) -> Self {
         CongestionPoint {
+            red: RedCurve::of(&params),
             params,
             queue_bytes: 0,
             paused_upstream: false,
@@ -80,12 +118,7 @@ impl CongestionPoint {
 
     /// Marking probability for the current queue.
     pub fn marking_probability(&self) -> f64 {
-        red_probability(
-            self.queue_bytes as f64,
-            self.params.kmin_bytes as f64,
-            self.params.kmax_bytes as f64,
-            self.params.pmax,
-        )
+        self.red.probability(self.queue_bytes as f64)
     }
 
     /// A packet of `size` bytes arrives at `now_ps`. Marking looks at the queue the

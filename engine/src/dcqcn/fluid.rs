@@ -30,6 +30,7 @@
 //! PAUSE/RESUME cycling). Without PFC the queue is capped at the buffer and the excess is
 //! counted as drops.
 
+use super::cp::RedCurve;
 use super::error::SimError;
 use super::rp::RpConfig;
 use super::scenario::{Limits, Scenario};
@@ -222,11 +223,7 @@ fn timer_terms(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> (f64, f64) {
 
 /// The constants of a run's rate equations, in SI units.
 struct Constants {
-    kmin_bytes: f64,
-    kmax_bytes: f64,
-    /// RED's slope, P_max/(K_max − K_min) per byte (0 when K_max = K_min): a division
-    /// per step less on the path from the queue to the next queue.
-    mark_per_byte: f64,
+    red: RedCurve,
     per_pkt: f64,
     /// τ, the CNP interval (the larger of N and the reduce-monitor period), and 1/τ.
     tau: f64,
@@ -260,15 +257,7 @@ impl Marking {
     // struct through memory, which cost about 5 % of the solve in V8.
     #[inline(always)]
     fn at(q_del_bytes: f64, c: &Constants) -> Marking {
-        // `cp::red_probability`, with its slope worked out once per run.
-        let prob = if q_del_bytes <= c.kmin_bytes {
-            0.0
-        } else if q_del_bytes <= c.kmax_bytes {
-            c.mark_per_byte * (q_del_bytes - c.kmin_bytes)
-        } else {
-            1.0
-        }
-        .min(P_CAP);
+        let prob = c.red.probability(q_del_bytes).min(P_CAP);
         let ln1mp = ln_unmarked(prob);
         let (byte_runs, byte_unmarked) = unmarked_runs(c.b_pkts, prob, ln1mp);
         Marking {
@@ -465,13 +454,7 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
         * 1e-6)
         .max(0.0);
     let c = Constants {
-        kmin_bytes: s.cp.kmin_bytes as f64,
-        kmax_bytes: s.cp.kmax_bytes as f64,
-        mark_per_byte: if s.cp.kmax_bytes > s.cp.kmin_bytes {
-            s.cp.pmax / (s.cp.kmax_bytes - s.cp.kmin_bytes) as f64
-        } else {
-            0.0
-        },
+        red: RedCurve::of(&s.cp),
         per_pkt: 1.0 / pkt_bits,
         tau,
         per_tau: if tau > 0.0 { 1.0 / tau } else { 0.0 },

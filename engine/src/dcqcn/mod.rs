@@ -20,7 +20,7 @@ mod rp;
 mod scenario;
 mod series;
 
-pub use cp::{red_probability, Admission, CongestionPoint, PfcSignal};
+pub use cp::{red_probability, Admission, CongestionPoint, PfcSignal, RedCurve};
 pub use error::SimError;
 pub use fluid::simulate_fluid;
 pub use np::NotificationPoint;
