@@ -667,12 +667,18 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     }
     for f in &flows {
         if let Some((&first, others)) = f.members.split_first() {
-            if let Some(col) = series.flows.get(first).cloned() {
-                for &i in others {
-                    if let Some(other) = series.flows.get_mut(i) {
-                        other.clone_from(&col);
-                    }
+            // Taken out and put back, so its columns are copied into the others' reserved
+            // room without a copy of their own.
+            let Some(col) = series.flows.get_mut(first).map(std::mem::take) else {
+                continue;
+            };
+            for &i in others {
+                if let Some(other) = series.flows.get_mut(i) {
+                    other.clone_from(&col);
                 }
+            }
+            if let Some(slot) = series.flows.get_mut(first) {
+                *slot = col;
             }
         }
     }
