@@ -10,7 +10,12 @@
 //!   resolved again (a file replaced by rename is a new inode; a link pointed elsewhere leads
 //!   to another one; a directory or file moved has a new change time, and so has a directory
 //!   an entry came to, left or was renamed in). The same directory at the same place inside
-//!   the root stays open and is listed afresh; anything else is opened afresh;
+//!   the root stays open and is listed afresh; anything else is opened afresh. During a
+//!   reading (between [`Kept::begin_reading`] and [`Kept::end_reading`]), the `stat` starts
+//!   from the nearest directory above that this reading already checked, through its kept
+//!   descriptor: `ports/1/counters` after `ports` costs the lookup of `1/counters`, not of
+//!   every component from `/` again, and checks the same thing, since `ports` was just found
+//!   to be where its path leads;
 //! - an open file is reused only for the directory entry of the same name *and inode*, so a
 //!   counter replaced by rename is opened again, one removed is no longer read and one that
 //!   reappears is opened again;
@@ -44,7 +49,7 @@ use std::{
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
-use rustix::fs::{FileType, Mode, OFlags, RawDir, SeekFrom, Stat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, SeekFrom, Stat};
 
 use super::root::{attribute_text, ReadError, Root, MAX_ATTRIBUTE_BYTES};
 
@@ -75,6 +80,10 @@ pub struct Kept {
     /// Whether [`Kept::list`] may trust a settled listing: false on sysfs, whose directory
     /// times stay the same when entries come and go.
     listings_follow_times: bool,
+    /// The reading going on, if any: a directory whose `checked_in` is this may anchor the
+    /// checks of the paths below it.
+    reading: Option<u64>,
+    readings: u64,
 }
 
 /// A directory kept open: `stat` is what its descriptor was when opened.
@@ -89,8 +98,10 @@ struct KeptDir {
     /// change.
     listed: Option<Instant>,
     settled: bool,
-    /// Whether a reading used it since the last [`Kept::forget_unused`].
+    /// Whether a reading used it since the last [`Kept::end_reading`].
     used: bool,
+    /// The reading in which its path was last found to lead to it.
+    checked_in: Option<u64>,
 }
 
 struct Entry {
@@ -204,7 +215,47 @@ impl Kept {
             bytes: Vec::new(),
             settled_after: SETTLED,
             listings_follow_times,
+            reading: None,
+            readings: 0,
         }
+    }
+
+    /// Starts a reading: until [`Kept::end_reading`], a directory checked once anchors the
+    /// checks of what lies below it.
+    pub fn begin_reading(&mut self) {
+        self.readings = self.readings.wrapping_add(1);
+        self.reading = Some(self.readings);
+    }
+
+    /// Ends a reading and closes what it did not use, so the directories of a device that
+    /// went away do not stay open.
+    pub fn end_reading(&mut self) {
+        self.reading = None;
+        self.forget_unused();
+    }
+
+    /// The `stat` of `relative` (whose path from `/` is `full`), following links: from the
+    /// nearest directory above it that this reading already checked, or from `/`.
+    fn stat_path(&self, relative: &Path, full: &Path) -> rustix::io::Result<Stat> {
+        if let Some(reading) = self.reading {
+            for above in relative.ancestors().skip(1) {
+                if above.as_os_str().is_empty() {
+                    break;
+                }
+                let Some(dir) = self.dirs.get(above.as_os_str()) else {
+                    continue;
+                };
+                if dir.checked_in == Some(reading) {
+                    if let Ok(rest) = relative.strip_prefix(above) {
+                        return rustix::fs::statat(&dir.fd, rest, AtFlags::empty());
+                    }
+                }
+                // The nearest kept directory was not checked in this reading (the sampler
+                // reads a directory's parent first, so this is rare): start from `/`.
+                break;
+            }
+        }
+        rustix::fs::stat(full)
     }
 
     /// A `Kept` that keeps at most `most` descriptors open and trusts a directory listing
@@ -221,8 +272,12 @@ impl Kept {
     /// What [`Root::read`] returns, from the file kept open for `relative` when its path
     /// still leads to it.
     pub fn read(&mut self, relative: &Path) -> Result<String, ReadError> {
-        if let Some(kept) = self.files.get_mut(relative.as_os_str()) {
-            let unchanged = rustix::fs::stat(&kept.path).is_ok_and(|now| same(&now, &kept.stat));
+        let now = self
+            .files
+            .get(relative.as_os_str())
+            .map(|kept| self.stat_path(relative, &kept.path));
+        if let (Some(kept), Some(now)) = (self.files.get_mut(relative.as_os_str()), now) {
+            let unchanged = now.is_ok_and(|now| same(&now, &kept.stat));
             if unchanged {
                 kept.used = true;
                 match pread_text(kept.fd.as_fd(), &mut self.bytes, || kept.resolved.clone()) {
@@ -290,9 +345,8 @@ impl Kept {
         })
     }
 
-    /// Closes what no reading used since the last call; a reading calls it at its end, so
-    /// the directories of a device that went away do not stay open.
-    pub fn forget_unused(&mut self) {
+    /// Closes what no reading used since the last call.
+    fn forget_unused(&mut self) {
         let budget = &mut self.budget;
         self.dirs.retain(|_, dir| {
             let keep = std::mem::take(&mut dir.used);
@@ -338,8 +392,12 @@ impl Kept {
         work: impl FnOnce(&mut KeptDir, &mut Reads),
     ) -> Result<(), ReadError> {
         let mut unchanged = false;
-        if let Some(dir) = self.dirs.get_mut(relative.as_os_str()) {
-            match rustix::fs::stat(&dir.path) {
+        let now = self
+            .dirs
+            .get(relative.as_os_str())
+            .map(|dir| self.stat_path(relative, &dir.path));
+        if let (Some(dir), Some(now)) = (self.dirs.get_mut(relative.as_os_str()), now) {
+            match now {
                 Ok(now) if same(&now, &dir.stat) => unchanged = true,
                 // The same directory, changed (an entry came, went or was renamed; or it was
                 // moved): kept, with its open files, if its path still resolves to where it
@@ -375,6 +433,7 @@ impl Kept {
                 listed: None,
                 settled: false,
                 used: true,
+                checked_in: None,
             };
             if !self.budget.take() {
                 // No room to keep it: use it once, closing it and its files after.
@@ -404,6 +463,7 @@ impl Kept {
             return Ok(()); // inserted above
         };
         dir.used = true;
+        dir.checked_in = self.reading;
         let mut reads = Reads {
             root,
             budget,
@@ -777,6 +837,55 @@ mod tests {
                 .is_err());
             assert!(kept.read(Path::new("dev/counters/c")).is_err());
             assert!(kept.list(Path::new("dev/counters")).is_err());
+        }
+    }
+
+    #[test]
+    fn within_a_reading_what_lies_below_a_checked_directory_is_checked_from_it() {
+        let tree = tempfile::tempdir().unwrap();
+        for (device, value) in [("x", "1\n"), ("y", "2\n")] {
+            let counters = tree.path().join("devices").join(device).join("counters");
+            fs::create_dir_all(&counters).unwrap();
+            fs::write(counters.join("c"), value).unwrap();
+            fs::write(counters.join("d"), value).unwrap();
+        }
+        let link = tree.path().join("dev");
+        let c = Path::new("dev/counters/c");
+        for mut kept in both_ways(tree.path()) {
+            symlink("devices/x", &link).unwrap();
+            for expected in ["1", "1"] {
+                kept.begin_reading();
+                assert_eq!(
+                    value(&read_all(&mut kept, "dev/counters"), "d").unwrap(),
+                    "1"
+                );
+                assert_eq!(kept.read(c).unwrap(), expected);
+                kept.end_reading();
+            }
+            // The link now leads elsewhere: the directory is found anew, and the file below
+            // it is checked from the new one.
+            fs::remove_file(&link).unwrap();
+            symlink("devices/y", &link).unwrap();
+            kept.begin_reading();
+            assert_eq!(
+                value(&read_all(&mut kept, "dev/counters"), "d").unwrap(),
+                "2"
+            );
+            assert_eq!(kept.read(c).unwrap(), "2");
+            kept.end_reading();
+            // Replaced by rename below the checked directory, then removed.
+            replace(tree.path(), "devices/y/counters/c", "3\n");
+            kept.begin_reading();
+            read_all(&mut kept, "dev/counters");
+            assert_eq!(kept.read(c).unwrap(), "3");
+            kept.end_reading();
+            fs::remove_file(tree.path().join("devices/y/counters/c")).unwrap();
+            kept.begin_reading();
+            read_all(&mut kept, "dev/counters");
+            assert!(kept.read(c).is_err());
+            kept.end_reading();
+            fs::write(tree.path().join("devices/y/counters/c"), "2\n").unwrap();
+            fs::remove_file(&link).unwrap();
         }
     }
 

@@ -122,6 +122,7 @@ impl Trees {
             .unwrap_or_default();
         let mut found = BTreeSet::new();
         let mut ports = Vec::new();
+        self.kept.begin_reading();
         for device in self.kept_list(Path::new(INFINIBAND)) {
             found.insert(Component::RdmaDevice {
                 device: device.clone(),
@@ -185,7 +186,7 @@ impl Trees {
             });
         }
         // What this reading did not use (a device that went away) is closed.
-        self.kept.forget_unused();
+        self.kept.end_reading();
         let reading = Reading {
             timestamp_ms,
             ports,
