@@ -625,6 +625,72 @@ async fn demo_mode_says_so_on_every_message_and_moves() {
     assert!(metrics.contains("source=\"demo\""));
 }
 
+#[tokio::test]
+async fn sigterm_and_sigint_stop_the_probe_cleanly() {
+    use rustix::process::{kill_process, Pid, Signal};
+    for signal in [Signal::TERM, Signal::INT] {
+        let scratch = Scratch::new(&format!("stop-{}", signal.as_raw()));
+        // The demo's temporary copy goes here, so the test can see it removed.
+        let temporary = scratch.dir.join("tmp");
+        std::fs::create_dir(&temporary).unwrap();
+        let site = scratch.dir.join("site").display().to_string();
+        let mut child = Command::new(PROBE)
+            .args(["serve", "--listen", "127.0.0.1:0", "--ui", &site, "--demo"])
+            .args(["--interval-ms", "1000"])
+            .env("TMPDIR", &temporary)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let addr = line
+            .strip_prefix("Serving rdma-lab at http://")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_string();
+        let probe = Probe { child, addr };
+        assert_eq!(
+            std::fs::read_dir(&temporary).unwrap().count(),
+            1,
+            "the demo's copy"
+        );
+        let mut ws = probe.connect("/ws", None).await.unwrap();
+        assert_eq!(next_json(&mut ws).await["type"], "hello");
+
+        kill_process(Pid::from_child(&probe.child), signal).unwrap();
+        // The client is told, with "going away" (1001), well within one interval.
+        let closed = loop {
+            let message = tokio::time::timeout(Duration::from_millis(900), ws.next())
+                .await
+                .expect("a close frame before the next sample would be due");
+            match message {
+                Some(Ok(Message::Close(frame))) => break frame,
+                Some(Ok(_)) => continue,
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        };
+        assert_eq!(closed.map(|f| u16::from(f.code)), Some(1001));
+        let mut probe = probe;
+        let status = (0..50)
+            .find_map(|_| {
+                std::thread::sleep(Duration::from_millis(20));
+                probe.child.try_wait().unwrap()
+            })
+            .expect("the probe exits within a second of the signal");
+        assert!(status.success(), "{signal:?}: {status}");
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+        assert!(rest.ends_with("native-probe: stopped\n"), "{rest:?}");
+        assert_eq!(
+            std::fs::read_dir(&temporary).unwrap().count(),
+            0,
+            "the demo's copy is removed"
+        );
+    }
+}
+
 #[test]
 fn intervals_below_100_ms_are_refused_with_a_clear_message() {
     let output = Command::new(PROBE)

@@ -98,9 +98,9 @@ impl Live {
         }
     }
 
-    /// Whether the server is stopping.
+    /// Whether the server is stopping, or stopped (its stop signal is gone).
     pub fn stopping(&self) -> bool {
-        *self.stopping.borrow()
+        *self.stopping.borrow() || self.stopping.has_changed().is_err()
     }
 
     pub fn latest(&self) -> Latest {

@@ -9,7 +9,7 @@ use std::{
     fmt, io,
     net::SocketAddr,
     path::PathBuf,
-    sync::Arc,
+    sync::{mpsc, Arc},
     time::{Duration, Instant},
 };
 
@@ -88,23 +88,24 @@ impl std::error::Error for ServeError {}
 /// Checks the site, binds the address, prints the URL and serves until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let ui_dir = site::check_site(&args.ui)?;
-    // The demo's temporary copy lives (inside the sampler) until the server stops.
-    let (trees, demo, source) = if args.demo {
-        let demo = Demo::start().map_err(ServeError::Demo)?;
-        let trees =
-            Trees::open(&demo.sysfs_root(), &demo.debugfs_root()).map_err(ServeError::Trees)?;
-        (trees, Some(demo), Source::Demo)
-    } else {
-        let trees =
-            Trees::open(&args.trees.sysfs(), &args.trees.debugfs()).map_err(ServeError::Trees)?;
-        (trees, None, args.trees.source())
+    // One thread serves every client: the work per sample is one send each, and handing
+    // clients to more workers cost more in wake-ups than it spread (the bench's CPU figure).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    // Before the sampler's thread starts: see `own_descriptor_table`.
+    let signalled = {
+        let _inside = runtime.enter();
+        shutdown_signal()
     };
-    let read_from = trees.sysfs.dir().display().to_string();
-    let sampler = Sampler::new(trees, demo);
-    let latest = Latest {
-        inventory: Arc::clone(sampler.inventory()),
-        reading: Arc::clone(sampler.latest()),
-    };
+    let Started {
+        latest,
+        source,
+        read_from,
+        sampling,
+        sampler,
+    } = start_sampler(&args)?;
     let (stop, stopping) = watch::channel(false);
     let config = LiveConfig {
         source,
@@ -117,13 +118,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         ui_dir,
         live: Live::new(config, latest, stopping),
     });
-    // One thread serves every client: the work per sample is one send each, and handing
-    // clients to more workers cost more in wake-ups than it spread (the bench's CPU figure).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(ServeError::Runtime)?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener =
             TcpListener::bind(args.listen)
                 .await
@@ -135,21 +130,17 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
                     },
                 })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
-        let signalled = shutdown_signal();
         println!("Serving rdma-lab at http://{local}/ (press Ctrl-C to stop)");
         match source {
             Source::Live => println!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics"),
             Source::Demo => println!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
             Source::Recorded => println!("Recorded counters from {read_from} (not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
         }
-        // Its own thread, off the async workers, since sysfs reads block in the driver: it
-        // wakes once per interval, where a timer task handing each tick to the blocking pool
-        // woke a worker, then the pool's thread, then a worker again to publish.
-        let sampling_state = state.clone();
-        std::thread::Builder::new()
-            .name("sampler".to_string())
-            .spawn(move || sample_forever(sampler, &sampling_state, args.interval_ms))
-            .map_err(ServeError::Runtime)?;
+        if sampling.send(state.clone()).is_err() {
+            return Err(ServeError::Runtime(io::Error::other(
+                "the sampler stopped before the server started",
+            )));
+        }
         let listener = listener.tap_io(|stream| {
             // Best effort: without it the client queue still bounds memory, only later.
             let _ = socket2::SockRef::from(&*stream).set_send_buffer_size(SOCKET_SEND_BUFFER_BYTES);
@@ -162,10 +153,15 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         axum::serve(listener, router(state))
             .with_graceful_shutdown(stopped)
             .await
-            .map_err(ServeError::Runtime)?;
-        println!("native-probe: stopped");
-        Ok(())
-    })
+            .map_err(ServeError::Runtime)
+    });
+    // However the server ended, the sampler sees it when woken (the stop signal is sent or
+    // gone); its end removes the demo's temporary copy.
+    sampler.thread().unpark();
+    let _ = sampler.join();
+    served?;
+    println!("native-probe: stopped");
+    Ok(())
 }
 
 /// All routes of the probe. The site is the fallback, so every path the app owns
@@ -178,16 +174,111 @@ pub fn router(state: Arc<ProbeState>) -> Router {
         .fallback_service(site::service(state))
 }
 
+/// What the sampler's thread hands over once it took its first reading.
+struct Started {
+    latest: Latest,
+    source: Source,
+    /// The sysfs root, for the start-up message.
+    read_from: String,
+    /// Takes the server's state to the sampler, which then publishes to it every interval.
+    sampling: mpsc::SyncSender<Arc<ProbeState>>,
+    sampler: std::thread::JoinHandle<()>,
+}
+
+/// Starts the sampler on a thread of its own, off the async workers, since sysfs reads block
+/// in the driver: it wakes once per interval, where a timer task handing each tick to the
+/// blocking pool woke a worker, then the pool's thread, then a worker again to publish. The
+/// thread opens the trees itself, after `own_descriptor_table`, and takes the first reading,
+/// so the first tick already has rates.
+fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
+    let (started, first) = mpsc::sync_channel(1);
+    let (sampling, server) = mpsc::sync_channel::<Arc<ProbeState>>(1);
+    let demo = args.demo;
+    let (sysfs, debugfs, recorded_as) = (
+        args.trees.sysfs(),
+        args.trees.debugfs(),
+        args.trees.source(),
+    );
+    let interval_ms = args.interval_ms;
+    let sampler = std::thread::Builder::new()
+        .name("sampler".to_string())
+        .spawn(move || {
+            own_descriptor_table();
+            // The demo's temporary copy lives (inside the sampler) until the server stops.
+            let opened = if demo {
+                Demo::start().map_err(ServeError::Demo).and_then(|demo| {
+                    let trees = Trees::open(&demo.sysfs_root(), &demo.debugfs_root())
+                        .map_err(ServeError::Trees)?;
+                    Ok((trees, Some(demo), Source::Demo))
+                })
+            } else {
+                Trees::open(&sysfs, &debugfs)
+                    .map_err(ServeError::Trees)
+                    .map(|trees| (trees, None, recorded_as))
+            };
+            let (trees, demo, source) = match opened {
+                Ok(opened) => opened,
+                Err(error) => {
+                    let _ = started.send(Err(error));
+                    return;
+                }
+            };
+            let read_from = trees.sysfs.dir().display().to_string();
+            let sampler = Sampler::new(trees, demo);
+            let latest = Latest {
+                inventory: Arc::clone(sampler.inventory()),
+                reading: Arc::clone(sampler.latest()),
+            };
+            let _ = started.send(Ok((latest, source, read_from)));
+            // None when the server could not start.
+            if let Ok(state) = server.recv() {
+                sample_forever(sampler, &state, interval_ms);
+            }
+        })
+        .map_err(ServeError::Runtime)?;
+    let (latest, source, read_from) = first.recv().map_err(|_| {
+        ServeError::Runtime(io::Error::other(
+            "the sampler stopped before its first reading",
+        ))
+    })??;
+    Ok(Started {
+        latest,
+        source,
+        read_from,
+        sampling,
+        sampler,
+    })
+}
+
+/// Gives the calling thread a descriptor table of its own, a copy of the process's. While
+/// threads share a table, the kernel takes and drops a reference to the file on every
+/// `pread` and `stat` of a descriptor; the sampler makes a few hundred of them each
+/// interval, and alone in its table it is spared those (`fdget`'s fast path). If the system
+/// refuses (a sandbox may forbid `unshare`), the table stays shared, which is only slower.
+///
+/// From then on, a descriptor opened on one side does not exist on the other. The sampler
+/// uses only what it opens itself and two descriptors that exist before its thread starts:
+/// the runtime's wake-up descriptor (publishing wakes the clients' tasks) and the signal
+/// handlers' pipe (a signal may be handled on any thread). Nothing it opens leaves its thread.
+fn own_descriptor_table() {
+    // SAFETY: as above, no thread uses a descriptor from the other's table.
+    let _ = unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) };
+}
+
 /// The one sampler: every client receives what it publishes. Returns when the server stops.
 fn sample_forever(mut sampler: Sampler, state: &ProbeState, interval_ms: u64) {
     let interval = Duration::from_millis(interval_ms);
     let mut next = Instant::now() + interval;
     loop {
         if let Some(wait) = next.checked_duration_since(Instant::now()) {
-            std::thread::sleep(wait);
+            // Woken early when the server stops (or for no reason: then it waits on).
+            std::thread::park_timeout(wait);
         }
         if state.live.stopping() {
             return;
+        }
+        if Instant::now() < next {
+            continue;
         }
         let tick = sampler.tick();
         // A slow read (a busy driver) delays the next tick rather than bunching them up.
