@@ -147,6 +147,24 @@ mod tests {
     }
 
     #[test]
+    fn readings_and_samples_share_the_names_the_listing_found() {
+        let dir = copied_fixture();
+        let mut sampler = sampler(dir.path());
+        // From the third tick on, both readings and the sample are refilled, not rebuilt.
+        for _ in 0..3 {
+            let tick = sampler.tick();
+            sampler.recycle(tick);
+        }
+        let tick = sampler.tick();
+        let reading = &sampler.latest().ports[0].hw_counters;
+        let sample = &sample_of(&tick).ports[0].hw_counters;
+        assert!(reading.len() > 10);
+        for (in_reading, in_sample) in reading.keys().zip(sample.keys()) {
+            assert!(Arc::ptr_eq(in_reading, in_sample), "{in_reading} is copied");
+        }
+    }
+
+    #[test]
     fn a_counter_reset_is_reported_without_a_rate() {
         let dir = copied_fixture();
         let mut sampler = sampler(dir.path());

@@ -8,11 +8,17 @@
 
 pub mod counter;
 
-use std::{collections::BTreeMap, mem::take};
+use std::{collections::BTreeMap, mem::take, sync::Arc};
 
 use serde::{Deserialize, Serialize};
 
 pub use counter::{CounterStatus, Delta};
+
+/// A counter's file name (`port_xmit_data`, `np_cnp_sent`, `rx_bytes`). Shared, not copied:
+/// the probe's readings and samples of a directory hold the very names it listed, so
+/// comparing two of them is comparing two pointers, and each interval touches each name's
+/// bytes once (to write it out) instead of once per map it is in.
+pub type CounterName = Arc<str>;
 
 /// Bumped whenever a field is renamed or removed or its meaning changes; adding an optional
 /// field does not bump it. Version 2: `source` gained `recorded`, and `live` no longer covers
@@ -188,9 +194,9 @@ pub struct PortReading {
     pub port: u32,
     pub state: Option<Enumerated>,
     /// `counters/<name>` raw values; `null` when the file could not be read.
-    pub counters: BTreeMap<String, Option<u64>>,
+    pub counters: BTreeMap<CounterName, Option<u64>>,
     /// `hw_counters/<name>` raw values (driver-specific, e.g. mlx5's `np_cnp_sent`).
-    pub hw_counters: BTreeMap<String, Option<u64>>,
+    pub hw_counters: BTreeMap<CounterName, Option<u64>>,
     /// Octets sent: `port_xmit_data` × 4, since that counter counts 4-octet words.
     pub tx_bytes: Option<u64>,
     /// Octets received: `port_rcv_data` × 4.
@@ -202,7 +208,7 @@ pub struct NetdevReading {
     pub interface: String,
     pub operstate: Option<String>,
     /// `statistics/<name>` raw values.
-    pub statistics: BTreeMap<String, Option<u64>>,
+    pub statistics: BTreeMap<CounterName, Option<u64>>,
     pub tx_bytes: Option<u64>,
     pub rx_bytes: Option<u64>,
 }
@@ -242,8 +248,8 @@ pub struct PortSample {
     pub device: String,
     pub port: u32,
     pub state: Option<Enumerated>,
-    pub counters: BTreeMap<String, CounterSample>,
-    pub hw_counters: BTreeMap<String, CounterSample>,
+    pub counters: BTreeMap<CounterName, CounterSample>,
+    pub hw_counters: BTreeMap<CounterName, CounterSample>,
     pub tx_bytes_per_second: Option<f64>,
     pub rx_bytes_per_second: Option<f64>,
 }
@@ -252,7 +258,7 @@ pub struct PortSample {
 pub struct NetdevSample {
     pub interface: String,
     pub operstate: Option<String>,
-    pub statistics: BTreeMap<String, CounterSample>,
+    pub statistics: BTreeMap<CounterName, CounterSample>,
     pub tx_bytes_per_second: Option<f64>,
     pub rx_bytes_per_second: Option<f64>,
 }
@@ -387,17 +393,21 @@ impl Sample {
 
 /// Every counter of `now` with its rate since `previous`. Both maps are sorted by name, so
 /// each counter's earlier value is found by walking `previous` alongside. `reuse` is
-/// written over when it holds exactly `now`'s names.
+/// written over when it holds exactly `now`'s names. A name is compared by its pointer
+/// first (`Arc`'s equality does so too): the probe's maps share their names.
 fn rates(
-    now: &BTreeMap<String, Option<u64>>,
-    previous: Option<&BTreeMap<String, Option<u64>>>,
+    now: &BTreeMap<CounterName, Option<u64>>,
+    previous: Option<&BTreeMap<CounterName, Option<u64>>>,
     elapsed_ms: u64,
     words_are_octets: bool,
-    mut reuse: BTreeMap<String, CounterSample>,
-) -> BTreeMap<String, CounterSample> {
+    mut reuse: BTreeMap<CounterName, CounterSample>,
+) -> BTreeMap<CounterName, CounterSample> {
     let mut earlier = previous.into_iter().flatten().peekable();
-    let mut sample = |name: &String, value: Option<u64>| {
-        while earlier.next_if(|(before, _)| *before < name).is_some() {}
+    let mut sample = |name: &CounterName, value: Option<u64>| {
+        while earlier
+            .next_if(|(before, _)| !Arc::ptr_eq(before, name) && *before < name)
+            .is_some()
+        {}
         let before = earlier
             .next_if(|(before, _)| *before == name)
             .and_then(|(_, value)| *value);
@@ -429,13 +439,13 @@ mod tests {
             ports: vec![PortReading {
                 device: "mlx5_0".into(),
                 port: 1,
-                counters: BTreeMap::from([("port_xmit_data".to_string(), xmit_words)]),
-                hw_counters: BTreeMap::from([("np_cnp_sent".to_string(), Some(np_cnp_sent))]),
+                counters: BTreeMap::from([("port_xmit_data".into(), xmit_words)]),
+                hw_counters: BTreeMap::from([("np_cnp_sent".into(), Some(np_cnp_sent))]),
                 ..PortReading::default()
             }],
             netdevs: vec![NetdevReading {
                 interface: "eth0".into(),
-                statistics: BTreeMap::from([("rx_bytes".to_string(), Some(rx_bytes))]),
+                statistics: BTreeMap::from([("rx_bytes".into(), Some(rx_bytes))]),
                 ..NetdevReading::default()
             }],
         }
@@ -449,7 +459,7 @@ mod tests {
         let hw = |pairs: &[(&str, u64)]| {
             pairs
                 .iter()
-                .map(|(n, v)| (n.to_string(), Some(*v)))
+                .map(|(n, v)| (CounterName::from(*n), Some(*v)))
                 .collect::<BTreeMap<_, _>>()
         };
         before.ports[0].hw_counters = hw(&[("a", 1), ("c", 10), ("e", 100), ("f", 7)]);
@@ -462,10 +472,10 @@ mod tests {
         assert_eq!(
             rates,
             BTreeMap::from([
-                ("b".to_string(), (None, CounterStatus::First)),
-                ("c".to_string(), (Some(3.0), CounterStatus::Ok)),
-                ("d".to_string(), (None, CounterStatus::First)),
-                ("f".to_string(), (Some(2.0), CounterStatus::Ok)),
+                ("b".into(), (None, CounterStatus::First)),
+                ("c".into(), (Some(3.0), CounterStatus::Ok)),
+                ("d".into(), (None, CounterStatus::First)),
+                ("f".into(), (Some(2.0), CounterStatus::Ok)),
             ])
         );
     }
@@ -481,11 +491,9 @@ mod tests {
         // Names that no longer line up: a counter more, a map emptied, another interface.
         let mut d = c.clone();
         d.timestamp_ms = 2_500;
-        d.ports[0]
-            .counters
-            .insert("port_rcv_data".to_string(), Some(7));
+        d.ports[0].counters.insert("port_rcv_data".into(), Some(7));
         d.ports[0].hw_counters.clear();
-        d.netdevs[0].interface = "eth1".to_string();
+        d.netdevs[0].interface = "eth1".into();
         assert_eq!(
             Sample::between_reusing(&c, &d, Some(reused)),
             Sample::between(&c, &d)

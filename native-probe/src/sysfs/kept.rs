@@ -46,6 +46,7 @@ use std::{
     fmt, io,
     os::fd::{AsFd, BorrowedFd, OwnedFd},
     path::{Path, PathBuf},
+    sync::Arc,
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
@@ -105,7 +106,8 @@ struct KeptDir {
 }
 
 struct Entry {
-    name: Box<str>,
+    /// Shared with the readings' counter maps (see [`engine::probe::CounterName`]).
+    name: Arc<str>,
     c_name: CString,
     inode: u64,
     /// A symbolic link (or of unknown type): resolved and checked each time, never kept.
@@ -327,7 +329,7 @@ impl Kept {
     pub fn read_each(
         &mut self,
         relative: &Path,
-        mut each: impl FnMut(&str, Result<&str, ReadError>),
+        mut each: impl FnMut(&Arc<str>, Result<&str, ReadError>),
     ) -> Result<(), ReadError> {
         self.with_dir(relative, false, |dir, reads| {
             for entry in &mut dir.entries {

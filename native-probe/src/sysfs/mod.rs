@@ -23,8 +23,8 @@ use std::{
 };
 
 use engine::probe::{
-    CcParams, Component, GidEntry, Inventory, NetDevice, NetdevReading, PortReading, RdmaDevice,
-    RdmaPort, Reading,
+    CcParams, Component, CounterName, GidEntry, Inventory, NetDevice, NetdevReading, PortReading,
+    RdmaDevice, RdmaPort, Reading,
 };
 
 use kept::Kept;
@@ -340,20 +340,21 @@ impl Trees {
     /// and a directory that cannot be listed has none.
     ///
     /// `reuse` is the map of an older reading of the same directory: while the files come
-    /// (sorted by name) with the names it has, their values are written over its own.
+    /// (sorted by name) with the names it has, their values are written over its own. Its
+    /// names are the listing's own, so they compare by pointer.
     fn counters(
         &mut self,
         dir: &Path,
         skip: &[&str],
-        mut reuse: BTreeMap<String, Option<u64>>,
-    ) -> BTreeMap<String, Option<u64>> {
+        mut reuse: BTreeMap<CounterName, Option<u64>>,
+    ) -> BTreeMap<CounterName, Option<u64>> {
         // How many of `reuse`'s entries, from its first, were overwritten in order, and
         // every file after the first that did not line up with the next of them.
         let mut overwritten = 0;
         let mut rest = Vec::new();
         let mut slots = reuse.iter_mut();
         let listed = self.kept.read_each(dir, |name, text| {
-            if skip.contains(&name) {
+            if skip.contains(&&**name) {
                 return;
             }
             let value = text
@@ -369,7 +370,7 @@ impl Trees {
                     }
                 }
             }
-            rest.push((name.to_string(), value));
+            rest.push((CounterName::clone(name), value));
         });
         if listed.is_err() {
             return BTreeMap::new();
