@@ -16,9 +16,15 @@ pub use counter::{CounterStatus, Delta};
 
 /// A counter's file name (`port_xmit_data`, `np_cnp_sent`, `rx_bytes`). Shared, not copied:
 /// the probe's readings and samples of a directory hold the very names it listed, so
-/// comparing two of them is comparing two pointers, and each interval touches each name's
-/// bytes once (to write it out) instead of once per map it is in.
+/// [`same_name`] mostly compares two pointers, and each interval touches each name's bytes
+/// once (to write it out) instead of once per map it is in.
 pub type CounterName = Arc<str>;
+
+/// Whether two counter names are equal, by pointer first. (`Arc`'s own `==` compares the
+/// text: its pointer shortcut is for sized types only.)
+pub fn same_name(a: &CounterName, b: &CounterName) -> bool {
+    Arc::ptr_eq(a, b) || a == b
+}
 
 /// Bumped whenever a field is renamed or removed or its meaning changes; adding an optional
 /// field does not bump it. Version 2: `source` gained `recorded`, and `live` no longer covers
@@ -393,8 +399,8 @@ impl Sample {
 
 /// Every counter of `now` with its rate since `previous`. Both maps are sorted by name, so
 /// each counter's earlier value is found by walking `previous` alongside. `reuse` is
-/// written over when it holds exactly `now`'s names. A name is compared by its pointer
-/// first (`Arc`'s equality does so too): the probe's maps share their names.
+/// written over when it holds exactly `now`'s names. Names are compared by pointer first:
+/// the probe's maps share them.
 fn rates(
     now: &BTreeMap<CounterName, Option<u64>>,
     previous: Option<&BTreeMap<CounterName, Option<u64>>>,
@@ -409,7 +415,7 @@ fn rates(
             .is_some()
         {}
         let before = earlier
-            .next_if(|(before, _)| *before == name)
+            .next_if(|(before, _)| same_name(before, name))
             .and_then(|(_, value)| *value);
         let scale = if words_are_octets {
             octets_per_unit(name)
@@ -418,7 +424,7 @@ fn rates(
         };
         counter::sample(before, value, elapsed_ms, scale)
     };
-    if reuse.len() == now.len() && reuse.keys().eq(now.keys()) {
+    if reuse.len() == now.len() && reuse.keys().zip(now.keys()).all(|(a, b)| same_name(a, b)) {
         for ((name, value), slot) in now.iter().zip(reuse.values_mut()) {
             *slot = sample(name, *value);
         }

@@ -23,8 +23,8 @@ use std::{
 };
 
 use engine::probe::{
-    CcParams, Component, CounterName, GidEntry, Inventory, NetDevice, NetdevReading, PortReading,
-    RdmaDevice, RdmaPort, Reading,
+    same_name, CcParams, Component, CounterName, GidEntry, Inventory, NetDevice, NetdevReading,
+    PortReading, RdmaDevice, RdmaPort, Reading,
 };
 
 use kept::Kept;
@@ -363,7 +363,7 @@ impl Trees {
                 .and_then(|t| parse::counter(t).ok());
             if rest.is_empty() {
                 if let Some((slot_name, slot)) = slots.next() {
-                    if slot_name == name {
+                    if same_name(slot_name, name) {
                         *slot = value;
                         overwritten += 1;
                         return;
