@@ -155,7 +155,18 @@ impl Probe {
 }
 
 impl Drop for Probe {
+    /// Stops it as Ctrl-C would, so a demo leaves no temporary copy behind; kills it if it
+    /// has not stopped within two seconds.
     fn drop(&mut self) {
+        use rustix::process::{kill_process, Pid, Signal};
+        if kill_process(Pid::from_child(&self.child), Signal::INT).is_ok() {
+            for _ in 0..100 {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
