@@ -5,8 +5,8 @@ use std::{
     collections::{BTreeMap, BTreeSet},
     io::{BufRead, BufReader},
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
-    time::Duration,
+    process::{Child, Command, ExitStatus, Stdio},
+    time::{Duration, Instant},
 };
 
 use futures_util::{SinkExt, StreamExt};
@@ -79,9 +79,16 @@ struct Probe {
 
 impl Probe {
     fn start(args: &[&str]) -> Probe {
-        let mut child = Command::new(PROBE)
+        let mut command = Command::new(PROBE);
+        command
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(args)
+            .args(args);
+        Probe::spawn(command)
+    }
+
+    /// Runs `command`, a `serve` on an ephemeral port, and reads the address it serves on.
+    fn spawn(mut command: Command) -> Probe {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -96,6 +103,20 @@ impl Probe {
             .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
             .to_string();
         Probe { child, addr }
+    }
+
+    /// Its exit status, if it exits within `limit`.
+    fn exited_within(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn on(scratch: &Scratch, extra: &[&str]) -> Probe {
@@ -159,13 +180,10 @@ impl Drop for Probe {
     /// has not stopped within two seconds.
     fn drop(&mut self) {
         use rustix::process::{kill_process, Pid, Signal};
-        if kill_process(Pid::from_child(&self.child), Signal::INT).is_ok() {
-            for _ in 0..100 {
-                if let Ok(Some(_)) = self.child.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
+        if kill_process(Pid::from_child(&self.child), Signal::INT).is_ok()
+            && self.exited_within(Duration::from_secs(2)).is_some()
+        {
+            return;
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -645,23 +663,12 @@ async fn sigterm_and_sigint_stop_the_probe_cleanly() {
         let temporary = scratch.dir.join("tmp");
         std::fs::create_dir(&temporary).unwrap();
         let site = scratch.dir.join("site").display().to_string();
-        let mut child = Command::new(PROBE)
+        let mut command = Command::new(PROBE);
+        command
             .args(["serve", "--listen", "127.0.0.1:0", "--ui", &site, "--demo"])
             .args(["--interval-ms", "1000"])
-            .env("TMPDIR", &temporary)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let addr = line
-            .strip_prefix("Serving rdma-lab at http://")
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_string();
-        let probe = Probe { child, addr };
+            .env("TMPDIR", &temporary);
+        let mut probe = Probe::spawn(command);
         assert_eq!(
             std::fs::read_dir(&temporary).unwrap().count(),
             1,
@@ -683,16 +690,12 @@ async fn sigterm_and_sigint_stop_the_probe_cleanly() {
             }
         };
         assert_eq!(closed.map(|f| u16::from(f.code)), Some(1001));
-        let mut probe = probe;
-        let status = (0..50)
-            .find_map(|_| {
-                std::thread::sleep(Duration::from_millis(20));
-                probe.child.try_wait().unwrap()
-            })
+        let status = probe
+            .exited_within(Duration::from_secs(1))
             .expect("the probe exits within a second of the signal");
         assert!(status.success(), "{signal:?}: {status}");
         let mut rest = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+        std::io::Read::read_to_string(probe.child.stdout.as_mut().unwrap(), &mut rest).unwrap();
         assert!(rest.ends_with("native-probe: stopped\n"), "{rest:?}");
         assert_eq!(
             std::fs::read_dir(&temporary).unwrap().count(),

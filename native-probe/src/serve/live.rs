@@ -27,6 +27,7 @@ use serde::Deserialize;
 use tokio::sync::{broadcast, watch, Semaphore};
 
 use super::ProbeState;
+use crate::sampler::Sampler;
 
 /// Concurrent WebSocket clients; the next one gets 503.
 pub const MAX_CLIENTS: usize = 32;
@@ -67,6 +68,16 @@ pub struct Live {
 pub struct Latest {
     pub inventory: Arc<Inventory>,
     pub reading: Arc<Reading>,
+}
+
+impl Latest {
+    /// What `sampler` saw last, shared.
+    pub fn of(sampler: &Sampler) -> Latest {
+        Latest {
+            inventory: Arc::clone(sampler.inventory()),
+            reading: Arc::clone(sampler.latest()),
+        }
+    }
 }
 
 pub struct LiveConfig {

@@ -225,10 +225,7 @@ fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
             };
             let read_from = trees.sysfs.dir().display().to_string();
             let sampler = Sampler::new(trees, demo);
-            let latest = Latest {
-                inventory: Arc::clone(sampler.inventory()),
-                reading: Arc::clone(sampler.latest()),
-            };
+            let latest = Latest::of(&sampler);
             let _ = started.send(Ok((latest, source, read_from)));
             // None when the server could not start.
             if let Ok(state) = server.recv() {
@@ -287,11 +284,7 @@ fn sample_forever(mut sampler: Sampler, state: &ProbeState, interval_ms: u64) {
         if next <= now {
             next = now + interval;
         }
-        let latest = Latest {
-            inventory: Arc::clone(sampler.inventory()),
-            reading: Arc::clone(sampler.latest()),
-        };
-        state.live.publish(latest, &tick.messages);
+        state.live.publish(Latest::of(&sampler), &tick.messages);
         sampler.recycle(tick);
     }
 }
