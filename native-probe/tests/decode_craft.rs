@@ -3,13 +3,16 @@
 use std::{path::PathBuf, process::Command};
 
 use serde_json::Value;
+use tempfile::TempDir;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdma-lab-craft-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A test's own folder for the files it writes; removed when dropped.
+fn scratch() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("rdma-lab-craft-")
+        .tempdir()
+        .unwrap()
 }
 
 fn decode_json(file: &PathBuf) -> (bool, Vec<Value>) {
@@ -37,8 +40,9 @@ const SPECS: &str = r#"[
 
 #[test]
 fn crafted_packets_decode_back_with_their_fields_and_valid_icrcs() {
-    let spec = scratch("specs.json");
-    let pcap = scratch("crafted.pcap");
+    let dir = scratch();
+    let spec = dir.path().join("specs.json");
+    let pcap = dir.path().join("crafted.pcap");
     std::fs::write(&spec, SPECS).unwrap();
     let status = Command::new(PROBE)
         .arg("craft")
@@ -95,7 +99,8 @@ fn crafted_packets_decode_back_with_their_fields_and_valid_icrcs() {
 
 #[test]
 fn a_bad_spec_names_the_spec_and_field() {
-    let spec = scratch("bad.json");
+    let dir = scratch();
+    let spec = dir.path().join("bad.json");
     std::fs::write(
         &spec,
         r#"[{"operation": "send"}, {"operation": "send", "dscp": 64}]"#,
@@ -105,7 +110,7 @@ fn a_bad_spec_names_the_spec_and_field() {
         .arg("craft")
         .arg(&spec)
         .args(["-o"])
-        .arg(scratch("never.pcap"))
+        .arg(dir.path().join("never.pcap"))
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -137,7 +142,8 @@ fn a_corrupt_capture_reports_located_errors_and_keeps_going() {
     bytes[at + frame2.len() - 6] ^= 0x40;
     // And cut the file in the middle of its last record.
     bytes.truncate(bytes.len() - 20);
-    let corrupt = scratch("corrupt.pcapng");
+    let dir = scratch();
+    let corrupt = dir.path().join("corrupt.pcapng");
     std::fs::write(&corrupt, &bytes).unwrap();
 
     let (ok, lines) = decode_json(&corrupt);

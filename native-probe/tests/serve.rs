@@ -3,25 +3,29 @@
 use std::{
     io::{BufRead, BufReader, Read},
     net::TcpListener,
-    path::{Path, PathBuf},
+    path::Path,
     process::{Child, Command, Output, Stdio},
     time::Duration,
 };
+
+use tempfile::TempDir;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 const WASM_NAME: &str = "app-0123456789abcdef_bg.wasm";
 const INDEX: &str = "<!DOCTYPE html><html><head><title>rdma-lab</title></head><body></body></html>";
 
 /// A small built site: index.html and a fingerprinted wasm file, as trunk lays them out.
-fn site_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rdma-lab-serve-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("index.html"), INDEX).unwrap();
+/// Removed when dropped.
+fn site_dir(name: &str) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("rdma-lab-serve-{name}-"))
+        .tempdir()
+        .unwrap();
+    std::fs::write(dir.path().join("index.html"), INDEX).unwrap();
     // Compressible like real wasm: the magic number, then repetitive sections.
     let mut wasm = b"\0asm\x01\0\0\0".to_vec();
     wasm.extend(std::iter::repeat_n(b"rdma-lab ".as_slice(), 4000).flatten());
-    std::fs::write(dir.join(WASM_NAME), wasm).unwrap();
+    std::fs::write(dir.path().join(WASM_NAME), wasm).unwrap();
     dir
 }
 
@@ -85,7 +89,7 @@ fn header<'a>(response: &'a reqwest::Response, name: &str) -> &'a str {
 #[tokio::test]
 async fn serves_the_site_with_types_compression_and_caching() {
     let dir = site_dir("types");
-    let probe = Probe::start(&dir);
+    let probe = Probe::start(dir.path());
 
     let index = probe.get("/", None).await;
     assert_eq!(index.status(), 200);
@@ -106,7 +110,7 @@ async fn serves_the_site_with_types_compression_and_caching() {
     flate2::read::GzDecoder::new(&compressed[..])
         .read_to_end(&mut plain)
         .unwrap();
-    assert_eq!(plain, std::fs::read(dir.join(WASM_NAME)).unwrap());
+    assert_eq!(plain, std::fs::read(dir.path().join(WASM_NAME)).unwrap());
     assert!(
         compressed.len() * 10 < plain.len(),
         "gzip shrinks the repetitive test file"
@@ -119,7 +123,7 @@ async fn serves_the_site_with_types_compression_and_caching() {
 #[tokio::test]
 async fn app_routes_get_index_html_and_missing_files_get_404() {
     let dir = site_dir("routes");
-    let probe = Probe::start(&dir);
+    let probe = Probe::start(dir.path());
     for route in ["/qp", "/nccl-env", "/no/such/page"] {
         let response = probe.get(route, None).await;
         assert_eq!(response.status(), 200, "{route}");
@@ -161,14 +165,16 @@ fn missing_or_empty_site_folder_says_what_to_run() {
     );
     assert!(message.contains("./lab run"), "{message}");
 
-    let empty = std::env::temp_dir().join(format!("rdma-lab-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = tempfile::Builder::new()
+        .prefix("rdma-lab-empty-")
+        .tempdir()
+        .unwrap();
     let output = run_to_end(&[
         "serve",
         "--listen",
         "127.0.0.1:0",
         "--ui",
-        empty.to_str().unwrap(),
+        empty.path().to_str().unwrap(),
     ]);
     assert!(!output.status.success());
     let message = String::from_utf8_lossy(&output.stderr);
@@ -180,7 +186,13 @@ fn a_port_in_use_is_reported_with_a_way_out() {
     let dir = site_dir("busy");
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    let output = run_to_end(&["serve", "--listen", &addr, "--ui", dir.to_str().unwrap()]);
+    let output = run_to_end(&[
+        "serve",
+        "--listen",
+        &addr,
+        "--ui",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(!output.status.success());
     let message = String::from_utf8_lossy(&output.stderr);
     assert!(message.contains("already in use"), "{message}");
@@ -191,7 +203,7 @@ fn a_port_in_use_is_reported_with_a_way_out() {
 fn sigterm_and_ctrl_c_stop_the_server_cleanly() {
     for signal in ["TERM", "INT"] {
         let dir = site_dir(&format!("signal-{signal}"));
-        let mut probe = Probe::start(&dir);
+        let mut probe = Probe::start(dir.path());
         let status = Command::new("kill")
             .args([format!("-{signal}"), probe.child.id().to_string()])
             .status()
