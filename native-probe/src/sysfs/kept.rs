@@ -31,7 +31,13 @@
 //!   fixed while its device is there;
 //! - a file is read again with `pread` at offset 0, which makes sysfs generate an attribute
 //!   anew and shows a regular file's current contents. A file that fails to read is closed,
-//!   so the next reading opens it again.
+//!   so the next reading opens it again;
+//! - on a recorded tree on a local file system, every directory is watched with inotify
+//!   ([`TreeWatch`]). A reading that finds no event since the last one trusts every check
+//!   and listing made since the tree last changed, and makes no `stat` at all; the first
+//!   reading after an event checks everything as above. Every path is still checked at
+//!   least every [`RELISTED_EVERY`], for changes no event tells of (a file system mounted
+//!   inside the tree, a directory above the root renamed).
 //!
 //! The rules of [`Root`] hold as before: a path is only opened once resolved inside the root,
 //! entries are opened relative to their directory with `O_NOFOLLOW`, an entry that is a link
@@ -52,7 +58,10 @@ use std::{
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, SeekFrom, Stat};
 
-use super::root::{attribute_text, ReadError, Root, MAX_ATTRIBUTE_BYTES};
+use super::{
+    root::{attribute_text, ReadError, Root, MAX_ATTRIBUTE_BYTES},
+    tree_watch::TreeWatch,
+};
 
 /// Bytes asked for per `pread`: a sysfs attribute is at most one page.
 const CHUNK: usize = 4096;
@@ -61,7 +70,8 @@ const MOST_KEPT: usize = 8192;
 /// How long after a directory's last change a listing of it is trusted while its times stay
 /// the same: far more than any timestamp granularity of a local file system.
 pub const SETTLED: Duration = Duration::from_secs(1);
-/// How often a directory read with [`Kept::read_each`] is listed afresh even so.
+/// How often a directory read with [`Kept::read_each`] is listed afresh even so; and, on a
+/// watched tree, how often a reading checks every path even though no event came.
 pub const RELISTED_EVERY: Duration = Duration::from_secs(1);
 
 /// A [`Root`] whose directories and files stay open from one reading to the next.
@@ -85,6 +95,18 @@ pub struct Kept {
     /// checks of the paths below it.
     reading: Option<u64>,
     readings: u64,
+    /// Events from every directory of a recorded tree, where they can be trusted.
+    watch: Option<TreeWatch>,
+    /// Counts the readings that found the tree changed (or checked everything anyway): a
+    /// check or listing made since the last such reading holds while no event comes.
+    epoch: u64,
+    /// When the last reading that checked every path began.
+    checked_all_at: Option<Instant>,
+    /// Whether the reading going on may trust what was checked and listed in this epoch.
+    trusting: bool,
+    /// How many paths were checked with a `stat` (for the tests).
+    #[cfg(test)]
+    path_checks: std::cell::Cell<usize>,
 }
 
 /// A directory kept open: `stat` is what its descriptor was when opened.
@@ -103,6 +125,10 @@ struct KeptDir {
     used: bool,
     /// The reading in which its path was last found to lead to it.
     checked_in: Option<u64>,
+    /// The epoch in which its path was last found to lead to it, and in which it was last
+    /// listed.
+    valid_in: Option<u64>,
+    listed_in: Option<u64>,
 }
 
 struct Entry {
@@ -125,6 +151,8 @@ struct KeptFile {
     fd: OwnedFd,
     stat: Stat,
     used: bool,
+    /// The epoch in which its path was last found to lead to it.
+    valid_in: Option<u64>,
 }
 
 /// How many descriptors may be kept open, and how many are.
@@ -208,6 +236,7 @@ impl fmt::Debug for Kept {
 impl Kept {
     pub fn new(root: Root) -> Kept {
         let listings_follow_times = !is_sysfs(root.dir());
+        let watch = TreeWatch::of(root.dir());
         Kept {
             root,
             dirs: HashMap::new(),
@@ -219,26 +248,47 @@ impl Kept {
             listings_follow_times,
             reading: None,
             readings: 0,
+            watch,
+            epoch: 0,
+            checked_all_at: None,
+            trusting: false,
+            #[cfg(test)]
+            path_checks: std::cell::Cell::new(0),
         }
     }
 
     /// Starts a reading: until [`Kept::end_reading`], a directory checked once anchors the
-    /// checks of what lies below it.
+    /// checks of what lies below it. On a watched tree where no event came since the last
+    /// reading, what was checked or listed since the last change is trusted without a
+    /// `stat`, but every path is checked again at least every [`RELISTED_EVERY`]: a file
+    /// system mounted inside the tree, say, would change it without an event.
     pub fn begin_reading(&mut self) {
         self.readings = self.readings.wrapping_add(1);
         self.reading = Some(self.readings);
+        let quiet = self.watch.as_mut().is_some_and(TreeWatch::quiet);
+        let recently = self
+            .checked_all_at
+            .is_some_and(|at| at.elapsed() < RELISTED_EVERY);
+        self.trusting = quiet && recently;
+        if !self.trusting {
+            self.epoch = self.epoch.wrapping_add(1);
+            self.checked_all_at = Some(Instant::now());
+        }
     }
 
     /// Ends a reading and closes what it did not use, so the directories of a device that
     /// went away do not stay open.
     pub fn end_reading(&mut self) {
         self.reading = None;
+        self.trusting = false;
         self.forget_unused();
     }
 
     /// The `stat` of `relative` (whose path from `/` is `full`), following links: from the
     /// nearest directory above it that this reading already checked, or from `/`.
     fn stat_path(&self, relative: &Path, full: &Path) -> rustix::io::Result<Stat> {
+        #[cfg(test)]
+        self.path_checks.set(self.path_checks.get() + 1);
         if let Some(reading) = self.reading {
             for above in relative.ancestors().skip(1) {
                 if above.as_os_str().is_empty() {
@@ -274,14 +324,19 @@ impl Kept {
     /// What [`Root::read`] returns, from the file kept open for `relative` when its path
     /// still leads to it.
     pub fn read(&mut self, relative: &Path) -> Result<String, ReadError> {
-        let now = self
-            .files
-            .get(relative.as_os_str())
-            .map(|kept| self.stat_path(relative, &kept.path));
+        let epoch = self.epoch;
+        let now = self.files.get(relative.as_os_str()).map(|kept| {
+            if self.trusting && kept.valid_in == Some(epoch) {
+                Ok(kept.stat)
+            } else {
+                self.stat_path(relative, &kept.path)
+            }
+        });
         if let (Some(kept), Some(now)) = (self.files.get_mut(relative.as_os_str()), now) {
             let unchanged = now.is_ok_and(|now| same(&now, &kept.stat));
             if unchanged {
                 kept.used = true;
+                kept.valid_in = Some(epoch);
                 match pread_text(kept.fd.as_fd(), &mut self.bytes, || kept.resolved.clone()) {
                     Ok(text) => return Ok(text.to_string()),
                     Err(error) => {
@@ -306,6 +361,7 @@ impl Kept {
                         fd,
                         stat,
                         used: true,
+                        valid_in: Some(self.epoch),
                     },
                 );
             }
@@ -394,10 +450,14 @@ impl Kept {
         work: impl FnOnce(&mut KeptDir, &mut Reads),
     ) -> Result<(), ReadError> {
         let mut unchanged = false;
-        let now = self
-            .dirs
-            .get(relative.as_os_str())
-            .map(|dir| self.stat_path(relative, &dir.path));
+        let epoch = self.epoch;
+        let now = self.dirs.get(relative.as_os_str()).map(|dir| {
+            if self.trusting && dir.valid_in == Some(epoch) {
+                Ok(dir.stat)
+            } else {
+                self.stat_path(relative, &dir.path)
+            }
+        });
         if let (Some(dir), Some(now)) = (self.dirs.get_mut(relative.as_os_str()), now) {
             match now {
                 Ok(now) if same(&now, &dir.stat) => unchanged = true,
@@ -436,6 +496,8 @@ impl Kept {
                 settled: false,
                 used: true,
                 checked_in: None,
+                valid_in: None,
+                listed_in: None,
             };
             if !self.budget.take() {
                 // No room to keep it: use it once, closing it and its files after.
@@ -466,6 +528,7 @@ impl Kept {
         };
         dir.used = true;
         dir.checked_in = self.reading;
+        dir.valid_in = Some(epoch);
         let mut reads = Reads {
             root,
             budget,
@@ -473,13 +536,24 @@ impl Kept {
             bytes,
             settled_after: *settled_after,
         };
-        let trusted = dir.settled && dir.listed.is_some_and(|at| at.elapsed() < RELISTED_EVERY);
+        // Listed since the tree last changed; or a second after the directory did, and
+        // recently unless the tree's file system is one known to keep directory times.
+        let trusted = if self.trusting {
+            dir.listed_in == Some(epoch)
+        } else {
+            dir.settled
+                && dir
+                    .listed
+                    .is_some_and(|at| self.watch.is_some() || at.elapsed() < RELISTED_EVERY)
+        };
         if relist || !trusted {
             if let Err(error) = list(dir, &mut reads) {
                 self.forget_dir(relative);
                 return Err(error);
             }
         }
+        // Listed in this epoch, or vouched for by a check made in it.
+        dir.listed_in = Some(epoch);
         work(dir, &mut reads);
         Ok(())
     }
@@ -908,13 +982,98 @@ mod tests {
         }
     }
 
+    /// One reading of `dir`'s entries and of the file `single`, and how many paths it
+    /// checked with a `stat`.
+    fn reading(kept: &mut Kept, dir: &str, single: &str) -> (Vec<(String, String)>, usize) {
+        kept.begin_reading();
+        kept.path_checks.set(0);
+        let mut all: Vec<(String, String)> = read_all(kept, dir)
+            .into_iter()
+            .map(|(name, text)| (name, text.unwrap_or_else(|e| e)))
+            .collect();
+        all.push((single.to_string(), kept.read(Path::new(single)).unwrap()));
+        let checks = kept.path_checks.get();
+        kept.end_reading();
+        (all, checks)
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
     #[test]
-    fn only_sysfs_is_listed_afresh_every_time() {
+    fn on_a_watched_tree_quiet_readings_check_no_path_and_changes_are_seen_at_once() {
+        let tree = tree();
+        fs::write(tree.path().join("dev/state"), "4: ACTIVE\n").unwrap();
+        let mut kept = Kept::new(Root::open(tree.path()).unwrap());
+        assert!(
+            kept.watch.is_some(),
+            "the temporary directory is on a local file system, so the tree is watched"
+        );
+        let read = |kept: &mut Kept| reading(kept, "dev/counters", "dev/state");
+        // The first reading opens what it reads; the next ones would check that it is still
+        // there, but nothing changed.
+        let (all, _) = read(&mut kept);
+        assert_eq!(
+            all,
+            pairs(&[("a", "1"), ("b", "2"), ("dev/state", "4: ACTIVE")])
+        );
+        assert_eq!(read(&mut kept).1, 0, "nothing changed: nothing checked");
+
+        // A counter replaced by rename: the next reading checks again, and reads the new one.
+        replace(tree.path(), "dev/counters/a", "5\n");
+        let (all, checks) = read(&mut kept);
+        assert_eq!(all[0], ("a".to_string(), "5".to_string()));
+        assert!(checks > 0);
+        assert_eq!(read(&mut kept).1, 0);
+
+        // A directory above the kept ones swapped for another.
+        fs::create_dir_all(tree.path().join("next/counters")).unwrap();
+        fs::write(tree.path().join("next/counters/c"), "7\n").unwrap();
+        fs::write(tree.path().join("next/state"), "1: DOWN\n").unwrap();
+        fs::rename(tree.path().join("dev"), tree.path().join("old")).unwrap();
+        fs::rename(tree.path().join("next"), tree.path().join("dev")).unwrap();
+        assert_eq!(
+            read(&mut kept).0,
+            pairs(&[("c", "7"), ("dev/state", "1: DOWN")])
+        );
+        assert_eq!(read(&mut kept).1, 0);
+
+        // A directory that came after the tree was first watched is watched too: a change
+        // in it is seen at the next reading, not trusted away.
+        fs::create_dir_all(tree.path().join("dev3/counters")).unwrap();
+        fs::write(tree.path().join("dev3/counters/a"), "1\n").unwrap();
+        fs::write(tree.path().join("dev3/state"), "4: ACTIVE\n").unwrap();
+        let read3 = |kept: &mut Kept| reading(kept, "dev3/counters", "dev3/state");
+        assert_eq!(read3(&mut kept).0[0], ("a".to_string(), "1".to_string()));
+        assert_eq!(read3(&mut kept).1, 0);
+        // (Written aside within dev3, so that only dev3's directories see it.)
+        replace(&tree.path().join("dev3"), "counters/a", "2\n");
+        fs::create_dir(tree.path().join("dev3/counters/b")).unwrap();
+        let (all, _) = read3(&mut kept);
+        assert_eq!(all[0], ("a".to_string(), "2".to_string()));
+        assert_eq!(all[1].0, "b", "an entry that came is listed");
+
+        // However quiet, every path is checked again after a while.
+        assert_eq!(read3(&mut kept).1, 0);
+        std::thread::sleep(RELISTED_EVERY);
+        assert!(read3(&mut kept).1 > 0);
+    }
+
+    #[test]
+    fn only_sysfs_is_listed_afresh_every_time_and_unwatched() {
         let tree = tree();
         assert!(Kept::new(Root::open(tree.path()).unwrap()).listings_follow_times);
         // Every Linux machine this runs on mounts sysfs at /sys.
         if Path::new("/sys/class/net").is_dir() {
-            assert!(!Kept::new(Root::open(Path::new("/sys")).unwrap()).listings_follow_times);
+            let sysfs = Kept::new(Root::open(Path::new("/sys")).unwrap());
+            assert!(!sysfs.listings_follow_times);
+            assert!(
+                sysfs.watch.is_none(),
+                "sysfs tells no changes through inotify"
+            );
         }
     }
 

@@ -15,6 +15,7 @@
 mod kept;
 pub mod parse;
 pub mod root;
+mod tree_watch;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
