@@ -537,7 +537,8 @@ impl Kept {
             settled_after: *settled_after,
         };
         // Listed since the tree last changed; or a second after the directory did, and
-        // recently unless the tree's file system is one known to keep directory times.
+        // recently unless the tree's file system is one known to keep directory times (a
+        // watched tree's is).
         let trusted = if self.trusting {
             dir.listed_in == Some(epoch)
         } else {
