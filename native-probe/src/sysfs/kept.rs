@@ -36,8 +36,8 @@
 //!   ([`TreeWatch`]). A reading that finds no event since the last one trusts every check
 //!   and listing made since the tree last changed, and makes no `stat` at all; the first
 //!   reading after an event checks everything as above. Every path is still checked at
-//!   least every [`RELISTED_EVERY`], for changes no event tells of (a file system mounted
-//!   inside the tree, a directory above the root renamed).
+//!   least every [`RELISTED_EVERY`], for changes no event tells of (new permissions, a file
+//!   system mounted inside the tree, a directory above the root renamed).
 //!
 //! The rules of [`Root`] hold as before: a path is only opened once resolved inside the root,
 //! entries are opened relative to their directory with `O_NOFOLLOW`, an entry that is a link

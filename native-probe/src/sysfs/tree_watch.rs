@@ -3,11 +3,14 @@
 //! [`super::kept::Kept`] checks with a `stat` per path, every reading, that each path it keeps
 //! open still leads where it did. On a recorded tree (a regular directory on a local file
 //! system), the kernel can say instead whether anything happened: with a watch on every
-//! directory of the tree, creating, removing, renaming or re-permissioning an entry anywhere
-//! in it queues an event. A reading that finds the queue empty may trust the checks and
-//! listings made since the last event; one `read` that fails with `EAGAIN` replaces a few
-//! dozen `stat`s. Writing a file in place queues nothing, as nothing needs checking then:
-//! every reading reads every file anew.
+//! directory of the tree, creating, removing or renaming an entry anywhere in it queues an
+//! event. A reading that finds the queue empty may trust the checks and listings made since
+//! the last event; one `read` that fails with `EAGAIN` replaces a few dozen `stat`s.
+//!
+//! Nothing else is watched. Writing a file in place needs no check, as every reading reads
+//! every file anew. A change of permissions or times is left to the check of every path
+//! that [`super::kept::Kept`] still makes each second: watching for it (`IN_ATTRIB`) would
+//! make the kernel look at the parent's watch on every read of every file in the tree.
 //!
 //! Real sysfs and debugfs queue no such events (their entries come and go with devices, not
 //! through the VFS), nor do network file systems for changes made elsewhere; a tree on
@@ -32,8 +35,7 @@ const LOCAL_FILE_SYSTEMS: [i64; 5] = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1
 
 /// What is watched: whatever can make a path lead elsewhere or a listing go stale.
 fn watched_events() -> WatchFlags {
-    WatchFlags::ATTRIB
-        | WatchFlags::CREATE
+    WatchFlags::CREATE
         | WatchFlags::DELETE
         | WatchFlags::DELETE_SELF
         | WatchFlags::MOVE_SELF
