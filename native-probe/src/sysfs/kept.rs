@@ -284,6 +284,23 @@ impl Kept {
         self.forget_unused();
     }
 
+    /// What [`Kept::stat_path`] finds for a kept item whose path was last found to lead to it
+    /// in epoch `valid_in`, with `stat`: that `stat` again, without a system call, when this
+    /// reading trusts the checks of that epoch.
+    fn check(
+        &self,
+        relative: &Path,
+        full: &Path,
+        valid_in: Option<u64>,
+        stat: Stat,
+    ) -> rustix::io::Result<Stat> {
+        if self.trusting && valid_in == Some(self.epoch) {
+            Ok(stat)
+        } else {
+            self.stat_path(relative, full)
+        }
+    }
+
     /// The `stat` of `relative` (whose path from `/` is `full`), following links: from the
     /// nearest directory above it that this reading already checked, or from `/`.
     fn stat_path(&self, relative: &Path, full: &Path) -> rustix::io::Result<Stat> {
@@ -325,13 +342,10 @@ impl Kept {
     /// still leads to it.
     pub fn read(&mut self, relative: &Path) -> Result<String, ReadError> {
         let epoch = self.epoch;
-        let now = self.files.get(relative.as_os_str()).map(|kept| {
-            if self.trusting && kept.valid_in == Some(epoch) {
-                Ok(kept.stat)
-            } else {
-                self.stat_path(relative, &kept.path)
-            }
-        });
+        let now = self
+            .files
+            .get(relative.as_os_str())
+            .map(|kept| self.check(relative, &kept.path, kept.valid_in, kept.stat));
         if let (Some(kept), Some(now)) = (self.files.get_mut(relative.as_os_str()), now) {
             let unchanged = now.is_ok_and(|now| same(&now, &kept.stat));
             if unchanged {
@@ -451,13 +465,10 @@ impl Kept {
     ) -> Result<(), ReadError> {
         let mut unchanged = false;
         let epoch = self.epoch;
-        let now = self.dirs.get(relative.as_os_str()).map(|dir| {
-            if self.trusting && dir.valid_in == Some(epoch) {
-                Ok(dir.stat)
-            } else {
-                self.stat_path(relative, &dir.path)
-            }
-        });
+        let now = self
+            .dirs
+            .get(relative.as_os_str())
+            .map(|dir| self.check(relative, &dir.path, dir.valid_in, dir.stat));
         if let (Some(dir), Some(now)) = (self.dirs.get_mut(relative.as_os_str()), now) {
             match now {
                 Ok(now) if same(&now, &dir.stat) => unchanged = true,
