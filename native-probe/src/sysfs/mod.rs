@@ -104,8 +104,9 @@ impl Trees {
         self.reading_and_components(timestamp_ms).0
     }
 
-    /// A reading and the components it found (the set the tests get from `Trees::components`), from one
-    /// listing of the trees: the sampler needs both every interval.
+    /// A reading and the components it found (the set the tests get from
+    /// `Trees::components`), from one listing of the trees: the sampler needs both every
+    /// interval.
     pub fn reading_and_components(&mut self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
         self.reading_and_components_reusing(timestamp_ms, None)
     }
