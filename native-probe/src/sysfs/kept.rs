@@ -375,7 +375,7 @@ impl Kept {
                         fd,
                         stat,
                         used: true,
-                        valid_in: Some(self.epoch),
+                        valid_in: Some(epoch),
                     },
                 );
             }
@@ -896,14 +896,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_directory_whose_link_now_leads_elsewhere_is_read_there() {
+    /// Two devices, `devices/x` and `devices/y`, whose `counters` hold `names`: 1 in x's, 2 in
+    /// y's.
+    fn devices_x_and_y(names: &[&str]) -> tempfile::TempDir {
         let tree = tempfile::tempdir().unwrap();
         for (device, value) in [("x", "1\n"), ("y", "2\n")] {
             let counters = tree.path().join("devices").join(device).join("counters");
             fs::create_dir_all(&counters).unwrap();
-            fs::write(counters.join("c"), value).unwrap();
+            for name in names {
+                fs::write(counters.join(name), value).unwrap();
+            }
         }
+        tree
+    }
+
+    #[test]
+    fn a_directory_whose_link_now_leads_elsewhere_is_read_there() {
+        let tree = devices_x_and_y(&["c"]);
         let link = tree.path().join("dev");
         for mut kept in both_ways(tree.path()) {
             symlink("devices/x", &link).unwrap();
@@ -930,13 +939,7 @@ mod tests {
 
     #[test]
     fn within_a_reading_what_lies_below_a_checked_directory_is_checked_from_it() {
-        let tree = tempfile::tempdir().unwrap();
-        for (device, value) in [("x", "1\n"), ("y", "2\n")] {
-            let counters = tree.path().join("devices").join(device).join("counters");
-            fs::create_dir_all(&counters).unwrap();
-            fs::write(counters.join("c"), value).unwrap();
-            fs::write(counters.join("d"), value).unwrap();
-        }
+        let tree = devices_x_and_y(&["c", "d"]);
         let link = tree.path().join("dev");
         let c = Path::new("dev/counters/c");
         for mut kept in both_ways(tree.path()) {
