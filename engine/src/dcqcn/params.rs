@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 /// Every field keeps the mlx5 `cc_params` name (with a unit suffix) and the doc comment
 /// gives the paper's symbol. Rates are in Mbit/s, times in µs, sizes in bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DcqcnParams {
     /// mlx5 `rp_clamp_tgt_rate`: on every CNP set the target rate to the current rate
     /// (R_T ← R_C). The paper's RP always does this (§3.1), so the paper preset sets it.
@@ -254,6 +255,7 @@ impl DcqcnParams {
 /// queue reaches `xoff_bytes` the switch sends PAUSE upstream; when it falls to
 /// `xon_bytes` it sends RESUME (a PAUSE with zero quanta).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PfcThresholds {
     pub xoff_bytes: u64,
     pub xon_bytes: u64,
@@ -261,6 +263,7 @@ pub struct PfcThresholds {
 
 /// The switch egress port (CP): buffer, RED/ECN profile and optional PFC.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CongestionPointParams {
     /// Egress buffer, bytes. Without PFC a packet that does not fit is dropped. With PFC
     /// the port is lossless: packets still in flight after PAUSE are always accepted and

@@ -29,6 +29,7 @@ pub const MTU_RANGE: (u32, u32) = (256, 9216);
 
 /// One sender and its flow to the receiver.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     /// The sender's link rate (its line rate), Gb/s.
     pub link_gbps: f64,
@@ -41,7 +42,11 @@ pub struct FlowSpec {
 /// A dumbbell: every sender has its own link to the switch, the switch egress port (the
 /// congestion point) feeds the receiver over the bottleneck link. All links have the same
 /// one-way propagation delay.
+///
+/// In JSON every field is required but `fluid_step_us`, and unknown fields are refused
+/// (here and in the parameter structs): a misspelt field fails rather than being ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
     pub description: String,
@@ -72,6 +77,7 @@ fn default_fluid_step_us() -> f64 {
 
 /// Work caps: a run never hangs; it stops at the cap and says so in the series.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Most events (packet model) or flow-steps (fluid model) to process.
     pub max_events: u64,
@@ -338,5 +344,33 @@ fn incast_16() -> Scenario {
         // the whole marking band within a step of a few µs: short steps keep the peak
         // close (within 14 % of a 0.05 µs reference at 1 µs).
         fluid_step_us: 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn scenario_json_refuses_unknown_fields_at_every_level_and_defaults_only_the_fluid_step() {
+        let dump = serde_json::to_value(named_scenario("two-flow").unwrap()).unwrap();
+        let parse = |v: Value| serde_json::from_value::<Scenario>(v);
+        for at in ["", "/cp", "/cp/pfc", "/dcqcn", "/flows/0"] {
+            let mut v = dump.clone();
+            let object = v.pointer_mut(at).and_then(Value::as_object_mut).unwrap();
+            object.insert("typo".into(), 1.into());
+            let e = parse(v).unwrap_err().to_string();
+            assert!(e.contains("unknown field `typo`"), "{at}: {e}");
+        }
+        let without = |field: &str| {
+            let mut v = dump.clone();
+            v.as_object_mut().unwrap().remove(field);
+            parse(v)
+        };
+        let step = without("fluid_step_us").unwrap().fluid_step_us;
+        assert_eq!(step, default_fluid_step_us());
+        let e = without("seed").unwrap_err().to_string();
+        assert!(e.contains("missing field `seed`"), "{e}");
     }
 }

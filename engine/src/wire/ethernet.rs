@@ -212,6 +212,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> EthernetFrame<T> {
 
 /// An 802.1Q tag: PCP, DEI and VLAN ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct VlanRepr {
     /// Priority Code Point, 0..=7 (`vlan.priority`); selects the PFC class.
     pub pcp: u8,

@@ -1,7 +1,8 @@
 //! A serde description of one packet and the builder that turns it into frame bytes
 //! with correct lengths, checksums and ICRC.
 //!
-//! Every field has a default, so `{"operation": "send"}` is a complete spec:
+//! Every field has a default, so `{"operation": "send"}` is a complete spec; a field the
+//! spec does not know is refused (a misspelt field would otherwise be silently dropped):
 //!
 //! ```
 //! use engine::wire::spec::{build, PacketSpec};
@@ -64,11 +65,44 @@ pub enum SpecOperation {
 }
 
 /// Payload: a byte count (filled with 0, 1, 2, … modulo 256) or literal text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Payload {
     Size(u32),
     Text(String),
+}
+
+// By hand rather than `untagged`: an untagged enum's error names no reason ("did not match
+// any variant"); this one says what a payload may be.
+impl<'de> Deserialize<'de> for Payload {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, Unexpected};
+        struct PayloadVisitor;
+        impl de::Visitor<'_> for PayloadVisitor {
+            type Value = Payload;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a byte count (0 to 4294967295) or text")
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Payload, E> {
+                u32::try_from(n)
+                    .map(Payload::Size)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(n), &self))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Payload, E> {
+                match u64::try_from(n) {
+                    Ok(n) => self.visit_u64(n),
+                    Err(_) => Err(E::invalid_value(Unexpected::Signed(n), &self)),
+                }
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Payload, E> {
+                Ok(Payload::Text(s.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Payload, E> {
+                Ok(Payload::Text(s))
+            }
+        }
+        d.deserialize_any(PayloadVisitor)
+    }
 }
 
 impl Default for Payload {
@@ -99,9 +133,10 @@ fn default_dst_ip() -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(192, 168, 1, 2))
 }
 
-/// Description of one RoCE v2 packet. Every field is optional in JSON.
+/// Description of one RoCE v2 packet. Every field is optional in JSON; unknown fields are
+/// refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PacketSpec {
     pub operation: SpecOperation,
     /// Default 02:00:00:00:00:01.
@@ -701,5 +736,38 @@ mod tests {
             };
             assert_eq!(build(&spec).is_ok(), op.carries_payload(), "{op:?}");
         }
+    }
+
+    #[test]
+    fn json_specs_refuse_unknown_fields_and_say_what_a_payload_may_be() {
+        let parse = serde_json::from_str::<PacketSpec>;
+        let unknown = parse(r#"{"opcode": "send"}"#).unwrap_err().to_string();
+        assert!(unknown.contains("unknown field `opcode`"), "{unknown}");
+        let vlan = parse(r#"{"vlan": {"pcp": 3, "dei": false, "vid": 7, "prio": 1}}"#);
+        assert!(vlan.is_err());
+        for bad in [
+            r#"{"payload": -1}"#,
+            r#"{"payload": 4294967296}"#,
+            r#"{"payload": 1.5}"#,
+        ] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("a byte count (0 to 4294967295) or text"),
+                "{bad}: {e}"
+            );
+        }
+        assert_eq!(
+            parse(r#"{"payload": 7}"#).unwrap().payload,
+            Payload::Size(7)
+        );
+        assert_eq!(
+            parse(r#"{"payload": "hi"}"#).unwrap().payload,
+            Payload::Text("hi".into())
+        );
+        // Every field stays optional, and a spec survives its own JSON.
+        let spec = parse("{}").unwrap();
+        assert_eq!(spec, PacketSpec::default());
+        let text = serde_json::to_string(&spec).unwrap();
+        assert_eq!(parse(&text).unwrap(), spec);
     }
 }
