@@ -8,23 +8,11 @@
 
 pub mod counter;
 
-use std::{collections::BTreeMap, mem::take, sync::Arc};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 pub use counter::{CounterStatus, Delta};
-
-/// A counter's file name (`port_xmit_data`, `np_cnp_sent`, `rx_bytes`). Shared, not copied:
-/// the probe's readings and samples of a directory hold the very names it listed, so
-/// [`same_name`] mostly compares two pointers, and each interval touches each name's bytes
-/// once (to write it out) instead of once per map it is in.
-pub type CounterName = Arc<str>;
-
-/// Whether two counter names are equal, by pointer first. (`Arc`'s own `==` compares the
-/// text: its pointer shortcut is for sized types only.)
-pub fn same_name(a: &CounterName, b: &CounterName) -> bool {
-    Arc::ptr_eq(a, b) || a == b
-}
 
 /// Bumped whenever a field is renamed or removed or its meaning changes; adding an optional
 /// field does not bump it. Version 2: `source` gained `recorded`, and `live` no longer covers
@@ -200,9 +188,9 @@ pub struct PortReading {
     pub port: u32,
     pub state: Option<Enumerated>,
     /// `counters/<name>` raw values; `null` when the file could not be read.
-    pub counters: BTreeMap<CounterName, Option<u64>>,
+    pub counters: BTreeMap<String, Option<u64>>,
     /// `hw_counters/<name>` raw values (driver-specific, e.g. mlx5's `np_cnp_sent`).
-    pub hw_counters: BTreeMap<CounterName, Option<u64>>,
+    pub hw_counters: BTreeMap<String, Option<u64>>,
     /// Octets sent: `port_xmit_data` × 4, since that counter counts 4-octet words.
     pub tx_bytes: Option<u64>,
     /// Octets received: `port_rcv_data` × 4.
@@ -214,7 +202,7 @@ pub struct NetdevReading {
     pub interface: String,
     pub operstate: Option<String>,
     /// `statistics/<name>` raw values.
-    pub statistics: BTreeMap<CounterName, Option<u64>>,
+    pub statistics: BTreeMap<String, Option<u64>>,
     pub tx_bytes: Option<u64>,
     pub rx_bytes: Option<u64>,
 }
@@ -254,8 +242,8 @@ pub struct PortSample {
     pub device: String,
     pub port: u32,
     pub state: Option<Enumerated>,
-    pub counters: BTreeMap<CounterName, CounterSample>,
-    pub hw_counters: BTreeMap<CounterName, CounterSample>,
+    pub counters: BTreeMap<String, CounterSample>,
+    pub hw_counters: BTreeMap<String, CounterSample>,
     pub tx_bytes_per_second: Option<f64>,
     pub rx_bytes_per_second: Option<f64>,
 }
@@ -264,7 +252,7 @@ pub struct PortSample {
 pub struct NetdevSample {
     pub interface: String,
     pub operstate: Option<String>,
-    pub statistics: BTreeMap<CounterName, CounterSample>,
+    pub statistics: BTreeMap<String, CounterSample>,
     pub tx_bytes_per_second: Option<f64>,
     pub rx_bytes_per_second: Option<f64>,
 }
@@ -310,17 +298,7 @@ impl Sample {
     /// The sample between two readings, which must be of the same components at two instants;
     /// a component only in `now` gets status `first`.
     pub fn between(previous: &Reading, now: &Reading) -> Sample {
-        Sample::between_reusing(previous, now, None)
-    }
-
-    /// [`Sample::between`], writing into the counter maps of `spare` (an older sample nobody
-    /// needs any more) where they hold the same names, instead of allocating every name anew:
-    /// the probe computes one sample per interval.
-    pub fn between_reusing(previous: &Reading, now: &Reading, spare: Option<Sample>) -> Sample {
         let elapsed_ms = now.timestamp_ms.saturating_sub(previous.timestamp_ms);
-        let (mut spare_ports, mut spare_netdevs) = spare
-            .map(|sample| (sample.ports, sample.netdevs))
-            .unwrap_or_default();
         let ports = now
             .ports
             .iter()
@@ -329,24 +307,17 @@ impl Sample {
                     .ports
                     .iter()
                     .find(|p| p.device == port.device && p.port == port.port);
-                let (counters, hw_counters) = spare_ports
-                    .iter_mut()
-                    .find(|p| p.device == port.device && p.port == port.port)
-                    .map(|p| (take(&mut p.counters), take(&mut p.hw_counters)))
-                    .unwrap_or_default();
                 let counters = rates(
                     &port.counters,
                     before.map(|p| &p.counters),
                     elapsed_ms,
                     true,
-                    counters,
                 );
                 let hw_counters = rates(
                     &port.hw_counters,
                     before.map(|p| &p.hw_counters),
                     elapsed_ms,
                     false,
-                    hw_counters,
                 );
                 PortSample {
                     device: port.device.clone(),
@@ -367,17 +338,11 @@ impl Sample {
                     .netdevs
                     .iter()
                     .find(|d| d.interface == dev.interface);
-                let statistics = spare_netdevs
-                    .iter_mut()
-                    .find(|d| d.interface == dev.interface)
-                    .map(|d| take(&mut d.statistics))
-                    .unwrap_or_default();
                 let statistics = rates(
                     &dev.statistics,
                     before.map(|d| &d.statistics),
                     elapsed_ms,
                     false,
-                    statistics,
                 );
                 NetdevSample {
                     interface: dev.interface.clone(),
@@ -397,41 +362,23 @@ impl Sample {
     }
 }
 
-/// Every counter of `now` with its rate since `previous`. Both maps are sorted by name, so
-/// each counter's earlier value is found by walking `previous` alongside. `reuse` is
-/// written over when it holds exactly `now`'s names. Names are compared by pointer first:
-/// the probe's maps share them.
+/// Every counter of `now` with its rate since its value in `previous`.
 fn rates(
-    now: &BTreeMap<CounterName, Option<u64>>,
-    previous: Option<&BTreeMap<CounterName, Option<u64>>>,
+    now: &BTreeMap<String, Option<u64>>,
+    previous: Option<&BTreeMap<String, Option<u64>>>,
     elapsed_ms: u64,
     words_are_octets: bool,
-    mut reuse: BTreeMap<CounterName, CounterSample>,
-) -> BTreeMap<CounterName, CounterSample> {
-    let mut earlier = previous.into_iter().flatten().peekable();
-    let mut sample = |name: &CounterName, value: Option<u64>| {
-        while earlier
-            .next_if(|(before, _)| !Arc::ptr_eq(before, name) && *before < name)
-            .is_some()
-        {}
-        let before = earlier
-            .next_if(|(before, _)| same_name(before, name))
-            .and_then(|(_, value)| *value);
-        let scale = if words_are_octets {
-            octets_per_unit(name)
-        } else {
-            1
-        };
-        counter::sample(before, value, elapsed_ms, scale)
-    };
-    if reuse.len() == now.len() && reuse.keys().zip(now.keys()).all(|(a, b)| same_name(a, b)) {
-        for ((name, value), slot) in now.iter().zip(reuse.values_mut()) {
-            *slot = sample(name, *value);
-        }
-        return reuse;
-    }
+) -> BTreeMap<String, CounterSample> {
     now.iter()
-        .map(|(name, value)| (name.clone(), sample(name, *value)))
+        .map(|(name, value)| {
+            let before = previous.and_then(|p| p.get(name)).copied().flatten();
+            let scale = if words_are_octets {
+                octets_per_unit(name)
+            } else {
+                1
+            };
+            (name.clone(), counter::sample(before, *value, elapsed_ms, scale))
+        })
         .collect()
 }
 
@@ -465,7 +412,7 @@ mod tests {
         let hw = |pairs: &[(&str, u64)]| {
             pairs
                 .iter()
-                .map(|(n, v)| (CounterName::from(*n), Some(*v)))
+                .map(|(n, v)| (n.to_string(), Some(*v)))
                 .collect::<BTreeMap<_, _>>()
         };
         before.ports[0].hw_counters = hw(&[("a", 1), ("c", 10), ("e", 100), ("f", 7)]);
@@ -483,26 +430,6 @@ mod tests {
                 ("d".into(), (None, CounterStatus::First)),
                 ("f".into(), (Some(2.0), CounterStatus::Ok)),
             ])
-        );
-    }
-
-    #[test]
-    fn a_sample_written_over_an_older_one_equals_a_fresh_one() {
-        let a = reading(1_000, Some(5_000), 10, 100);
-        let b = reading(1_500, Some(6_000), 15, 1_100);
-        let c = reading(2_000, None, 30, 900);
-        let older = Sample::between(&a, &b);
-        let reused = Sample::between_reusing(&b, &c, Some(older));
-        assert_eq!(reused, Sample::between(&b, &c));
-        // Names that no longer line up: a counter more, a map emptied, another interface.
-        let mut d = c.clone();
-        d.timestamp_ms = 2_500;
-        d.ports[0].counters.insert("port_rcv_data".into(), Some(7));
-        d.ports[0].hw_counters.clear();
-        d.netdevs[0].interface = "eth1".into();
-        assert_eq!(
-            Sample::between_reusing(&c, &d, Some(reused)),
-            Sample::between(&c, &d)
         );
     }
 

@@ -94,7 +94,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    // Before the sampler's thread starts: see `own_descriptor_table`.
+    // Installed before the sampler starts, so a signal during its first reading is not lost.
     let signalled = {
         let _inside = runtime.enter();
         shutdown_signal()
@@ -188,8 +188,8 @@ struct Started {
 /// Starts the sampler on a thread of its own, off the async workers, since sysfs reads block
 /// in the driver: it wakes once per interval, where a timer task handing each tick to the
 /// blocking pool woke a worker, then the pool's thread, then a worker again to publish. The
-/// thread opens the trees itself, after `own_descriptor_table`, and takes the first reading,
-/// so the first tick already has rates.
+/// thread opens the trees itself and takes the first reading, so the first tick already has
+/// rates.
 fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
     let (started, first) = mpsc::sync_channel(1);
     let (sampling, server) = mpsc::sync_channel::<Arc<ProbeState>>(1);
@@ -203,7 +203,6 @@ fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
     let sampler = std::thread::Builder::new()
         .name("sampler".to_string())
         .spawn(move || {
-            own_descriptor_table();
             // The demo's temporary copy lives (inside the sampler) until the server stops.
             let opened = if demo {
                 Demo::start().map_err(ServeError::Demo).and_then(|demo| {
@@ -247,21 +246,6 @@ fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
     })
 }
 
-/// Gives the calling thread a descriptor table of its own, a copy of the process's. While
-/// threads share a table, the kernel takes and drops a reference to the file on every
-/// `pread` and `stat` of a descriptor; the sampler makes a few hundred of them each
-/// interval, and alone in its table it is spared those (`fdget`'s fast path). If the system
-/// refuses (a sandbox may forbid `unshare`), the table stays shared, which is only slower.
-///
-/// From then on, a descriptor opened on one side does not exist on the other. The sampler
-/// uses only what it opens itself and two descriptors that exist before its thread starts:
-/// the runtime's wake-up descriptor (publishing wakes the clients' tasks) and the signal
-/// handlers' pipe (a signal may be handled on any thread). Nothing it opens leaves its thread.
-fn own_descriptor_table() {
-    // SAFETY: as above, no thread uses a descriptor from the other's table.
-    let _ = unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::FILES) };
-}
-
 /// The one sampler: every client receives what it publishes. Returns when the server stops.
 fn sample_forever(mut sampler: Sampler, state: &ProbeState, interval_ms: u64) {
     let interval = Duration::from_millis(interval_ms);
@@ -285,7 +269,6 @@ fn sample_forever(mut sampler: Sampler, state: &ProbeState, interval_ms: u64) {
             next = now + interval;
         }
         state.live.publish(Latest::of(&sampler), &tick.messages);
-        sampler.recycle(tick);
     }
 }
 

@@ -12,39 +12,43 @@
 //! The debugfs root holds `mlx5/<pci address>/cc_params/<name>` (kernel
 //! `drivers/infiniband/hw/mlx5/cong.c`); those files are mode 0600, so only root reads them.
 
-mod kept;
+mod held;
 pub mod parse;
 pub mod root;
-mod tree_watch;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    mem::take,
     path::{Path, PathBuf},
+    time::Duration,
 };
 
 use engine::probe::{
-    same_name, CcParams, Component, CounterName, GidEntry, Inventory, NetDevice, NetdevReading,
-    PortReading, RdmaDevice, RdmaPort, Reading,
+    CcParams, Component, GidEntry, Inventory, NetDevice, NetdevReading, PortReading, RdmaDevice,
+    RdmaPort, Reading,
 };
 
-use kept::Kept;
+use held::{Held, Values, REOPEN_EVERY};
 pub use root::{ReadError, Root};
 
 const INFINIBAND: &str = "class/infiniband";
 const NET: &str = "class/net";
 /// Not a counter: the number of milliseconds mlx5 caches `hw_counters` for (writable).
-const HW_COUNTERS_NOT_COUNTERS: &[&str] = &["lifespan"];
+const NOT_COUNTERS: &[&str] = &["lifespan"];
 
 /// The trees the probe reads: a sysfs root and, when it exists, a debugfs root.
-#[derive(Debug)]
 pub struct Trees {
     pub sysfs: Root,
     /// `Err` holds why debugfs cannot be read, shown as the DCQCN parameters' hint.
     pub debugfs: Result<Root, String>,
-    /// What every reading reads, kept open between readings (the inventory, read when
-    /// something came or went, opens what it reads each time).
-    kept: Kept,
+    /// Each port's and interface's files, held open between readings (the inventory, read
+    /// when something came or went, opens what it reads each time).
+    held: BTreeMap<Component, Held>,
+    reopen_every: Duration,
+    /// Room for one attribute, reused by every read of a reading.
+    buffer: Vec<u8>,
+    /// How many times a component's files were opened (for the tests).
+    #[cfg(test)]
+    opened: usize,
 }
 
 impl Trees {
@@ -56,30 +60,14 @@ impl Trees {
             )
         });
         Ok(Trees {
-            kept: Kept::new(sysfs.clone()),
             sysfs,
             debugfs,
+            held: BTreeMap::new(),
+            reopen_every: REOPEN_EVERY,
+            buffer: Vec::new(),
+            #[cfg(test)]
+            opened: 0,
         })
-    }
-
-    /// Every device, port and interface present now (directory listings only). The sampler
-    /// takes them from [`Trees::reading_and_components`]; the tests check the two agree.
-    #[cfg(test)]
-    pub fn components(&self) -> BTreeSet<Component> {
-        let mut found = BTreeSet::new();
-        for device in self.list(Path::new(INFINIBAND)) {
-            for port in self.port_numbers(&device) {
-                found.insert(Component::RdmaPort {
-                    device: device.clone(),
-                    port,
-                });
-            }
-            found.insert(Component::RdmaDevice { device });
-        }
-        for interface in self.list(Path::new(NET)) {
-            found.insert(Component::Netdev { interface });
-        }
-        found
     }
 
     pub fn inventory(&self) -> Inventory {
@@ -104,49 +92,21 @@ impl Trees {
         self.reading_and_components(timestamp_ms).0
     }
 
-    /// A reading and the components it found (the set the tests get from
-    /// `Trees::components`), from one listing of the trees: the sampler needs both every
-    /// interval.
+    /// A reading and every device, port and interface it found, from one listing of the
+    /// trees: the sampler needs both every interval.
     pub fn reading_and_components(&mut self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
-        self.reading_and_components_reusing(timestamp_ms, None)
-    }
-
-    /// [`Trees::reading_and_components`], refilling the counter maps of `spare` (an older
-    /// reading nobody holds any more) where they have the same names, instead of allocating
-    /// every name anew each interval.
-    pub fn reading_and_components_reusing(
-        &mut self,
-        timestamp_ms: u64,
-        spare: Option<Reading>,
-    ) -> (Reading, BTreeSet<Component>) {
-        let (mut spare_ports, mut spare_netdevs) = spare
-            .map(|reading| (reading.ports, reading.netdevs))
-            .unwrap_or_default();
         let mut found = BTreeSet::new();
         let mut ports = Vec::new();
-        self.kept.begin_reading();
-        for device in self.kept_list(Path::new(INFINIBAND)) {
-            found.insert(Component::RdmaDevice {
-                device: device.clone(),
-            });
-            let port_numbers = port_numbers(self.kept_list(&ports_dir(&device)));
-            for port in port_numbers {
-                found.insert(Component::RdmaPort {
+        for device in self.list(Path::new(INFINIBAND)) {
+            for port in self.port_numbers(&device) {
+                let component = Component::RdmaPort {
                     device: device.clone(),
                     port,
-                });
+                };
                 let dir = port_dir(&device, port);
-                let (counters, hw_counters) = spare_ports
-                    .iter_mut()
-                    .find(|p| p.device == device && p.port == port)
-                    .map(|p| (take(&mut p.counters), take(&mut p.hw_counters)))
-                    .unwrap_or_default();
-                let counters = self.counters(&dir.join("counters"), &[], counters);
-                let hw_counters = self.counters(
-                    &dir.join("hw_counters"),
-                    HW_COUNTERS_NOT_COUNTERS,
-                    hw_counters,
-                );
+                let groups = &["counters", "hw_counters"];
+                let values = self.read_component(&component, &dir, "state", groups);
+                let [counters, hw_counters] = <[_; 2]>::try_from(values.groups).unwrap_or_default();
                 let octets = |name: &str| {
                     counters
                         .get(name)
@@ -157,44 +117,80 @@ impl Trees {
                 ports.push(PortReading {
                     device: device.clone(),
                     port,
-                    state: self
-                        .kept_text(&dir.join("state"))
-                        .and_then(|t| parse::enumerated(&t).ok()),
+                    state: values.status.and_then(|t| parse::enumerated(&t).ok()),
                     tx_bytes: octets("port_xmit_data"),
                     rx_bytes: octets("port_rcv_data"),
                     counters,
                     hw_counters,
                 });
+                found.insert(component);
             }
+            found.insert(Component::RdmaDevice { device });
         }
         let mut netdevs = Vec::new();
-        for interface in self.kept_list(Path::new(NET)) {
-            found.insert(Component::Netdev {
+        for interface in self.list(Path::new(NET)) {
+            let component = Component::Netdev {
                 interface: interface.clone(),
-            });
+            };
             let dir = Path::new(NET).join(&interface);
-            let statistics = spare_netdevs
-                .iter_mut()
-                .find(|d| d.interface == interface)
-                .map(|d| take(&mut d.statistics))
-                .unwrap_or_default();
-            let statistics = self.counters(&dir.join("statistics"), &[], statistics);
+            let values = self.read_component(&component, &dir, "operstate", &["statistics"]);
+            let statistics = values.groups.into_iter().next().unwrap_or_default();
             netdevs.push(NetdevReading {
-                operstate: self.kept_text(&dir.join("operstate")),
+                operstate: values.status,
                 tx_bytes: statistics.get("tx_bytes").copied().flatten(),
                 rx_bytes: statistics.get("rx_bytes").copied().flatten(),
                 statistics,
                 interface,
             });
+            found.insert(component);
         }
-        // What this reading did not use (a device that went away) is closed.
-        self.kept.end_reading();
+        // What left the listing is closed.
+        self.held.retain(|component, _| found.contains(component));
         let reading = Reading {
             timestamp_ms,
             ports,
             netdevs,
         };
         (reading, found)
+    }
+
+    /// One reading of a port's or interface's files, through the handles held for it
+    /// (opened first when there are none, or they are stale). When a file fails, the
+    /// handles are dropped, so the next reading opens the component afresh.
+    fn read_component(
+        &mut self,
+        component: &Component,
+        dir: &Path,
+        status: &str,
+        groups: &[&str],
+    ) -> Values {
+        let reopen_every = self.reopen_every;
+        if self
+            .held
+            .get(component)
+            .is_none_or(|held| held.stale(reopen_every))
+        {
+            self.held.remove(component);
+            #[cfg(test)]
+            {
+                self.opened += 1;
+            }
+            if let Ok(held) = Held::open(&self.sysfs, dir, status, groups, NOT_COUNTERS) {
+                self.held.insert(component.clone(), held);
+            }
+        }
+        let Some(held) = self.held.get(component) else {
+            return Values {
+                status: None,
+                groups: vec![BTreeMap::new(); groups.len()],
+                healthy: false,
+            };
+        };
+        let values = held.read(&mut self.buffer);
+        if !values.healthy {
+            self.held.remove(component);
+        }
+        values
     }
 
     fn rdma_device(&self, name: String) -> RdmaDevice {
@@ -338,64 +334,8 @@ impl Trees {
         }
     }
 
-    /// Every file of a counters directory; a file that cannot be read or parsed is `None`,
-    /// and a directory that cannot be listed has none.
-    ///
-    /// `reuse` is the map of an older reading of the same directory: while the files come
-    /// (sorted by name) with the names it has, their values are written over its own. Its
-    /// names are the listing's own, so they compare by pointer.
-    fn counters(
-        &mut self,
-        dir: &Path,
-        skip: &[&str],
-        mut reuse: BTreeMap<CounterName, Option<u64>>,
-    ) -> BTreeMap<CounterName, Option<u64>> {
-        // How many of `reuse`'s entries, from its first, were overwritten in order, and
-        // every file after the first that did not line up with the next of them.
-        let mut overwritten = 0;
-        let mut rest = Vec::new();
-        let mut slots = reuse.iter_mut();
-        let listed = self.kept.read_each(dir, |name, text| {
-            if skip.contains(&&**name) {
-                return;
-            }
-            let value = text
-                .ok()
-                .filter(|t| !t.is_empty())
-                .and_then(|t| parse::counter(t).ok());
-            if rest.is_empty() {
-                if let Some((slot_name, slot)) = slots.next() {
-                    if same_name(slot_name, name) {
-                        *slot = value;
-                        overwritten += 1;
-                        return;
-                    }
-                }
-            }
-            rest.push((CounterName::clone(name), value));
-        });
-        if listed.is_err() {
-            return BTreeMap::new();
-        }
-        if rest.is_empty() && overwritten == reuse.len() {
-            return reuse;
-        }
-        // The names changed: the ones that lined up, then the others.
-        reuse.into_iter().take(overwritten).chain(rest).collect()
-    }
-
     fn port_numbers(&self, device: &str) -> Vec<u32> {
         port_numbers(self.list(&ports_dir(device)))
-    }
-
-    /// [`Trees::list`] through the directories kept open for readings.
-    fn kept_list(&mut self, dir: &Path) -> Vec<String> {
-        self.kept.list(dir).unwrap_or_default()
-    }
-
-    /// [`Trees::text`] through the files kept open for readings.
-    fn kept_text(&mut self, file: &Path) -> Option<String> {
-        self.kept.read(file).ok().filter(|t| !t.is_empty())
     }
 
     /// A directory's entries; a missing directory (no RDMA devices on this machine) is empty.

@@ -8,12 +8,15 @@
 use std::{
     fmt,
     fs::File,
-    io::{self, Read},
+    io,
+    os::{fd::AsFd, unix::fs::FileExt},
     path::{Path, PathBuf},
 };
 
+use rustix::fs::{Mode, OFlags};
+
 /// sysfs attributes are at most one page; anything longer is not a sysfs attribute.
-pub(super) const MAX_ATTRIBUTE_BYTES: u64 = 64 * 1024;
+const MAX_ATTRIBUTE_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Root {
@@ -25,7 +28,6 @@ pub struct Root {
 pub enum ReadError {
     Io { path: PathBuf, source: io::Error },
     OutsideRoot { path: PathBuf, resolved: PathBuf },
-    TooLong { path: PathBuf },
 }
 
 impl fmt::Display for ReadError {
@@ -37,11 +39,6 @@ impl fmt::Display for ReadError {
                 "{} resolves to {}, outside the tree the probe may read",
                 path.display(),
                 resolved.display()
-            ),
-            ReadError::TooLong { path } => write!(
-                f,
-                "{} is longer than {MAX_ATTRIBUTE_BYTES} bytes, which no sysfs attribute is",
-                path.display()
             ),
         }
     }
@@ -79,81 +76,70 @@ impl Root {
 
     /// The text of one attribute file, without its trailing newline.
     pub fn read(&self, relative: &Path) -> Result<String, ReadError> {
-        read_resolved(self.resolve(relative)?)
+        let path = self.resolve(relative)?;
+        // Canonical, so no link is left to follow.
+        open_read_only(rustix::fs::CWD, &path)
+            .and_then(|file| read_attribute(&file, &mut Vec::new()))
+            .map_err(|source| ReadError::Io { path, source })
     }
 
     /// The entry names of a directory, sorted so output is stable.
     pub fn list(&self, relative: &Path) -> Result<Vec<String>, ReadError> {
         let path = self.resolve(relative)?;
-        let io_error = |source| ReadError::Io {
-            path: path.clone(),
-            source,
-        };
-        let mut names = Vec::new();
-        for entry in std::fs::read_dir(&path).map_err(io_error)? {
-            let entry = entry.map_err(io_error)?;
-            // sysfs names are ASCII; a name that is not UTF-8 cannot be a known attribute.
-            if let Ok(name) = entry.file_name().into_string() {
-                names.push(name);
+        open_read_only(rustix::fs::CWD, &path)
+            .and_then(|dir| entries(&dir))
+            .map_err(|source| ReadError::Io { path, source })
+    }
+}
+
+/// The entry names of an open directory, sorted. Listed through the descriptor itself, so
+/// they are the entries of the very directory that files are then opened from. sysfs names
+/// are ASCII: a name that is not UTF-8 cannot be a known attribute and is left out.
+pub(super) fn entries(dir: &File) -> io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in rustix::fs::Dir::read_from(dir)? {
+        if let Ok(name) = entry?.file_name().to_str() {
+            if name != "." && name != ".." {
+                names.push(name.to_string());
             }
         }
-        names.sort();
-        Ok(names)
     }
+    names.sort();
+    Ok(names)
 }
 
-/// The text of a file already resolved inside a root, without its trailing newline.
-fn read_resolved(path: PathBuf) -> Result<String, ReadError> {
-    let io_error = |source| ReadError::Io {
-        path: path.clone(),
-        source,
-    };
-    let file = File::open(&path).map_err(io_error)?;
-    read_attribute(file, path)
+/// Opens `name` in `dir` for reading only, never through a symbolic link, and without
+/// waiting for a writer should a recorded tree hold a FIFO.
+pub(super) fn open_read_only(dir: impl AsFd, name: &Path) -> io::Result<File> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    Ok(File::from(rustix::fs::openat(
+        dir,
+        name,
+        flags,
+        Mode::empty(),
+    )?))
 }
 
-/// An attribute file's text, without its trailing newline; at most [`MAX_ATTRIBUTE_BYTES`].
-///
-/// One `read` usually suffices: sysfs and debugfs hand over a whole attribute at once, and a
-/// regular file returns fewer bytes than asked for only at its end, so a short read ends the
-/// file without the extra `read` that would return 0 (the sampler reads hundreds of files
-/// every interval). A read that fills the buffer goes on to the end.
-fn read_attribute(mut file: File, path: PathBuf) -> Result<String, ReadError> {
-    const CHUNK: usize = 4096;
-    let io_error = |source| ReadError::Io {
-        path: path.clone(),
-        source,
-    };
-    let mut bytes = Vec::new();
-    let mut chunk = [0u8; CHUNK];
-    loop {
-        let read = match file.read(&mut chunk) {
-            Ok(read) => read,
+/// An attribute's text, without its trailing newline (or the NULs some drivers pad with),
+/// from one `pread` at offset 0: sysfs formats the attribute afresh for a read at offset 0
+/// and hands all of it over at once, and a regular file (a recorded tree) returns all it
+/// has. `buffer` is reused from call to call.
+pub(super) fn read_attribute(file: &File, buffer: &mut Vec<u8>) -> io::Result<String> {
+    buffer.resize(MAX_ATTRIBUTE_BYTES + 1, 0);
+    let read = loop {
+        match file.read_at(buffer, 0) {
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(io_error(error)),
-        };
-        bytes.extend_from_slice(&chunk[..read]);
-        if bytes.len() as u64 > MAX_ATTRIBUTE_BYTES {
-            return Err(ReadError::TooLong { path });
+            read => break read?,
         }
-        if read < CHUNK {
-            break;
-        }
+    };
+    let invalid = |why: &str| io::Error::new(io::ErrorKind::InvalidData, why.to_string());
+    if read > MAX_ATTRIBUTE_BYTES {
+        return Err(invalid(&format!(
+            "longer than {MAX_ATTRIBUTE_BYTES} bytes, which no sysfs attribute is"
+        )));
     }
-    attribute_text(&bytes, || path.clone()).map(str::to_string)
-}
-
-/// An attribute's bytes as text, without its trailing newline (or the NULs some drivers
-/// pad with); `path` names the file in the error when they are not UTF-8.
-pub(super) fn attribute_text(
-    bytes: &[u8],
-    path: impl FnOnce() -> PathBuf,
-) -> Result<&str, ReadError> {
-    let text = std::str::from_utf8(bytes).map_err(|_| ReadError::Io {
-        path: path(),
-        source: io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"),
-    })?;
-    Ok(text.trim_end_matches(['\n', '\0']))
+    let text = std::str::from_utf8(&buffer[..read]).map_err(|_| invalid("not UTF-8 text"))?;
+    Ok(text.trim_end_matches(['\n', '\0']).to_string())
 }
 
 #[cfg(test)]
@@ -182,5 +168,30 @@ mod tests {
             root.read(Path::new("devices/x/nothing")),
             Err(ReadError::Io { .. })
         ));
+    }
+
+    #[test]
+    fn a_fifo_or_an_overlong_file_is_refused_without_waiting() {
+        let tree = tempfile::tempdir().unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &tree.path().join("fifo"),
+            rustix::fs::FileType::Fifo,
+            Mode::RUSR | Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        std::fs::write(
+            tree.path().join("long"),
+            vec![b'7'; MAX_ATTRIBUTE_BYTES + 1],
+        )
+        .unwrap();
+        let root = Root::open(tree.path()).unwrap();
+        assert!(matches!(
+            root.read(Path::new("fifo")),
+            Err(ReadError::Io { .. })
+        ));
+        let long = root.read(Path::new("long")).unwrap_err().to_string();
+        assert!(long.contains("longer than"), "{long}");
     }
 }

@@ -143,7 +143,8 @@ fn a_reading_has_every_counter_and_octet_totals() {
 
 #[test]
 fn components_match_the_inventory() {
-    let found = trees().components();
+    let mut trees = trees();
+    let (_, found) = trees.reading_and_components(1);
     assert!(found.contains(&Component::RdmaPort {
         device: "mlx5_2".into(),
         port: 1
@@ -151,6 +152,12 @@ fn components_match_the_inventory() {
     assert!(found.contains(&Component::Netdev {
         interface: "lo".into()
     }));
+    let inventory = trees.inventory();
+    let ports: usize = inventory.rdma_devices.iter().map(|d| d.ports.len()).sum();
+    assert_eq!(
+        found.len(),
+        inventory.rdma_devices.len() + ports + inventory.netdevs.len()
+    );
     assert_eq!(found.len(), 3 + 3 + 4);
 }
 
@@ -178,25 +185,100 @@ fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
     assert!(counters["port_xmit_data"].is_some());
 }
 
+/// A writable copy of the fixture's sysfs tree, and the trees read from it.
+fn copied() -> (tempfile::TempDir, Trees) {
+    let copy = tempfile::tempdir().unwrap();
+    crate::demo::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
+    let trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
+    (copy, trees)
+}
+
+const MLX5_0_COUNTERS: &str = "class/infiniband/mlx5_0/ports/1/counters";
+
+fn xmit_data(reading: &Reading) -> Option<u64> {
+    reading.ports[0].counters["port_xmit_data"]
+}
+
 #[test]
-fn a_reading_refilling_older_maps_equals_a_fresh_one() {
-    let mut trees = trees();
-    let fresh = trees.reading(1);
-    let mut spare = fresh.clone();
-    // Names gone, names new, other values, ports in another order.
-    let first = &mut spare.ports[0].counters;
-    first.remove("port_xmit_data");
-    first.insert("aaa_gone".into(), Some(1));
-    first.insert("zzz_gone".into(), None);
-    spare.ports[1].hw_counters.clear();
-    for value in spare.netdevs[0].statistics.values_mut() {
-        *value = Some(12_345);
+fn counters_written_in_place_are_read_through_the_files_held_open() {
+    let (copy, mut trees) = copied();
+    let file = copy.path().join(MLX5_0_COUNTERS).join("port_xmit_data");
+    trees.reading(1);
+    let opened = trees.opened;
+    for value in [10u64, 9_999_999_999, 3] {
+        std::fs::write(&file, format!("{value}\n")).unwrap();
+        assert_eq!(xmit_data(&trees.reading(2)), Some(value));
     }
-    spare.netdevs[1].statistics.remove("tx_bytes");
-    spare.ports.swap(0, 2);
-    spare.netdevs.pop();
-    let (refilled, _) = trees.reading_and_components_reusing(1, Some(spare));
-    assert_eq!(refilled, fresh);
-    let (again, _) = trees.reading_and_components_reusing(1, Some(refilled));
-    assert_eq!(again, fresh);
+    assert_eq!(trees.opened, opened, "no component was opened again");
+    // Once they are stale, every component is opened and listed afresh.
+    trees.reopen_every = Duration::ZERO;
+    std::fs::write(copy.path().join(MLX5_0_COUNTERS).join("new_counter"), "7\n").unwrap();
+    let reading = trees.reading(3);
+    assert_eq!(reading.ports[0].counters["new_counter"], Some(7));
+    assert_eq!(trees.opened, opened + 3 + 4);
+}
+
+#[test]
+fn a_counter_that_fails_to_read_is_unavailable_and_its_port_opened_again() {
+    let (copy, mut trees) = copied();
+    let file = copy.path().join(MLX5_0_COUNTERS).join("port_xmit_data");
+    trees.reading(1);
+    let opened = trees.opened;
+    std::fs::write(&file, vec![b'1'; 70 * 1024]).unwrap();
+    let reading = trees.reading(2);
+    assert_eq!(xmit_data(&reading), None);
+    assert_eq!(reading.ports[0].tx_bytes, None);
+    assert!(reading.ports[0].counters["port_rcv_data"].is_some());
+    assert!(reading.ports[0].hw_counters["np_cnp_sent"].is_some());
+    std::fs::write(&file, "12\n").unwrap();
+    assert_eq!(xmit_data(&trees.reading(3)), Some(12));
+    assert_eq!(trees.opened, opened + 1, "only that port was opened again");
+}
+
+#[test]
+fn a_device_that_disappears_and_returns_is_read_afresh() {
+    let (copy, mut trees) = copied();
+    let link = copy.path().join("class/infiniband/mlx5_2");
+    let target = std::fs::read_link(&link).unwrap();
+    assert_eq!(trees.reading(1).ports.len(), 3);
+    std::fs::remove_file(&link).unwrap();
+    let (reading, found) = trees.reading_and_components(2);
+    assert_eq!(reading.ports.len(), 2);
+    assert!(!found.contains(&Component::RdmaDevice {
+        device: "mlx5_2".into()
+    }));
+    assert_eq!(trees.held.len(), 2 + 4, "the gone port's files are closed");
+    // It comes back with new counters, as a re-registered device does.
+    let device = copy.path().join("class/infiniband").join(&target);
+    std::fs::write(device.join("ports/1/counters/port_xmit_data"), "5\n").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let reading = trees.reading(3);
+    assert_eq!(reading.ports.len(), 3);
+    assert_eq!(reading.ports[2].counters["port_xmit_data"], Some(5));
+}
+
+#[test]
+fn nothing_is_read_through_a_link_or_outside_the_root() {
+    let (copy, mut trees) = copied();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret"), "42\n").unwrap();
+    // A counter that is a link, even to a file inside the tree, is not followed.
+    let counters = copy.path().join(MLX5_0_COUNTERS);
+    std::fs::remove_file(counters.join("symbol_error")).unwrap();
+    std::os::unix::fs::symlink("port_xmit_data", counters.join("symbol_error")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret"), counters.join("escape")).unwrap();
+    // A device whose link leads out of the root has no ports read.
+    let link = copy.path().join("class/infiniband/mlx5_2");
+    let device = std::fs::canonicalize(&link).unwrap();
+    crate::demo::copy_tree(&device, &outside.path().join("device")).unwrap();
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("device"), &link).unwrap();
+
+    let reading = trees.reading(1);
+    let counters = &reading.ports[0].counters;
+    assert_eq!(counters["symbol_error"], None);
+    assert_eq!(counters["escape"], None);
+    assert!(counters["port_xmit_data"].is_some());
+    assert!(reading.ports.iter().all(|p| p.device != "mlx5_2"));
+    assert!(trees.inventory().rdma_devices[2].ports.is_empty());
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use engine::probe::{CounterName, CounterSample, CounterStatus, Inventory};
+use engine::probe::{CounterSample, CounterStatus, Inventory};
 use yew::prelude::*;
 use yew_router::prelude::*;
 
@@ -127,7 +127,7 @@ pub fn NetdevTable(props: &InventoryProps) -> Html {
 pub struct CounterTableProps {
     /// `port`, `hw` or `netdev`, as in `content/data/counters.toml`.
     pub group: AttrValue,
-    pub counters: BTreeMap<CounterName, CounterSample>,
+    pub counters: BTreeMap<String, CounterSample>,
 }
 
 fn status_text(counter: &CounterSample) -> String {
@@ -182,8 +182,8 @@ pub fn CounterTable(props: &CounterTableProps) -> Html {
                         None => html! { <span class="muted">{ "Not explained in the lab yet." }</span> },
                     };
                     html! {
-                        <tr data-counter={name.to_string()}>
-                            <th scope="row"><code>{ name.to_string() }</code></th>
+                        <tr data-counter={name.clone()}>
+                            <th scope="row"><code>{ name.clone() }</code></th>
                             <td class="num">{ or_dash(counter.value) }</td>
                             <td class="num rate">{ status_text(counter) }</td>
                             <td>{ explain }</td>

@@ -140,11 +140,11 @@ pub fn LiveView() -> Html {
                     <article class="live-panel" key={key.clone()} aria-label={format!("RDMA port {}", key)}>
                         <h2 class="live-panel-title">{ format!("RDMA port {} {}", port.device, port.port) }</h2>
                         <LineChart title={format!("{key} throughput")} unit="bytes/s" series={traffic_series(history, &key)} />
-                        if port.hw_counters.keys().any(|c| CONGESTION.contains(&&**c)) {
+                        if port.hw_counters.keys().any(|c| CONGESTION.contains(&c.as_str())) {
                             <LineChart title={format!("{key} congestion (DCQCN)")} unit="per second"
                                 series={counter_series(history, &key, CONGESTION)} />
                         }
-                        if port.hw_counters.keys().any(|c| ERRORS.contains(&&**c)) {
+                        if port.hw_counters.keys().any(|c| ERRORS.contains(&c.as_str())) {
                             <LineChart title={format!("{key} loss and errors")} unit="per second"
                                 series={counter_series(history, &key, ERRORS)} />
                         }
