@@ -377,7 +377,10 @@ fn rates(
             } else {
                 1
             };
-            (name.clone(), counter::sample(before, *value, elapsed_ms, scale))
+            (
+                name.clone(),
+                counter::sample(before, *value, elapsed_ms, scale),
+            )
         })
         .collect()
 }
