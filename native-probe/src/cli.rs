@@ -4,6 +4,8 @@ use std::{net::SocketAddr, path::PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::serve::host::AllowedHost;
+
 /// The rdma-lab companion: serves the lab to your browser from this machine.
 ///
 /// Start with `native-probe serve`, then open the URL it prints.
@@ -92,11 +94,23 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = interval_ms)]
     pub interval_ms: u64,
 
-    /// Also accept WebSocket connections from pages at this origin (e.g.
-    /// https://lab.example.org). Repeatable. The probe's own origin and localhost origins are
-    /// always accepted.
-    #[arg(long, value_name = "ORIGIN")]
+    /// Also accept WebSocket connections from pages at this origin: scheme://host[:port],
+    /// matched exactly (e.g. https://name.github.io for a lab page hosted there, which then
+    /// connects to ws://127.0.0.1:7878/ws). Repeatable. Pages on localhost and the probe's own
+    /// pages are always accepted; any other site's page gets 403, so it cannot read your
+    /// counters through your browser.
+    #[arg(long, value_name = "ORIGIN", value_parser = origin)]
     pub allow_origin: Vec<String>,
+
+    /// Also answer requests whose Host header is NAME (or NAME:PORT). Repeatable. Every route
+    /// checks Host, against DNS rebinding: a page whose own name an attacker re-points at
+    /// 127.0.0.1 still sends its name as Host. Always answered: localhost and loopback
+    /// addresses; when --listen is not loopback, also any IP address and this machine's host
+    /// name. Give the other names the probe is reached by (a DNS alias, a Prometheus target
+    /// name). NAME matches the host exactly, on the listening port; NAME:PORT names another
+    /// port, e.g. localhost:9000 for an `ssh -L 9000:localhost:7878` tunnel.
+    #[arg(long, value_name = "NAME[:PORT]")]
+    pub allow_host: Vec<AllowedHost>,
 
     /// Require this token: as `?token=` on /ws and as `Authorization: Bearer` on /metrics.
     #[arg(
@@ -186,6 +200,28 @@ fn interval_ms(text: &str) -> Result<u64, String> {
     Ok(value)
 }
 
+/// An `--allow-origin` value, as browsers write an `Origin`: lowercase, no path, no slash.
+fn origin(text: &str) -> Result<String, String> {
+    let origin = text.trim_end_matches('/').to_ascii_lowercase();
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return Err(format!(
+            "{text:?} is not an origin; write it as the page's scheme://host[:port], e.g. https://lab.example.org"
+        ));
+    };
+    if scheme != "http" && scheme != "https" {
+        return Err(format!(
+            "{text:?} is not a web page's origin; only http:// and https:// pages can be allowed"
+        ));
+    }
+    if rest.is_empty() || rest.contains(['/', '?', '#']) {
+        let site = rest.split(['/', '?', '#']).next().unwrap_or("");
+        return Err(format!(
+            "{text:?} has a path, which an origin never has; the page's origin is {scheme}://{site}"
+        ));
+    }
+    Ok(origin)
+}
+
 impl TreeArgs {
     /// What the counters are: this machine's own, or a tree given with `--sysfs-root` (a
     /// recording or another machine's copy), which must never be shown as this machine's.
@@ -221,5 +257,17 @@ mod tests {
         let short = interval_ms("50").unwrap_err();
         assert!(short.contains("at least 100 ms"), "{short}");
         assert!(interval_ms("fast").is_err());
+    }
+
+    #[test]
+    fn origins_are_written_as_browsers_send_them() {
+        assert_eq!(
+            origin("https://Name.GitHub.io/"),
+            Ok("https://name.github.io".into())
+        );
+        let path = origin("https://name.github.io/rdma-lab/").unwrap_err();
+        assert!(path.contains("origin is https://name.github.io"), "{path}");
+        assert!(origin("name.github.io").is_err());
+        assert!(origin("file:///tmp/lab").is_err());
     }
 }

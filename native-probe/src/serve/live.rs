@@ -1,8 +1,8 @@
 //! `/ws`: the live counter stream, one sampler shared by every client.
 //!
-//! Safe by default: a browser page from another site cannot connect (the handshake's `Origin`
-//! must be the probe's own, a localhost origin or one given with `--allow-origin`; otherwise
-//! 403), an optional token gates it, at most [`MAX_CLIENTS`] clients are served (503 beyond),
+//! Safe by default: a browser page from another site cannot connect (after the `Host` check
+//! every route has, see `host`, the handshake's `Origin` must be the probe's own, a localhost
+//! origin or one given with `--allow-origin`; otherwise 403), an optional token gates it, at most [`MAX_CLIENTS`] clients are served (503 beyond),
 //! a client may send at most [`MAX_INCOMING_BYTES`] per message, and a client that reads too
 //! slowly loses its oldest samples (and is told how many) instead of growing the probe's memory.
 
@@ -26,7 +26,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use tokio::sync::{broadcast, watch, Semaphore};
 
-use super::ProbeState;
+use super::{host::AllowedHosts, ProbeState};
 use crate::sampler::Sampler;
 
 /// Concurrent WebSocket clients; the next one gets 503.
@@ -169,12 +169,8 @@ pub async fn socket(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let live = &state.live;
-    if !origin_allowed(&headers, &live.allowed_origins) {
-        return (
-            StatusCode::FORBIDDEN,
-            "this page's origin may not read the probe; start the probe with --allow-origin ORIGIN to allow it\n",
-        )
-            .into_response();
+    if !origin_allowed(&headers, &live.allowed_origins, &state.hosts) {
+        return origin_refused(&headers);
     }
     if let Some(expected) = &live.token {
         if !query
@@ -246,10 +242,13 @@ async fn serve_client(socket: WebSocket, live: &Live) {
         .await;
 }
 
-/// Whether a WebSocket handshake may proceed. Browsers always send `Origin` on a WebSocket
-/// handshake (RFC 6455 section 4.1, item 8), so a request without one is not from a web page
-/// and cannot be a cross-site request; `--token` guards those.
-pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+/// Whether a WebSocket handshake may proceed, by its `Origin`: this stops cross-site
+/// WebSocket hijacking, a foreign page opening the stream with the learner's browser. Browsers
+/// always send `Origin` on a WebSocket handshake (RFC 6455 section 4.1, item 8), so a request
+/// without one is not from a web page and cannot be a cross-site request; `--token` guards
+/// those. The probe's own origin passes only with a `Host` the probe answers: under DNS
+/// rebinding the attacker's page *is* same-origin, and only its `Host` tells it apart.
+pub fn origin_allowed(headers: &HeaderMap, allowed: &[String], hosts: &AllowedHosts) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -266,14 +265,34 @@ pub fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     if allowed.contains(&origin) {
         return true;
     }
-    let own_host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_ascii_lowercase);
-    if own_host.as_deref() == Some(authority) {
+    if matches!(host_of(authority), "localhost" | "127.0.0.1" | "[::1]") {
         return true;
     }
-    matches!(host_of(authority), "localhost" | "127.0.0.1" | "[::1]")
+    headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|own| own.eq_ignore_ascii_case(authority) && hosts.check_host(own).is_ok())
+}
+
+/// The 403 for a foreign `Origin`, naming the flag that would admit it.
+fn origin_refused(headers: &HeaderMap) -> Response {
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|o| String::from_utf8_lossy(o.as_bytes()).into_owned())
+        .unwrap_or_default();
+    let normalized = origin.trim_end_matches('/').to_ascii_lowercase();
+    let web_origin = normalized.starts_with("http://") || normalized.starts_with("https://");
+    let advice = if web_origin {
+        format!("start the probe with --allow-origin {normalized} to allow it")
+    } else {
+        "only http(s) pages can be allowed, with --allow-origin ORIGIN".to_string()
+    };
+    (
+        StatusCode::FORBIDDEN,
+        [(header::X_CONTENT_TYPE_OPTIONS, "nosniff")],
+        format!("native-probe: pages from origin {origin:?} may not open /ws; {advice}\n"),
+    )
+        .into_response()
 }
 
 /// The host of `host[:port]`, keeping an IPv6 literal's brackets.
@@ -310,18 +329,26 @@ mod tests {
         headers
     }
 
+    /// A probe on `listen` of a machine named lab-node01.
+    fn hosts(listen: &str, allow_host: &[&str]) -> AllowedHosts {
+        let allowed = allow_host.iter().map(|h| h.parse().unwrap()).collect();
+        AllowedHosts::new(listen.parse().unwrap(), "lab-node01", allowed)
+    }
+
     #[test]
     fn local_and_own_origins_pass_and_foreign_ones_do_not() {
         let none: &[String] = &[];
+        let hosts = hosts("0.0.0.0:7878", &[]);
         for origin in [
             "http://localhost:8080",
             "http://127.0.0.1:7878",
             "http://[::1]:3000",
             "https://localhost",
             "http://lab-node01:7878",
+            "http://LAB-NODE01:7878/",
         ] {
             assert!(
-                origin_allowed(&headers(Some(origin), "lab-node01:7878"), none),
+                origin_allowed(&headers(Some(origin), "lab-node01:7878"), none, &hosts),
                 "{origin}"
             );
         }
@@ -331,19 +358,67 @@ mod tests {
             "http://127.0.0.1.evil.example",
             "null",
             "file://",
+            "ws://lab-node01:7878",
             "http://lab-node01:9999",
+            "http://10.0.0.9:7878",
         ] {
             assert!(
-                !origin_allowed(&headers(Some(origin), "lab-node01:7878"), none),
+                !origin_allowed(&headers(Some(origin), "lab-node01:7878"), none, &hosts),
                 "{origin}"
             );
         }
         let allowed = ["https://lab.example.org".to_string()];
         assert!(origin_allowed(
             &headers(Some("https://lab.example.org/"), "10.0.0.5:7878"),
-            &allowed
+            &allowed,
+            &hosts
         ));
-        assert!(origin_allowed(&headers(None, "10.0.0.5:7878"), none));
+        assert!(!origin_allowed(
+            &headers(
+                Some("https://lab.example.org.evil.example"),
+                "10.0.0.5:7878"
+            ),
+            &allowed,
+            &hosts
+        ));
+        assert!(origin_allowed(
+            &headers(None, "10.0.0.5:7878"),
+            none,
+            &hosts
+        ));
+    }
+
+    #[test]
+    fn an_origin_equal_to_its_host_passes_only_when_the_host_is_allowed() {
+        let none: &[String] = &[];
+        let rebinding = headers(Some("http://evil.example:7878"), "evil.example:7878");
+        let on_loopback = hosts("127.0.0.1:7878", &[]);
+        assert!(!origin_allowed(&rebinding, none, &on_loopback));
+        let beyond = hosts("0.0.0.0:7878", &[]);
+        assert!(!origin_allowed(&rebinding, none, &beyond));
+        // The machine's own name is answered only beyond loopback.
+        let named = headers(Some("http://lab-node01:7878"), "lab-node01:7878");
+        assert!(!origin_allowed(&named, none, &on_loopback));
+        assert!(origin_allowed(&named, none, &beyond));
+        let allowed = hosts("127.0.0.1:7878", &["evil.example"]);
+        assert!(origin_allowed(&rebinding, none, &allowed));
+    }
+
+    #[test]
+    fn a_hosted_page_reaches_a_loopback_probe_with_allow_origin() {
+        let allowed = ["https://name.github.io".to_string()];
+        let page = headers(Some("https://name.github.io"), "127.0.0.1:7878");
+        assert!(origin_allowed(
+            &page,
+            &allowed,
+            &hosts("127.0.0.1:7878", &[])
+        ));
+        let other = headers(Some("https://other.github.io"), "127.0.0.1:7878");
+        assert!(!origin_allowed(
+            &other,
+            &allowed,
+            &hosts("127.0.0.1:7878", &[])
+        ));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `native-probe serve`: the HTTP server the learner's browser talks to: the site, the live
 //! counter stream on `/ws` and Prometheus metrics on `/metrics`.
 
+pub mod host;
 pub mod live;
 pub mod metrics;
 mod site;
@@ -13,7 +14,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use axum::{routing::get, serve::ListenerExt, Router};
+use axum::{middleware, routing::get, serve::ListenerExt, Router};
 use engine::probe::Source;
 use tokio::{net::TcpListener, sync::watch};
 
@@ -23,6 +24,7 @@ use crate::{
     sampler::{self, Sampler},
     sysfs::{ReadError, Trees},
 };
+use host::AllowedHosts;
 use live::{Latest, Live, LiveConfig};
 
 /// The kernel send buffer of each connection. Fixed (instead of autotuned up to megabytes) so
@@ -35,6 +37,8 @@ pub struct ProbeState {
     /// The built site: `index.html` plus its hashed assets.
     pub ui_dir: PathBuf,
     pub live: Live,
+    /// The `Host` values every route answers (see `host`).
+    pub hosts: Arc<AllowedHosts>,
 }
 
 /// Why `serve` could not start or stopped early, written for the person at the terminal.
@@ -107,17 +111,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         sampler,
     } = start_sampler(&args)?;
     let (stop, stopping) = watch::channel(false);
-    let config = LiveConfig {
-        source,
-        host: sampler::host_name(),
-        interval_ms: args.interval_ms,
-        allowed_origins: args.allow_origin.clone(),
-        token: args.token.clone(),
-    };
-    let state = Arc::new(ProbeState {
-        ui_dir,
-        live: Live::new(config, latest, stopping),
-    });
+    let machine = sampler::host_name();
     let served = runtime.block_on(async move {
         let listener =
             TcpListener::bind(args.listen)
@@ -130,6 +124,20 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
                     },
                 })?;
         let local = listener.local_addr().map_err(ServeError::Runtime)?;
+        // After binding: with port 0 only the bound address says which port a Host must name.
+        let hosts = AllowedHosts::new(local, &machine, args.allow_host.clone());
+        let config = LiveConfig {
+            source,
+            host: machine,
+            interval_ms: args.interval_ms,
+            allowed_origins: args.allow_origin.clone(),
+            token: args.token.clone(),
+        };
+        let state = Arc::new(ProbeState {
+            ui_dir,
+            live: Live::new(config, latest, stopping),
+            hosts: Arc::new(hosts),
+        });
         println!("Serving rdma-lab at http://{local}/ (press Ctrl-C to stop)");
         match source {
             Source::Live => println!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics"),
@@ -165,13 +173,16 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
 }
 
 /// All routes of the probe. The site is the fallback, so every path the app owns
-/// (deep links included) reaches it.
+/// (deep links included) reaches it. The Host check is the outermost layer: nothing is
+/// answered, not even a 404, to a request that names another host.
 pub fn router(state: Arc<ProbeState>) -> Router {
+    let hosts = state.hosts.clone();
     Router::new()
         .route("/ws", get(live::socket))
         .route("/metrics", get(metrics::scrape))
         .with_state(state.clone())
         .fallback_service(site::service(state))
+        .layer(middleware::from_fn_with_state(hosts, host::admit))
 }
 
 /// What the sampler's thread hands over once it took its first reading.
