@@ -120,8 +120,8 @@ impl AllowedHosts {
     }
 
     /// A rebinding attacker needs a DNS name they control: an address literal cannot be
-    /// rebound, nor can `localhost` (browsers resolve it to loopback themselves) or the
-    /// machine's own name.
+    /// rebound, nor can `localhost` (browsers resolve it to loopback themselves), and the
+    /// machine's own name is resolved by its network's DNS, not the attacker's.
     fn is_this_probe(&self, host: &str) -> bool {
         if host == "localhost" {
             return true;
