@@ -175,7 +175,7 @@ mod tests {
         let tree = tempfile::tempdir().unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &tree.path().join("fifo"),
+            tree.path().join("fifo"),
             rustix::fs::FileType::Fifo,
             Mode::RUSR | Mode::WUSR,
             0,
