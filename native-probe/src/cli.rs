@@ -62,7 +62,7 @@ pub struct DecodeArgs {
 
 #[derive(Debug, Args)]
 pub struct CraftArgs {
-    /// JSON file holding one packet spec or an array of them.
+    /// JSON file holding one packet spec, an array of them or {"packets": [...]} (CRAFT.md).
     #[arg(value_name = "SPEC.json")]
     pub spec: PathBuf,
 

@@ -1,29 +1,20 @@
 //! `native-probe dcqcn`: runs the engine's DCQCN models headless, for scripts and
 //! spreadsheets. The series goes to stdout as CSV; the summary to stderr (or stdout as JSON).
 
-use std::{fmt, fs};
+use std::fs;
 
 use engine::dcqcn::{
     named_scenario, series_to_csv, simulate_fluid, simulate_packets, Limits, Scenario, Series,
 };
 use serde::Serialize;
 
-use crate::cli::{DcqcnArgs, DcqcnModel};
+use crate::{
+    cli::{DcqcnArgs, DcqcnModel},
+    json_input,
+};
 
-/// A scenario file that could not be read or parsed, with the path.
-#[derive(Debug)]
-struct ScenarioFileError {
-    path: String,
-    reason: String,
-}
-
-impl fmt::Display for ScenarioFileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.reason)
-    }
-}
-
-impl std::error::Error for ScenarioFileError {}
+const SCENARIO_HINT: &str =
+    "`native-probe dcqcn --scenario two-flow --dump` prints a valid scenario to start from";
 
 /// What `--json` prints: the run's identity, the engine's summary and whether it was cut short.
 #[derive(Debug, Serialize)]
@@ -70,16 +61,9 @@ pub fn run(args: &DcqcnArgs) -> Result<(), Box<dyn std::error::Error>> {
 
 fn load(args: &DcqcnArgs) -> Result<Scenario, Box<dyn std::error::Error>> {
     if let Some(path) = &args.file {
-        let shown = path.display().to_string();
-        let text = fs::read_to_string(path).map_err(|e| ScenarioFileError {
-            path: shown.clone(),
-            reason: e.to_string(),
-        })?;
-        let scenario: Scenario = serde_json::from_str(&text).map_err(|e| ScenarioFileError {
-            path: shown,
-            reason: format!("not a scenario: {e}"),
-        })?;
-        return Ok(scenario);
+        let text =
+            fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        return Ok(json_input::parse(path, &text, SCENARIO_HINT)?);
     }
     // clap requires one of --scenario/--file; an empty name falls through to the engine's
     // "unknown scenario" error listing the names.

@@ -6,6 +6,7 @@ mod craft;
 mod dcqcn;
 mod decode;
 mod demo;
+mod json_input;
 mod qp_table;
 mod sampler;
 mod serve;

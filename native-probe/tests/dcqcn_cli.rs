@@ -3,6 +3,8 @@
 
 use std::process::{Command, Output};
 
+use serde_json::{json, Value};
+
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 
 fn probe(args: &[&str]) -> Output {
@@ -130,4 +132,109 @@ fn help_lists_the_scenarios_and_unknown_names_fail() {
     }
     let out = probe(&["dcqcn", "--scenario", "nope"]);
     assert!(!out.status.success());
+}
+
+/// `two-flow` as `--dump` prints it.
+fn dumped() -> Value {
+    let dump = probe(&["dcqcn", "--scenario", "two-flow", "--dump"]);
+    assert!(dump.status.success(), "{}", stderr(&dump));
+    serde_json::from_str(&stdout(&dump)).expect("JSON")
+}
+
+/// A change to the dumped scenario.
+type Edit = fn(&mut Value);
+
+#[test]
+fn a_scenario_file_with_an_unknown_field_a_wrong_type_or_a_missing_field_names_its_path() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("scenario.json");
+    // (the path it breaks, the change to the dump, the reason given)
+    let edits: [(&str, Edit, &str); 6] = [
+        (
+            "cp.kmin",
+            |s| s["cp"]["kmin"] = json!(5120),
+            "unknown field `kmin`, expected one of `buffer_bytes`, `kmin_bytes`",
+        ),
+        (
+            "flows[1].rate_gbps",
+            |s| s["flows"][1]["rate_gbps"] = json!(40),
+            "unknown field `rate_gbps`",
+        ),
+        (
+            "flows",
+            |s| s["flows"] = json!(-1),
+            "invalid type: integer `-1`",
+        ),
+        (
+            "flows[1].start_us",
+            |s| s["flows"][1]["start_us"] = json!("soon"),
+            "invalid type: string \"soon\", expected f64",
+        ),
+        (
+            "dcqcn",
+            |s| {
+                s["dcqcn"].as_object_mut().expect("dcqcn").remove("g");
+            },
+            "missing field `g`",
+        ),
+        (
+            "cp.pfc",
+            |s| {
+                s["cp"]["pfc"]
+                    .as_object_mut()
+                    .expect("pfc")
+                    .remove("xon_bytes");
+            },
+            "missing field `xon_bytes`",
+        ),
+    ];
+    for (at, edit, reason) in edits {
+        let mut scenario = dumped();
+        edit(&mut scenario);
+        std::fs::write(
+            &path,
+            serde_json::to_string_pretty(&scenario).expect("JSON"),
+        )
+        .expect("write");
+        let out = probe(&["dcqcn", "--file", path.to_str().expect("utf-8 path")]);
+        assert!(!out.status.success(), "{at}: accepted");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("scenario.json: {at}: {reason}")),
+            "{at}: {err}"
+        );
+        assert!(err.contains(" at line "), "{at}: {err}");
+        assert!(
+            err.contains("hint: `native-probe dcqcn --scenario two-flow --dump`"),
+            "{at}: {err}"
+        );
+        assert_eq!(stdout(&out), "", "{at}: nothing runs");
+    }
+
+    // A missing top-level field has no path but the line and column.
+    let mut scenario = dumped();
+    scenario.as_object_mut().expect("object").remove("seed");
+    std::fs::write(&path, scenario.to_string()).expect("write");
+    let out = probe(&["dcqcn", "--file", path.to_str().expect("utf-8 path")]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("scenario.json: missing field `seed` at line 1 column"),
+        "{}",
+        stderr(&out)
+    );
+
+    // `fluid_step_us` is the one field that may be left out.
+    let mut scenario = dumped();
+    scenario
+        .as_object_mut()
+        .expect("object")
+        .remove("fluid_step_us");
+    std::fs::write(&path, scenario.to_string()).expect("write");
+    let out = probe(&[
+        "dcqcn",
+        "--file",
+        path.to_str().expect("utf-8 path"),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }

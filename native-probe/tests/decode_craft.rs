@@ -1,6 +1,9 @@
 //! `native-probe craft` and `decode` as a learner runs them: the real binary on real files.
 
-use std::{path::PathBuf, process::Command};
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -159,4 +162,107 @@ fn a_corrupt_capture_reports_located_errors_and_keeps_going() {
     assert_eq!(last["frame"], count);
     assert!(last["offset"].as_u64().unwrap() > 0);
     assert!(last["capture_error"].as_str().unwrap().contains("byte"));
+}
+
+/// Runs `craft` on `spec`; the exit status, stderr and whether the output file exists.
+fn craft(dir: &Path, spec: &str) -> (bool, String, bool) {
+    let input = dir.join("spec.json");
+    let pcap = dir.join("out.pcap");
+    let _ = std::fs::remove_file(&pcap);
+    std::fs::write(&input, spec).unwrap();
+    let out = Command::new(PROBE)
+        .arg("craft")
+        .arg(&input)
+        .arg("-o")
+        .arg(&pcap)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    (out.status.success(), err, pcap.exists())
+}
+
+#[test]
+fn craft_refuses_unknown_fields_wrong_types_and_missing_fields_at_their_json_path() {
+    let dir = scratch();
+    for (spec, path, reason) in [
+        (
+            r#"{"packets":[{"opcode":"nonsense"}]}"#,
+            "packets[0].opcode",
+            "unknown field `opcode`",
+        ),
+        // Once any object was a spec with every field defaulted: this wrote a SEND.
+        (r#"{"flows": -1}"#, "flows", "unknown field `flows`"),
+        (
+            r#"[{"operation": "send"}, {"operation": "write", "psn": "5"}]"#,
+            "[1].psn",
+            "invalid type: string",
+        ),
+        (
+            r#"{"operation": "nonsense"}"#,
+            "operation",
+            "unknown variant `nonsense`, expected one of `send`",
+        ),
+        (
+            r#"{"packets": [{"vlan": {"pcp": 3, "dei": false}}]}"#,
+            "packets[0].vlan",
+            "missing field `vid`",
+        ),
+        (
+            r#"{"packets": [{"operation": "send"}], "gap_ns": 5}"#,
+            "gap_ns",
+            "unknown field `gap_ns`, expected `packets`",
+        ),
+        (
+            r#"{"payload": -1}"#,
+            "payload",
+            "invalid value: integer `-1`, expected a byte count",
+        ),
+    ] {
+        let (ok, err, written) = craft(dir.path(), spec);
+        assert!(!ok, "{spec} was accepted");
+        assert!(!written, "{spec}: a refused spec writes no capture");
+        assert!(
+            err.contains(&format!("spec.json: {path}: {reason}")),
+            "{spec}: {err}"
+        );
+        assert!(err.contains(" at line 1 column "), "{spec}: {err}");
+        assert!(
+            err.contains("hint: ") && err.contains("CRAFT.md"),
+            "{spec}: {err}"
+        );
+    }
+    for (spec, reason) in [
+        ("-1", "the file holds a number, not a packet spec"),
+        ("[]", "the file holds no specs"),
+        (r#"{"packets": []}"#, "the file holds no specs"),
+        ("[{\"operation\": \"send\"}", "EOF while parsing"),
+        ("{} {}", "trailing characters"),
+    ] {
+        let (ok, err, written) = craft(dir.path(), spec);
+        assert!(!ok && !written, "{spec} was accepted");
+        assert!(
+            err.contains(reason) && err.contains("spec.json"),
+            "{spec}: {err}"
+        );
+    }
+}
+
+#[test]
+fn craft_takes_one_spec_an_array_or_a_packets_object() {
+    let dir = scratch();
+    for (spec, frames) in [
+        (r#"{}"#, 1),
+        (r#"{"operation": "ack", "psn": 3}"#, 1),
+        (r#"[{"operation": "write", "payload": 8}, {}]"#, 2),
+        (
+            r#"{"packets": [{"operation": "cnp"}, {"operation": "nak"}, {}]}"#,
+            3,
+        ),
+    ] {
+        let (ok, err, written) = craft(dir.path(), spec);
+        assert!(ok && written, "{spec}: {err}");
+        let (ok, lines) = decode_json(&dir.path().join("out.pcap"));
+        assert!(ok);
+        assert_eq!(lines.len(), frames, "{spec}");
+    }
 }
