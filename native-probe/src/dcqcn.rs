@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::{
     cli::{DcqcnArgs, DcqcnModel},
-    json_input,
+    json_input, output,
 };
 
 const SCENARIO_HINT: &str =
@@ -30,7 +30,8 @@ struct JsonReport<'a> {
 pub fn run(args: &DcqcnArgs) -> Result<(), Box<dyn std::error::Error>> {
     let scenario = load(args)?;
     if args.dump {
-        println!("{}", serde_json::to_string_pretty(&scenario)?);
+        let text = serde_json::to_string_pretty(&scenario)?;
+        output::to_stdout(|out| writeln!(out, "{text}"))?;
         return Ok(());
     }
     // Validate first so a bad file fails with the named parameter before any work.
@@ -40,10 +41,7 @@ pub fn run(args: &DcqcnArgs) -> Result<(), Box<dyn std::error::Error>> {
         DcqcnModel::Packet => simulate_packets(&scenario, &limits)?,
         DcqcnModel::Fluid => simulate_fluid(&scenario, &limits)?,
     };
-    if args.csv {
-        print!("{}", series_to_csv(&series));
-    }
-    if args.json {
+    let report = if args.json {
         let report = JsonReport {
             scenario: &scenario.name,
             model: model_name(args.model),
@@ -52,9 +50,23 @@ pub fn run(args: &DcqcnArgs) -> Result<(), Box<dyn std::error::Error>> {
             truncated: series.truncated,
             truncation_reason: series.truncation_reason.as_deref(),
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        Some(serde_json::to_string_pretty(&report)?)
     } else {
-        eprint!("{}", text_summary(&scenario, args.model, &series));
+        None
+    };
+    if args.csv || report.is_some() {
+        output::to_stdout(|out| {
+            if args.csv {
+                out.write_all(series_to_csv(&series).as_bytes())?;
+            }
+            match &report {
+                Some(report) => writeln!(out, "{report}"),
+                None => Ok(()),
+            }
+        })?;
+    }
+    if report.is_none() {
+        output::to_stderr(&text_summary(&scenario, args.model, &series))?;
     }
     Ok(())
 }

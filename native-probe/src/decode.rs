@@ -7,31 +7,41 @@
 
 use std::{
     io::{self, Write},
-    path::Path,
+    path::{Path, PathBuf},
 };
 
 use engine::wire::{
-    capture::{read_capture, CaptureError, CapturedFrame},
+    capture::{read_capture, CaptureError, CaptureFile, CapturedFrame},
     dissect,
     listing::{row_from, IcrcStatus},
     DecodedFrame, FieldValue,
 };
 use serde_json::{json, Map, Value};
 
-use crate::cli::DecodeArgs;
+use crate::{cli::DecodeArgs, output};
 
-/// Why decoding the file failed as a whole.
+/// Why the capture could not be decoded to its end; both name the file. (A failed write
+/// of the frames is an [`output::OutputError`] instead.)
 #[derive(Debug)]
 pub enum DecodeError {
-    Read(io::Error),
-    Capture(CaptureError),
+    Read {
+        file: PathBuf,
+        error: io::Error,
+    },
+    /// Where the capture breaks off or stops making sense: the frame and byte offset.
+    Capture {
+        file: PathBuf,
+        error: CaptureError,
+    },
 }
 
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DecodeError::Read(e) => write!(f, "cannot read the capture: {e}"),
-            DecodeError::Capture(e) => write!(f, "{e}"),
+            DecodeError::Read { file, error } => {
+                write!(f, "cannot read {}: {error}", file.display())
+            }
+            DecodeError::Capture { file, error } => write!(f, "{}: {error}", file.display()),
         }
     }
 }
@@ -39,34 +49,43 @@ impl std::fmt::Display for DecodeError {
 impl std::error::Error for DecodeError {}
 
 pub fn run(args: &DecodeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    decode_file(&args.file, args.json, &mut out)?;
-    Ok(())
+    let capture = read_file(&args.file)?;
+    output::to_stdout(|out| write_frames(&capture, args.json, out))?;
+    match capture.error {
+        Some(error) => Err(DecodeError::Capture {
+            file: args.file.clone(),
+            error,
+        }
+        .into()),
+        None => Ok(()),
+    }
 }
 
-/// Decodes every readable frame of `path` onto `out`.
-pub fn decode_file(path: &Path, json: bool, out: &mut impl Write) -> Result<(), DecodeError> {
-    let bytes = std::fs::read(path).map_err(DecodeError::Read)?;
-    let file = read_capture(&bytes);
-    for (i, frame) in file.frames.iter().enumerate() {
-        let line = if json {
-            frame_json(i + 1, frame).to_string()
+/// The frames of `path` up to its end or its first capture error.
+fn read_file(path: &Path) -> Result<CaptureFile, DecodeError> {
+    let bytes = std::fs::read(path).map_err(|error| DecodeError::Read {
+        file: path.to_path_buf(),
+        error,
+    })?;
+    Ok(read_capture(&bytes))
+}
+
+/// One line per frame, then, with `json`, the capture error as one last object.
+fn write_frames(capture: &CaptureFile, json: bool, out: &mut dyn Write) -> io::Result<()> {
+    for (i, frame) in capture.frames.iter().enumerate() {
+        if json {
+            writeln!(out, "{}", frame_json(i + 1, frame))?;
         } else {
-            frame_line(i + 1, frame)
-        };
-        writeln!(out, "{line}").map_err(DecodeError::Read)?;
-    }
-    match file.error {
-        Some(e) => {
-            if json {
-                let line =
-                    json!({ "capture_error": e.to_string(), "frame": e.frame, "offset": e.offset });
-                writeln!(out, "{line}").map_err(DecodeError::Read)?;
-            }
-            Err(DecodeError::Capture(e))
+            writeln!(out, "{}", frame_line(i + 1, frame))?;
         }
-        None => Ok(()),
+    }
+    match (&capture.error, json) {
+        (Some(e), true) => writeln!(
+            out,
+            "{}",
+            json!({ "capture_error": e.to_string(), "frame": e.frame, "offset": e.offset })
+        ),
+        _ => Ok(()),
     }
 }
 

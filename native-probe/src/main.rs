@@ -7,13 +7,14 @@ mod dcqcn;
 mod decode;
 mod demo;
 mod json_input;
+mod output;
 mod qp_table;
 mod sampler;
 mod serve;
 mod snapshot;
 mod sysfs;
 
-use std::process::ExitCode;
+use std::{io::Write, process::ExitCode};
 
 use clap::Parser;
 
@@ -31,8 +32,17 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // `| head` has what it wanted: no failure, and nothing to say (as `cat` and `rg`).
+        Err(error)
+            if error
+                .downcast_ref::<output::OutputError>()
+                .is_some_and(output::OutputError::reader_left) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(error) => {
-            eprintln!("native-probe: error: {error}");
+            // Not `eprintln!`, which panics when stderr is gone too.
+            let _ = writeln!(std::io::stderr(), "native-probe: error: {error}");
             ExitCode::FAILURE
         }
     }

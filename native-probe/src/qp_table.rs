@@ -1,20 +1,18 @@
 //! `native-probe qp-table`: the engine's QP transition table, for scripts (`--json`) or
 //! people (an aligned table).
 
-use std::io::Write;
-
 use engine::qp::{transition_table, AttrName, TransitionRule};
 
-use crate::cli::QpTableArgs;
+use crate::{cli::QpTableArgs, output};
 
 pub fn run(args: &QpTableArgs) -> Result<(), Box<dyn std::error::Error>> {
     let table = transition_table();
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&table)?)?;
+    let text = if args.json {
+        serde_json::to_string_pretty(&table)? + "\n"
     } else {
-        write!(out, "{}", aligned(&table))?;
-    }
+        aligned(&table)
+    };
+    output::to_stdout(|out| out.write_all(text.as_bytes()))?;
     Ok(())
 }
 

@@ -1,7 +1,10 @@
 //! `native-probe dcqcn`: the CSV series, the JSON summary, both models, and a bad scenario
 //! file rejected with the parameter named.
 
-use std::process::{Command, Output};
+use std::{
+    io::Read,
+    process::{Command, Output, Stdio},
+};
 
 use serde_json::{json, Value};
 
@@ -237,4 +240,39 @@ fn a_scenario_file_with_an_unknown_field_a_wrong_type_or_a_missing_field_names_i
         "--json",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Runs the probe with stdout on a pipe whose reader reads `read` bytes and leaves.
+fn into_a_closed_pipe(args: &[&str], read: usize) -> Output {
+    let mut child = Command::new(PROBE)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("native-probe runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut head = vec![0; read];
+    stdout.read_exact(&mut head).expect("some output");
+    drop(stdout);
+    child.wait_with_output().expect("native-probe ends")
+}
+
+#[test]
+fn csv_and_dump_into_a_pipe_closed_early_exit_quietly() {
+    // incast-16's series is 2560 rows, far more than a pipe holds: the probe is still
+    // writing when the reader goes, as `| head` leaves it.
+    let csv = into_a_closed_pipe(&["dcqcn", "--scenario", "incast-16", "--csv"], 512);
+    assert!(csv.status.success(), "{:?}: {}", csv.status, stderr(&csv));
+    // Nothing about the pipe, and no summary of a run whose output nobody reads.
+    assert_eq!(stderr(&csv), "");
+
+    // Small enough to fit a pipe: the reader may leave before or after the write.
+    let dump = into_a_closed_pipe(&["dcqcn", "--scenario", "two-flow", "--dump"], 1);
+    assert!(
+        dump.status.success(),
+        "{:?}: {}",
+        dump.status,
+        stderr(&dump)
+    );
+    assert_eq!(stderr(&dump), "");
 }

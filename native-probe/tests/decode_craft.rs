@@ -1,8 +1,9 @@
 //! `native-probe craft` and `decode` as a learner runs them: the real binary on real files.
 
 use std::{
+    io::Read,
     path::{Path, PathBuf},
-    process::Command,
+    process::{Command, Stdio},
 };
 
 use serde_json::Value;
@@ -265,4 +266,82 @@ fn craft_takes_one_spec_an_array_or_a_packets_object() {
         assert!(ok);
         assert_eq!(lines.len(), frames, "{spec}");
     }
+}
+
+/// A capture of `count` WRITEs of 1 KiB, in `dir`.
+fn big_capture(dir: &Path, count: usize) -> PathBuf {
+    let specs: Vec<String> = (0..count)
+        .map(|psn| format!(r#"{{"operation": "write", "psn": {psn}, "payload": 1024}}"#))
+        .collect();
+    let (ok, err, written) = craft(dir, &format!("[{}]", specs.join(",")));
+    assert!(ok && written, "{err}");
+    let pcap = dir.join("big.pcap");
+    std::fs::rename(dir.join("out.pcap"), &pcap).unwrap();
+    pcap
+}
+
+#[test]
+fn decode_into_a_pipe_closed_early_exits_quietly() {
+    let dir = scratch();
+    // 5000 frames print far more than a pipe holds, so the probe is still writing when the
+    // reader goes, as `decode big.pcap | head` would leave it.
+    let pcap = big_capture(dir.path(), 5000);
+    for json in [false, true] {
+        let mut decode = Command::new(PROBE);
+        decode.arg("decode").arg(&pcap);
+        if json {
+            decode.arg("--json");
+        }
+        let mut child = decode
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0; 512];
+        let mut stdout = child.stdout.take().unwrap();
+        stdout.read_exact(&mut head).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            out.status.success(),
+            "--json {json}: {:?}: {err}",
+            out.status
+        );
+        assert_eq!(err, "", "--json {json}: nothing on stderr");
+    }
+}
+
+#[test]
+fn a_truncated_or_missing_capture_names_the_file_and_the_byte() {
+    let dir = scratch();
+    let pcap = big_capture(dir.path(), 3);
+    let mut bytes = std::fs::read(&pcap).unwrap();
+    bytes.truncate(bytes.len() - 10);
+    let cut = dir.path().join("cut.pcap");
+    std::fs::write(&cut, &bytes).unwrap();
+    let out = Command::new(PROBE)
+        .arg("decode")
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    // The frames before the cut are still printed.
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+    let err = String::from_utf8(out.stderr).unwrap();
+    let shown = cut.display().to_string();
+    assert!(err.contains(&format!("{shown}: frame 3 at byte ")), "{err}");
+
+    let missing = dir.path().join("missing.pcap");
+    let out = Command::new(PROBE)
+        .arg("decode")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("cannot read {}: ", missing.display())),
+        "{err}"
+    );
 }
