@@ -2,9 +2,10 @@
 //!
 //! Safe by default: a browser page from another site cannot connect (after the `Host` check
 //! every route has, see `host`, the handshake's `Origin` must be the probe's own, a localhost
-//! origin or one given with `--allow-origin`; otherwise 403), an optional token gates it, at most [`MAX_CLIENTS`] clients are served (503 beyond),
-//! a client may send at most [`MAX_INCOMING_BYTES`] per message, and a client that reads too
-//! slowly loses its oldest samples (and is told how many) instead of growing the probe's memory.
+//! origin or one given with `--allow-origin`; otherwise 403), an optional token gates it, at
+//! most [`MAX_CLIENTS`] clients are served (503 beyond), a client may send at most
+//! [`MAX_INCOMING_BYTES`] per message, and a client that reads too slowly loses its oldest
+//! samples (and is told how many) instead of growing the probe's memory.
 
 use std::sync::{
     atomic::{AtomicUsize, Ordering},
