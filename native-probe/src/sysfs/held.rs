@@ -2,14 +2,15 @@
 //!
 //! Opening a sysfs file costs several times more than reading it, so a port's or an
 //! interface's files are opened once, and each reading is one `pread` at offset 0 per file
-//! (which makes sysfs format the attribute afresh). A component's handles are dropped, and
-//! opened again at its next reading, when any of its files fails to open or read (a device
-//! being reset), when it leaves the directory listing (a device removed), and every
-//! [`REOPEN_EVERY`] in any case, so that a counter file that comes later is found.
+//! (which makes sysfs format the attribute afresh). [`super::Trees`] drops the handles of a
+//! device or interface, and opens them again at its next reading, when any of its files
+//! fails to open or read (a device being reset), when it leaves the directory listing (a
+//! device removed), and every [`REOPEN_EVERY`] in any case, so that a counter file that
+//! comes later is found.
 //!
-//! The rules of [`Root`] hold: the component's directory is resolved and checked inside the
-//! root when it is opened, and everything in it is opened relative to that directory, read
-//! only and without following a symbolic link.
+//! The rules of [`Root`] hold: a port's or interface's directory is resolved and checked
+//! inside the root when it is opened, and everything in it is opened relative to that
+//! directory, read only and without following a symbolic link.
 
 use std::{
     collections::BTreeMap,
@@ -23,14 +24,33 @@ use super::{
     root::{entries, open_read_only, read_attribute, ReadError, Root},
 };
 
-/// How long a component's handles are used before its files are opened and listed again.
+/// How long handles are used before their files are listed and opened again.
 pub const REOPEN_EVERY: Duration = Duration::from_secs(5);
 
-/// One component's files: its status (a port's `state`, an interface's `operstate`) and
-/// its counter directories (`counters` and `hw_counters`, or `statistics`). `None` stands
-/// for a file that could not be opened.
+/// Handles, and when they were opened.
+pub struct Opened<T> {
+    at: Instant,
+    pub held: T,
+}
+
+impl<T> Opened<T> {
+    pub fn now(held: T) -> Opened<T> {
+        Opened {
+            at: Instant::now(),
+            held,
+        }
+    }
+
+    /// Whether these handles are due to be opened afresh.
+    pub fn stale(&self, reopen_every: Duration) -> bool {
+        self.at.elapsed() >= reopen_every
+    }
+}
+
+/// A port's or an interface's files: its status (a port's `state`, an interface's
+/// `operstate`) and its counter directories (`counters` and `hw_counters`, or
+/// `statistics`). `None` stands for a file that could not be opened.
 pub struct Held {
-    opened_at: Instant,
     status: Option<File>,
     groups: Vec<Vec<(String, Option<File>)>>,
 }
@@ -45,8 +65,8 @@ pub struct Values {
 }
 
 impl Held {
-    /// Opens the component at `dir` (relative to the root): `status` and every entry of each
-    /// of `groups` but those named in `skip`. A group that cannot be listed has no entries.
+    /// Opens the port or interface at `dir` (relative to the root): `status` and every entry
+    /// of each of `groups` but those named in `skip`. A group that cannot be listed has none.
     pub fn open(
         root: &Root,
         dir: &Path,
@@ -79,19 +99,21 @@ impl Held {
             })
             .collect();
         Ok(Held {
-            opened_at: Instant::now(),
             status: open_read_only(&component, Path::new(status)).ok(),
             groups,
         })
     }
 
-    /// Whether these handles are due to be opened afresh.
-    pub fn stale(&self, reopen_every: Duration) -> bool {
-        self.opened_at.elapsed() >= reopen_every
-    }
-
-    /// Reads every file once, through `buffer`.
-    pub fn read(&self, buffer: &mut Vec<u8>) -> Values {
+    /// Reads every file once, through `buffer`; what could not be opened reads as nothing,
+    /// with `groups` empty maps.
+    pub fn read(held: Option<&Held>, groups: usize, buffer: &mut Vec<u8>) -> Values {
+        let Some(held) = held else {
+            return Values {
+                status: None,
+                groups: vec![BTreeMap::new(); groups],
+                healthy: false,
+            };
+        };
         let mut healthy = true;
         let mut text = |file: &Option<File>| {
             let text = file
@@ -100,8 +122,8 @@ impl Held {
             healthy &= text.is_some();
             text.filter(|t| !t.is_empty())
         };
-        let status = text(&self.status);
-        let groups = self
+        let status = text(&held.status);
+        let groups = held
             .groups
             .iter()
             .map(|files| {

@@ -27,7 +27,7 @@ use engine::probe::{
     RdmaPort, Reading,
 };
 
-use held::{Held, Values, REOPEN_EVERY};
+use held::{Held, Opened, Values, REOPEN_EVERY};
 pub use root::{ReadError, Root};
 
 const INFINIBAND: &str = "class/infiniband";
@@ -35,18 +35,24 @@ const NET: &str = "class/net";
 /// Not a counter: the number of milliseconds mlx5 caches `hw_counters` for (writable).
 const NOT_COUNTERS: &[&str] = &["lifespan"];
 
+/// An RDMA device's ports, each with its files (`None` when they could not be opened).
+type Ports = Vec<(u32, Option<Held>)>;
+
 /// The trees the probe reads: a sysfs root and, when it exists, a debugfs root.
 pub struct Trees {
     pub sysfs: Root,
     /// `Err` holds why debugfs cannot be read, shown as the DCQCN parameters' hint.
     pub debugfs: Result<Root, String>,
-    /// Each port's and interface's files, held open between readings (the inventory, read
-    /// when something came or went, opens what it reads each time).
-    held: BTreeMap<Component, Held>,
+    /// Each RDMA device's ports, listed when its files were opened (ports come and go only
+    /// with their device), and each port's files; each interface's files. Held open
+    /// between readings (the inventory, read when something came or went, opens what it
+    /// reads each time).
+    devices: BTreeMap<String, Opened<Ports>>,
+    interfaces: BTreeMap<String, Opened<Option<Held>>>,
     reopen_every: Duration,
     /// Room for one attribute, reused by every read of a reading.
     buffer: Vec<u8>,
-    /// How many times a component's files were opened (for the tests).
+    /// How many times a device's or interface's files were opened (for the tests).
     #[cfg(test)]
     opened: usize,
 }
@@ -62,7 +68,8 @@ impl Trees {
         Ok(Trees {
             sysfs,
             debugfs,
-            held: BTreeMap::new(),
+            devices: BTreeMap::new(),
+            interfaces: BTreeMap::new(),
             reopen_every: REOPEN_EVERY,
             buffer: Vec::new(),
             #[cfg(test)]
@@ -97,15 +104,11 @@ impl Trees {
     pub fn reading_and_components(&mut self, timestamp_ms: u64) -> (Reading, BTreeSet<Component>) {
         let mut found = BTreeSet::new();
         let mut ports = Vec::new();
-        for device in self.list(Path::new(INFINIBAND)) {
-            for port in self.port_numbers(&device) {
-                let component = Component::RdmaPort {
-                    device: device.clone(),
-                    port,
-                };
-                let dir = port_dir(&device, port);
-                let groups = &["counters", "hw_counters"];
-                let values = self.read_component(&component, &dir, "state", groups);
+        let devices = self.list(Path::new(INFINIBAND));
+        // What left the listing is closed.
+        self.devices.retain(|device, _| devices.contains(device));
+        for device in devices {
+            for (port, values) in self.read_device(&device) {
                 let [counters, hw_counters] = <[_; 2]>::try_from(values.groups).unwrap_or_default();
                 let octets = |name: &str| {
                     counters
@@ -123,29 +126,29 @@ impl Trees {
                     counters,
                     hw_counters,
                 });
-                found.insert(component);
+                found.insert(Component::RdmaPort {
+                    device: device.clone(),
+                    port,
+                });
             }
             found.insert(Component::RdmaDevice { device });
         }
         let mut netdevs = Vec::new();
-        for interface in self.list(Path::new(NET)) {
-            let component = Component::Netdev {
-                interface: interface.clone(),
-            };
-            let dir = Path::new(NET).join(&interface);
-            let values = self.read_component(&component, &dir, "operstate", &["statistics"]);
+        let interfaces = self.list(Path::new(NET));
+        self.interfaces
+            .retain(|interface, _| interfaces.contains(interface));
+        for interface in interfaces {
+            let values = self.read_interface(&interface);
             let statistics = values.groups.into_iter().next().unwrap_or_default();
             netdevs.push(NetdevReading {
                 operstate: values.status,
                 tx_bytes: statistics.get("tx_bytes").copied().flatten(),
                 rx_bytes: statistics.get("rx_bytes").copied().flatten(),
                 statistics,
-                interface,
+                interface: interface.clone(),
             });
-            found.insert(component);
+            found.insert(Component::Netdev { interface });
         }
-        // What left the listing is closed.
-        self.held.retain(|component, _| found.contains(component));
         let reading = Reading {
             timestamp_ms,
             ports,
@@ -154,43 +157,72 @@ impl Trees {
         (reading, found)
     }
 
-    /// One reading of a port's or interface's files, through the handles held for it
-    /// (opened first when there are none, or they are stale). When a file fails, the
-    /// handles are dropped, so the next reading opens the component afresh.
-    fn read_component(
-        &mut self,
-        component: &Component,
-        dir: &Path,
-        status: &str,
-        groups: &[&str],
-    ) -> Values {
-        let reopen_every = self.reopen_every;
+    /// One reading of every port of `device`, through the handles held for it (its ports
+    /// listed and their files opened first when there are none, or they are stale). When a
+    /// file fails, the device's handles are dropped, so the next reading opens it afresh.
+    fn read_device(&mut self, device: &str) -> Vec<(u32, Values)> {
+        const GROUPS: &[&str] = &["counters", "hw_counters"];
         if self
-            .held
-            .get(component)
-            .is_none_or(|held| held.stale(reopen_every))
+            .devices
+            .get(device)
+            .is_none_or(|opened| opened.stale(self.reopen_every))
         {
-            self.held.remove(component);
-            #[cfg(test)]
-            {
-                self.opened += 1;
-            }
-            if let Ok(held) = Held::open(&self.sysfs, dir, status, groups, NOT_COUNTERS) {
-                self.held.insert(component.clone(), held);
-            }
+            let ports = self
+                .port_numbers(device)
+                .into_iter()
+                .map(|port| {
+                    let dir = port_dir(device, port);
+                    let held = Held::open(&self.sysfs, &dir, "state", GROUPS, NOT_COUNTERS);
+                    (port, held.ok())
+                })
+                .collect();
+            self.count_opening();
+            self.devices.insert(device.to_string(), Opened::now(ports));
         }
-        let Some(held) = self.held.get(component) else {
-            return Values {
-                status: None,
-                groups: vec![BTreeMap::new(); groups.len()],
-                healthy: false,
-            };
-        };
-        let values = held.read(&mut self.buffer);
+        let ports: Vec<_> = self.devices[device]
+            .held
+            .iter()
+            .map(|(port, held)| {
+                (
+                    *port,
+                    Held::read(held.as_ref(), GROUPS.len(), &mut self.buffer),
+                )
+            })
+            .collect();
+        if ports.iter().any(|(_, values)| !values.healthy) {
+            self.devices.remove(device);
+        }
+        ports
+    }
+
+    /// [`Trees::read_device`] for a network interface.
+    fn read_interface(&mut self, interface: &str) -> Values {
+        const GROUPS: &[&str] = &["statistics"];
+        if self
+            .interfaces
+            .get(interface)
+            .is_none_or(|opened| opened.stale(self.reopen_every))
+        {
+            let dir = Path::new(NET).join(interface);
+            let held = Held::open(&self.sysfs, &dir, "operstate", GROUPS, &[]);
+            self.count_opening();
+            self.interfaces
+                .insert(interface.to_string(), Opened::now(held.ok()));
+        }
+        let held = self.interfaces[interface].held.as_ref();
+        let values = Held::read(held, GROUPS.len(), &mut self.buffer);
         if !values.healthy {
-            self.held.remove(component);
+            self.interfaces.remove(interface);
         }
         values
+    }
+
+    /// Counts one device or interface opened, for the tests.
+    fn count_opening(&mut self) {
+        #[cfg(test)]
+        {
+            self.opened += 1;
+        }
     }
 
     fn rdma_device(&self, name: String) -> RdmaDevice {
