@@ -7,8 +7,9 @@
 //! - the release `native-probe serve` reads the copy every 100 ms, with 10 WebSocket clients
 //!   connected and reading; its readings are the distinct samples the clients receive;
 //! - node_exporter, with only its `infiniband` and `netclass` collectors (netclass from
-//!   sysfs, not netlink), is scraped every 100 ms by one client (`GET /metrics` on a kept-alive
-//!   connection, the whole body read); its readings are the completed scrapes.
+//!   sysfs, not netlink) and its default web settings, is scraped every 100 ms by one client
+//!   that asks as Prometheus does (see [`Asking`]; `GET /metrics` on a kept-alive connection,
+//!   the whole body read); its readings are the completed scrapes.
 //!
 //! For each: CPU time per reading, from its threads' `/proc/PID/task/TID/schedstat`
 //! (nanoseconds) with `/proc/PID/stat` as a cross-check (see [`CpuMeter`]); its resident set
@@ -307,8 +308,6 @@ fn start_node_exporter(scratch: &Scratch) -> Daemon {
             // netclass reads sysfs unless told to use netlink, which would see this host's
             // interfaces instead of the copy's; said explicitly, since the default may change.
             "--no-collector.netclass.netlink",
-            // Without the go_* and process_* metrics it does only the work the probe does.
-            "--web.disable-exporter-metrics",
             "--web.listen-address=127.0.0.1:0",
         ])
         .stdin(Stdio::null())
@@ -673,15 +672,33 @@ struct Scrape {
     bytes: usize,
 }
 
-/// `GET /metrics` on a kept-alive HTTP/1.1 connection, as Prometheus scrapes (but without
-/// gzip, which would cost node_exporter more); the whole body.
+/// How a scrape asks for the metrics.
+#[derive(Clone, Copy)]
+enum Asking {
+    /// As Prometheus 2.42 (Debian's) asks, with its `Accept` and `Accept-Encoding: gzip`
+    /// (`scrape/scrape.go`): the anchor is node_exporter as a fleet runs it, with its default
+    /// web settings.
+    AsPrometheus,
+    /// Plain text, uncompressed: only to check what it read.
+    PlainText,
+}
+
+/// `GET /metrics` on a kept-alive HTTP/1.1 connection; the whole body, as sent.
 async fn get_metrics(
     connection: &mut BufReader<TcpStream>,
     addr: &str,
+    asking: Asking,
 ) -> std::io::Result<Vec<u8>> {
-    let request = format!(
-        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: lab-bench\r\nAccept: text/plain\r\n\r\n"
-    );
+    let headers = match asking {
+        Asking::AsPrometheus => concat!(
+            "User-Agent: Prometheus/2.42.0\r\n",
+            "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n",
+            "Accept-Encoding: gzip\r\n",
+            "X-Prometheus-Scrape-Timeout-Seconds: 10\r\n",
+        ),
+        Asking::PlainText => "User-Agent: lab-bench\r\nAccept: text/plain\r\n",
+    };
+    let request = format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\n{headers}\r\n");
     connection.get_mut().write_all(request.as_bytes()).await?;
     read_response(connection).await
 }
@@ -786,7 +803,7 @@ async fn scraper(addr: String, scrapes: mpsc::UnboundedSender<Scrape>) {
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
-        let body = get_metrics(&mut connection, &addr)
+        let body = get_metrics(&mut connection, &addr, Asking::AsPrometheus)
             .await
             .unwrap_or_else(|e| panic!("a scrape of node_exporter failed: {e}"));
         let scrape = Scrape {
@@ -807,9 +824,13 @@ async fn exporter_run(scratch: &Scratch) -> ExporterRun {
     let stream = TcpStream::connect(&exporter.addr)
         .await
         .expect("node_exporter listens");
-    let first = get_metrics(&mut BufReader::new(stream), &exporter.addr)
-        .await
-        .unwrap_or_else(|e| panic!("the first scrape of node_exporter failed: {e}"));
+    let first = get_metrics(
+        &mut BufReader::new(stream),
+        &exporter.addr,
+        Asking::PlainText,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("the first scrape of node_exporter failed: {e}"));
     if let Err(missing) = reads_the_copy(&String::from_utf8_lossy(&first)) {
         panic!("{missing}: it does not read the copied fixture");
     }
@@ -892,7 +913,7 @@ pub async fn run() -> bool {
             mb(probe.run.peak_kb),
         );
         println!(
-            "  node_exporter, run {round}: {} scrapes of {:.1} KB in {:.1} s (one client), {}: {:.3} ms per scrape; resident {:.1} MB at the end, {:.1} MB at the peak",
+            "  node_exporter, run {round}: {} scrapes of {:.1} KB gzip in {:.1} s (one client), {}: {:.3} ms per scrape; resident {:.1} MB at the end, {:.1} MB at the peak",
             exporter.run.readings,
             exporter.body_bytes as f64 / 1000.0,
             exporter.run.wall.as_secs_f64(),
