@@ -4,6 +4,7 @@
 pub mod host;
 pub mod live;
 pub mod metrics;
+mod presence;
 mod site;
 
 use std::{
@@ -180,6 +181,7 @@ pub fn router(state: Arc<ProbeState>) -> Router {
     Router::new()
         .route("/ws", get(live::socket))
         .route("/metrics", get(metrics::scrape))
+        .route("/probe", get(presence::probe).options(presence::preflight))
         .with_state(state.clone())
         .fallback_service(site::service(state))
         .layer(middleware::from_fn_with_state(hosts, host::admit))
