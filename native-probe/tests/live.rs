@@ -705,6 +705,22 @@ async fn sigterm_and_sigint_stop_the_probe_cleanly() {
     }
 }
 
+#[tokio::test]
+async fn a_probe_whose_reader_left_serves_on_and_stops_cleanly() {
+    use rustix::process::{kill_process, Pid, Signal};
+    let scratch = Scratch::new("reader-left");
+    let mut probe = Probe::on(&scratch, &[]);
+    // As `native-probe serve | head -1` leaves once it has the URL.
+    drop(probe.child.stdout.take());
+    let mut ws = probe.connect("/ws", None).await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    kill_process(Pid::from_child(&probe.child), Signal::INT).unwrap();
+    let status = probe
+        .exited_within(Duration::from_secs(2))
+        .expect("the probe exits after the signal");
+    assert!(status.success(), "{status}");
+}
+
 #[test]
 fn intervals_below_100_ms_are_refused_with_a_clear_message() {
     let output = Command::new(PROBE)

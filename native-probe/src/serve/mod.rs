@@ -8,7 +8,8 @@ mod presence;
 mod site;
 
 use std::{
-    fmt, io,
+    fmt,
+    io::{self, Write},
     net::SocketAddr,
     path::PathBuf,
     sync::{mpsc, Arc},
@@ -139,11 +140,11 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
             live: Live::new(config, latest, stopping),
             hosts: Arc::new(hosts),
         });
-        println!("Serving rdma-lab at http://{local}/ (press Ctrl-C to stop)");
+        announce(format_args!("Serving rdma-lab at http://{local}/ (press Ctrl-C to stop)"));
         match source {
-            Source::Live => println!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics"),
-            Source::Demo => println!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
-            Source::Recorded => println!("Recorded counters from {read_from} (not this machine's hardware) on ws://{local}/ws and http://{local}/metrics"),
+            Source::Live => announce(format_args!("Live counters from {read_from} on ws://{local}/ws and http://{local}/metrics")),
+            Source::Demo => announce(format_args!("Demo counters (a recording, not this machine's hardware) on ws://{local}/ws and http://{local}/metrics")),
+            Source::Recorded => announce(format_args!("Recorded counters from {read_from} (not this machine's hardware) on ws://{local}/ws and http://{local}/metrics")),
         }
         if sampling.send(state.clone()).is_err() {
             return Err(ServeError::Runtime(io::Error::other(
@@ -169,8 +170,15 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     sampler.thread().unpark();
     let _ = sampler.join();
     served?;
-    println!("native-probe: stopped");
+    announce(format_args!("native-probe: stopped"));
     Ok(())
+}
+
+/// A line for the person at the terminal. Serving goes on, and ends cleanly, when nobody
+/// reads them any more (`native-probe serve | head -1` to take the URL); `println!` would
+/// panic there.
+fn announce(line: fmt::Arguments) {
+    let _ = writeln!(io::stdout(), "{line}");
 }
 
 /// All routes of the probe. The site is the fallback, so every path the app owns
