@@ -7,10 +7,12 @@
 //! - [`simulate_packets`]: a packet-level discrete-event simulation of N senders into one
 //!   bottleneck; [`simulate_fluid`]: the paper's fluid model of the same scenario. Both
 //!   return a [`Series`] of the same shape so they can be plotted together.
-//! - [`named_scenario`]: the teaching scenarios; [`series_to_csv`]: export.
+//! - [`named_scenario`]: the teaching scenarios; [`series_to_csv`]: the series as CSV,
+//!   [`run_csv`]: the same behind `#` lines naming the scenario, model and parameters.
 
 mod cp;
 mod error;
+mod export;
 mod fluid;
 mod np;
 mod packet_sim;
@@ -22,6 +24,7 @@ mod series;
 
 pub use cp::{red_probability, Admission, CongestionPoint, PfcSignal, RedCurve};
 pub use error::SimError;
+pub use export::{csv_comments, parameters, run_csv, run_title, Parameter};
 pub use fluid::simulate_fluid;
 pub use np::NotificationPoint;
 pub use packet_sim::simulate_packets;
@@ -33,5 +36,5 @@ pub use scenario::{
 };
 pub use series::{
     jain_index, series_to_csv, FirstCut, FlowSeries, Model, PauseInterval, Series, Summary,
-    CSV_HEADER, MAX_PAUSE_INTERVALS,
+    CSV_HEADER, FIRST_CUT_TOLERANCE, MAX_PAUSE_INTERVALS,
 };

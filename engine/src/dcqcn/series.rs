@@ -4,11 +4,23 @@
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
+use super::rp::RpConfig;
+
 /// Which model produced a series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Model {
     Packet,
     Fluid,
+}
+
+impl Model {
+    /// `fluid` or `packet`, as the CLI's `--model` and the page's URL spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Fluid => "fluid",
+            Model::Packet => "packet",
+        }
+    }
 }
 
 /// One flow's columns; index `k` belongs to `Series::time_us[k]`.
@@ -41,6 +53,10 @@ pub struct FirstCut {
     pub rate_after_gbps: f64,
 }
 
+/// How far (a fraction of the rate before) a fluid flow's sampled R_C must fall for
+/// [`Series::first_cuts`] to count a cut: far above rounding, far below any cut a chart shows.
+pub const FIRST_CUT_TOLERANCE: f64 = 1e-6;
+
 /// Most pause intervals kept in a series; the total pause time is exact regardless.
 pub const MAX_PAUSE_INTERVALS: usize = 10_000;
 
@@ -56,6 +72,11 @@ pub struct Series {
     pub time_us: Vec<f64>,
     pub flows: Vec<FlowSeries>,
     pub flow_start_us: Vec<f64>,
+    /// The rate each flow starts at, Gb/s: its line rate, capped by `rp_max_rate`. The
+    /// rate before a flow's first sample, against which [`Summary::first_cut`] measures a
+    /// cut in the fluid model's first interval.
+    #[serde(default)]
+    pub flow_start_gbps: Vec<f64>,
     /// Egress queue at the sample instant, bytes.
     pub queue_bytes: Vec<f64>,
     /// ECN marks so far (cumulative).
@@ -123,6 +144,11 @@ impl Series {
             time_us: Vec::with_capacity(samples),
             flows: (0..n).map(|_| flow()).collect(),
             flow_start_us: scenario.flows.iter().map(|f| f.start_us).collect(),
+            flow_start_gbps: scenario
+                .flows
+                .iter()
+                .map(|f| RpConfig::new(&scenario.dcqcn, f.link_gbps * 1e9).max_rate_bps / 1e9)
+                .collect(),
             queue_bytes: Vec::with_capacity(samples),
             ecn_marks: Vec::with_capacity(samples),
             drops: Vec::with_capacity(samples),
@@ -228,6 +254,22 @@ impl Series {
             .iter()
             .filter_map(|&k| self.queue_bytes.get(k))
             .fold(0.0_f64, |a, &b| a.max(b));
+        let (active_from_us, active_to_us) = self.active_span();
+        // Bits delivered in the window's samples over what the link could have carried
+        // during the part of them that lies in the active span.
+        let dt = self.sample_interval_us;
+        let (delivered_gbit_us, active_us) =
+            idx.iter().fold((0.0_f64, 0.0_f64), |(bits, covered), &k| {
+                let t = self.time_us.get(k).copied().unwrap_or(0.0);
+                let overlap = (t.min(active_to_us) - (t - dt).max(active_from_us)).max(0.0);
+                let goodput: f64 = self
+                    .flows
+                    .iter()
+                    .filter_map(|f| f.goodput_gbps.get(k))
+                    .sum();
+                (bits + goodput * dt, covered + overlap)
+            });
+        let link_gbit_us = self.bottleneck_gbps * active_us;
         Summary {
             model: self.model,
             link_gbps: self.bottleneck_gbps,
@@ -239,14 +281,98 @@ impl Series {
             } else {
                 0.0
             },
+            active_from_us: active_from_us.max(from_us),
+            active_to_us: active_to_us.min(to_us).max(active_from_us.max(from_us)),
+            active_utilization: if link_gbit_us > 0.0 {
+                delivered_gbit_us / link_gbit_us
+            } else {
+                0.0
+            },
             mean_goodput_gbps,
             max_queue_bytes,
             fct_us: self.fct_us.clone(),
+            completed_at_us: self
+                .fct_us
+                .iter()
+                .zip(&self.flow_start_us)
+                .map(|(fct, start)| fct.map(|fct| start + fct))
+                .collect(),
+            first_cut: self.first_cuts(),
             total_cnps: self.total_cnps(),
             pfc_pause_us: self.pfc_pause_total_us,
             drops: self.drops.last().copied().unwrap_or(0),
             ecn_marks: self.ecn_marks.last().copied().unwrap_or(0),
         }
+    }
+
+    /// When flows were on the link: from the first flow's start to the last flow's
+    /// completion, or to the end of the run while any flow has not completed, µs.
+    pub fn active_span(&self) -> (f64, f64) {
+        let from = self
+            .flow_start_us
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+            .min(self.end_us);
+        let all_done: Option<Vec<f64>> = self
+            .fct_us
+            .iter()
+            .zip(&self.flow_start_us)
+            .map(|(fct, start)| fct.map(|fct| start + fct))
+            .collect();
+        let to = match all_done {
+            Some(ends) if !ends.is_empty() => ends.into_iter().fold(from, f64::max),
+            _ => self.end_us,
+        };
+        if from.is_finite() {
+            (from, to.min(self.end_us).max(from))
+        } else {
+            (0.0, 0.0)
+        }
+    }
+
+    /// Each flow's first rate cut as the charts show it. The packet model records the
+    /// cut itself (the instant of the first CNP-driven decrease, exact). The fluid model's
+    /// rate falls continuously while CNPs arrive, so its first cut is read from the
+    /// series: the first sample whose R_C is below the one before it (for the flow's
+    /// first sample, below the rate it started at) by more than [`FIRST_CUT_TOLERANCE`]
+    /// of that rate; `time_us` is that sample's instant, the end of the interval in which
+    /// the cut began. A flow that finishes sending (its rate drops to 0) uncut has none.
+    pub fn first_cuts(&self) -> Vec<Option<FirstCut>> {
+        match self.model {
+            Model::Packet => self.first_cut.clone(),
+            Model::Fluid => (0..self.flows.len())
+                .map(|i| self.fluid_first_cut(i))
+                .collect(),
+        }
+    }
+
+    fn fluid_first_cut(&self, i: usize) -> Option<FirstCut> {
+        let f = self.flows.get(i)?;
+        let start = self.flow_start_us.get(i).copied().unwrap_or(0.0);
+        let mut before: Option<f64> = self.flow_start_gbps.get(i).copied();
+        for (&t, &rc) in self.time_us.iter().zip(&f.rc_gbps) {
+            // Samples before the flow began show it idle, at rate 0.
+            if t <= start {
+                continue;
+            }
+            // A sending flow's rate stays at or above its floor (> 0): 0 is a flow that
+            // has sent everything, which is no cut.
+            if rc <= 0.0 {
+                return None;
+            }
+            if let Some(prev) = before {
+                if rc < prev - FIRST_CUT_TOLERANCE * prev {
+                    return Some(FirstCut {
+                        time_us: t,
+                        rate_before_gbps: prev,
+                        rate_after_gbps: rc,
+                    });
+                }
+            }
+            before = Some(rc);
+        }
+        None
     }
 }
 
@@ -273,11 +399,24 @@ pub struct Summary {
     pub mean_goodput_gbps: Vec<f64>,
     /// Jain's index over the flows active through the window.
     pub jain_fairness: f64,
-    /// Sum of goodputs / bottleneck rate.
+    /// Sum of the window's mean goodputs / bottleneck rate: an average over the whole
+    /// window, idle time before the first start and after the last completion included.
     pub utilization: f64,
+    /// The part of the window in which flows were on the link ([`Series::active_span`]),
+    /// µs.
+    pub active_from_us: f64,
+    pub active_to_us: f64,
+    /// Bits delivered / bits the bottleneck could carry while flows were active: what the
+    /// charts show as a full link reads 100 %.
+    pub active_utilization: f64,
     /// Largest sampled queue in the window, bytes.
     pub max_queue_bytes: f64,
+    /// Flow completion times (last byte delivered − start), µs.
     pub fct_us: Vec<Option<f64>>,
+    /// When each flow completed (start + FCT), µs.
+    pub completed_at_us: Vec<Option<f64>>,
+    /// Each flow's first rate cut ([`Series::first_cuts`]).
+    pub first_cut: Vec<Option<FirstCut>>,
     pub total_cnps: u64,
     /// Total PFC pause time of the run, µs.
     pub pfc_pause_us: f64,
