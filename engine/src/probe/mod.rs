@@ -6,6 +6,7 @@
 //! so the probe (serializing) and the page (deserializing) cannot disagree. The schema is
 //! described for people in `native-probe/PROTOCOL.md`.
 
+pub mod attribute;
 pub mod counter;
 
 use std::collections::BTreeMap;

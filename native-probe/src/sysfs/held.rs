@@ -19,10 +19,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::{
-    parse,
-    root::{entries, open_read_only, read_attribute, ReadError, Root},
-};
+use engine::probe::attribute;
+
+use super::root::{entries, open_read_only, read_attribute, ReadError, Root};
 
 /// How long handles are used before their files are listed and opened again.
 pub const REOPEN_EVERY: Duration = Duration::from_secs(5);
@@ -130,7 +129,7 @@ impl Held {
                 files
                     .iter()
                     .map(|(name, file)| {
-                        let value = text(file).and_then(|t| parse::counter(&t).ok());
+                        let value = text(file).and_then(|t| attribute::counter(&t).ok());
                         (name.clone(), value)
                     })
                     .collect()

@@ -13,7 +13,6 @@
 //! `drivers/infiniband/hw/mlx5/cong.c`); those files are mode 0600, so only root reads them.
 
 mod held;
-pub mod parse;
 pub mod root;
 
 use std::{
@@ -23,8 +22,8 @@ use std::{
 };
 
 use engine::probe::{
-    CcParams, Component, GidEntry, Inventory, NetDevice, NetdevReading, PortReading, RdmaDevice,
-    RdmaPort, Reading,
+    attribute, CcParams, Component, GidEntry, Inventory, NetDevice, NetdevReading, PortReading,
+    RdmaDevice, RdmaPort, Reading,
 };
 
 use held::{Held, Opened, Values, REOPEN_EVERY};
@@ -120,7 +119,7 @@ impl Trees {
                 ports.push(PortReading {
                     device: device.clone(),
                     port,
-                    state: values.status.and_then(|t| parse::enumerated(&t).ok()),
+                    state: values.status.and_then(|t| attribute::enumerated(&t).ok()),
                     tx_bytes: octets("port_xmit_data"),
                     rx_bytes: octets("port_rcv_data"),
                     counters,
@@ -248,10 +247,10 @@ impl Trees {
             fw_ver: text("fw_ver"),
             hca_type: text("hca_type"),
             board_id: text("board_id"),
-            node_type: self.parsed(&dir.join("node_type"), parse::enumerated),
+            node_type: self.parsed(&dir.join("node_type"), attribute::enumerated),
             node_desc: text("node_desc"),
             numa_node: self.parsed(&dir.join("device/numa_node"), |t| {
-                parse::number(t, "a NUMA node number")
+                attribute::number(t, "a NUMA node number")
             }),
             pci_address,
             ports: self
@@ -269,13 +268,13 @@ impl Trees {
         let rate = self.text(&dir.join("rate"));
         RdmaPort {
             port,
-            state: self.parsed(&dir.join("state"), parse::enumerated),
-            phys_state: self.parsed(&dir.join("phys_state"), parse::enumerated),
-            rate_gbps: rate.as_deref().and_then(|r| parse::rate_gbps(r).ok()),
+            state: self.parsed(&dir.join("state"), attribute::enumerated),
+            phys_state: self.parsed(&dir.join("phys_state"), attribute::enumerated),
+            rate_gbps: rate.as_deref().and_then(|r| attribute::rate_gbps(r).ok()),
             rate,
             link_layer: self.text(&dir.join("link_layer")),
-            lid: self.parsed(&dir.join("lid"), parse::lid),
-            sm_lid: self.parsed(&dir.join("sm_lid"), parse::lid),
+            lid: self.parsed(&dir.join("lid"), attribute::lid),
+            sm_lid: self.parsed(&dir.join("sm_lid"), attribute::lid),
             gids: self.gids(&dir),
         }
     }
@@ -293,7 +292,7 @@ impl Trees {
             .into_iter()
             .filter_map(|index| {
                 let text = self.text(&port_dir.join(format!("gids/{index}")))?;
-                let groups = parse::gid(&text).ok()?;
+                let groups = attribute::gid(&text).ok()?;
                 if groups.iter().all(|&g| g == 0) {
                     return None;
                 }
@@ -301,7 +300,7 @@ impl Trees {
                     index,
                     gid_type: self.text(&port_dir.join(format!("gid_attrs/types/{index}"))),
                     ndev: self.text(&port_dir.join(format!("gid_attrs/ndevs/{index}"))),
-                    ipv4: parse::ipv4_of_gid(&groups),
+                    ipv4: attribute::ipv4_of_gid(&groups),
                     gid: text,
                 })
             })
@@ -334,7 +333,7 @@ impl Trees {
         let mut failures = Vec::new();
         for name in names {
             match debugfs.read(&dir.join(&name)) {
-                Ok(text) => match parse::number::<u32>(&text, "an unsigned 32-bit value") {
+                Ok(text) => match attribute::number::<u32>(&text, "an unsigned 32-bit value") {
                     Ok(value) => {
                         values.insert(name, value);
                     }
@@ -359,8 +358,10 @@ impl Trees {
         let dir = Path::new(NET).join(&name);
         NetDevice {
             address: self.text(&dir.join("address")),
-            mtu: self.parsed(&dir.join("mtu"), |t| parse::number(t, "an MTU")),
-            speed_mbps: self.parsed(&dir.join("speed"), parse::speed_mbps).flatten(),
+            mtu: self.parsed(&dir.join("mtu"), |t| attribute::number(t, "an MTU")),
+            speed_mbps: self
+                .parsed(&dir.join("speed"), attribute::speed_mbps)
+                .flatten(),
             operstate: self.text(&dir.join("operstate")),
             name,
         }

@@ -1,9 +1,10 @@
-//! The text formats of the sysfs files the probe reads, as the kernel prints them
-//! (`drivers/infiniband/core/sysfs.c`, `net/core/net-sysfs.c`).
+//! The text formats of the sysfs attributes the probe reads, as the kernel prints them
+//! (`drivers/infiniband/core/sysfs.c`, `net/core/net-sysfs.c`): what a file's text means,
+//! apart from how the probe finds and reads the file.
 
 use std::fmt;
 
-use engine::probe::Enumerated;
+use super::Enumerated;
 
 /// A file's text did not have the format its name promises.
 #[derive(Debug, Clone, PartialEq, Eq)]
