@@ -1,5 +1,6 @@
 //! The rdma-lab single-page app. It draws what the engine computes and holds no model logic.
 
+mod base;
 mod components;
 // The tests use the build script's compiler, not every part of it.
 #[cfg(test)]
@@ -40,7 +41,8 @@ fn App() -> Html {
         }
     });
     html! {
-        <BrowserRouter>
+        // Routes are matched below the site root, wherever the site is served from.
+        <BrowserRouter basename={base::basename().map(AttrValue::from)}>
             <Shell>
                 <Switch<Route> render={switch} />
             </Shell>

@@ -1,6 +1,8 @@
 use gloo::utils::{document, window};
 use yew::prelude::*;
 
+use crate::base;
+
 /// Shown for any URL the lab does not know, with a way back.
 #[function_component]
 pub fn NotFound() -> Html {
@@ -12,7 +14,7 @@ pub fn NotFound() -> Html {
             <p class="topic-summary">
                 { "There is no page at " }<code>{ path }</code>
                 { ". It may have moved, or the link has a typo. Pick a topic from the list, or start at the " }
-                <a href="/">{ "overview" }</a>{ "." }
+                <a href={base::href("/")}>{ "overview" }</a>{ "." }
             </p>
         </article>
     }

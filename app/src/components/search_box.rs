@@ -5,6 +5,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 use yew_router::prelude::*;
 
+use crate::base;
 use crate::navigation::{go_to, internal_target};
 use crate::topics::{Topic, SEARCH_SECTIONS};
 
@@ -23,10 +24,10 @@ fn search(query: &str) -> Vec<Hit<'static>> {
 }
 
 fn href(hit: &Hit) -> String {
-    match hit.section.anchor {
+    base::href(&match hit.section.anchor {
         "" => hit.section.path.to_string(),
         anchor => format!("{}#{anchor}", hit.section.path),
-    }
+    })
 }
 
 /// The excerpt with its matched terms wrapped in `<mark>`.

@@ -1,4 +1,8 @@
+use gloo::utils::document;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+use crate::base;
 
 use super::search_box::SearchBox;
 use super::sidebar::Sidebar;
@@ -22,9 +26,20 @@ pub fn Shell(props: &ShellProps) -> Html {
         Callback::from(move |()| menu_open.set(false))
     };
 
+    // Under the <base> that names the site root, `#main` would resolve to the overview's
+    // URL and leave the page: move focus to the content here instead.
+    let skip_to_main = Callback::from(|event: MouseEvent| {
+        event.prevent_default();
+        if let Some(main) = document().get_element_by_id("main") {
+            if let Ok(main) = main.dyn_into::<web_sys::HtmlElement>() {
+                let _ = main.focus();
+            }
+        }
+    });
+
     html! {
         <div class="shell">
-            <a class="skip-link" href="#main">{ "Skip to content" }</a>
+            <a class="skip-link" href="#main" onclick={skip_to_main}>{ "Skip to content" }</a>
             <header class="site-header">
                 <button
                     type="button"
@@ -35,7 +50,7 @@ pub fn Shell(props: &ShellProps) -> Html {
                 >
                     { "Topics" }
                 </button>
-                <a class="brand" href="/">
+                <a class="brand" href={base::href("/")}>
                     <span class="brand-name">{ "rdma-lab" }</span>
                     <span class="brand-tagline">{ "RDMA and AI-cluster networking, hands on" }</span>
                 </a>

@@ -1,6 +1,7 @@
 use yew::prelude::*;
 use yew_router::prelude::*;
 
+use crate::base;
 use crate::route::Route;
 use crate::topics::{groups, Topic};
 
@@ -66,7 +67,7 @@ fn TopicLink(props: &TopicLinkProps) -> Html {
     };
     html! {
         <a
-            href={props.topic.path}
+            href={base::href(props.topic.path)}
             aria-current={props.current.then_some("page")}
             class={classes!(props.current.then_some("current"))}
             {onclick}

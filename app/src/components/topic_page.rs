@@ -3,6 +3,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 use yew_router::prelude::*;
 
+use crate::base;
 use crate::navigation::{go_to, internal_target, reveal_anchor};
 use crate::topics::Topic;
 use crate::views;
@@ -17,6 +18,12 @@ pub struct TopicPageProps {
 pub fn TopicPage(props: &TopicPageProps) -> Html {
     let topic = props.topic;
     let navigator = use_navigator();
+    // The text's links to other pages are route paths; under a sub-path they must carry it
+    // for a middle-click or a copied link.
+    let body = use_memo(topic.path, |_| match base::rebase_links(topic.body_html) {
+        std::borrow::Cow::Borrowed(html) => AttrValue::Static(html),
+        std::borrow::Cow::Owned(html) => AttrValue::from(html),
+    });
     use_effect_with(topic.path, move |_| {
         document().set_title(&format!("{} · rdma-lab", topic.title));
         reveal_anchor();
@@ -63,7 +70,7 @@ pub fn TopicPage(props: &TopicPageProps) -> Html {
                 (None, None) => html! {},
             } }
             <div class="prose" {onclick}>
-                { Html::from_html_unchecked(AttrValue::Static(topic.body_html)) }
+                { Html::from_html_unchecked((*body).clone()) }
             </div>
         </article>
     }

@@ -11,8 +11,9 @@ use std::rc::Rc;
 use super::protocol::{Reply, Request, READY};
 
 /// Where trunk puts the worker's loader (`data-loader-shim`: an unhashed name, since a
-/// worker is started by URL at run time).
-const LOADER_URL: &str = "/dcqcn_worker_loader.js";
+/// worker is started by URL at run time). Relative, so it resolves against the page's
+/// `<base>`, the site root, wherever the site is served from (see `crate::base`).
+const LOADER_URL: &str = "dcqcn_worker_loader.js";
 
 /// Whether the worker has installed its handler yet.
 enum Gate {

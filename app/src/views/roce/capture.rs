@@ -36,8 +36,9 @@ const OVERSCAN: usize = 10;
 const VIEW_ROWS: usize = 16;
 /// Points drawn on the PSN timeline; a longer conversation shows its beginning.
 const MAX_POINTS: usize = 500;
-/// Where trunk copies `assets/samples`.
-pub const SAMPLE_URL: &str = "/samples/roce-sample.pcapng";
+/// Where trunk copies `assets/samples`: relative, so it resolves against the page's
+/// `<base>`, the site root, wherever the site is served from (see `crate::base`).
+pub const SAMPLE_URL: &str = "samples/roce-sample.pcapng";
 /// Performance mark set when a file is chosen, and the measure from it to the complete
 /// packet list (read by `./lab bench`).
 pub const OPEN_MARK: &str = "lab-capture-open";
