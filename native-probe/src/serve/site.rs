@@ -1,6 +1,6 @@
 //! Serving the built single-page app: real files with their MIME types, compression,
-//! long-lived caching for fingerprinted assets, and `index.html` for every app route so a
-//! deep link survives a reload.
+//! long-lived caching for fingerprinted assets, each route's page (`qp/index.html`) at
+//! `/qp` and `/qp/` so a deep link survives a reload, and `404.html` for other paths.
 
 use std::{
     path::{Path, PathBuf},
@@ -42,26 +42,56 @@ pub fn check_site(dir: &Path) -> Result<PathBuf, ServeError> {
 }
 
 pub fn service(state: Arc<ProbeState>) -> Router {
-    let files = ServeDir::new(&state.ui_dir).fallback(get(app_route).with_state(state.clone()));
+    // Folders are pages, answered by `app_route` (ServeDir would redirect `/qp` to `/qp/`).
+    let files = ServeDir::new(&state.ui_dir)
+        .append_index_html_on_directories(false)
+        .fallback(get(app_route).with_state(state.clone()));
     Router::new()
         .fallback_service(files)
         .layer(middleware::from_fn(cache_policy))
         .layer(CompressionLayer::new())
 }
 
-/// A path with no file behind it: an app route gets `index.html` (the app then draws the
-/// route, or its own "page not found"); a missing file gets a plain 404.
+/// A path with no file behind it. A page of the site (`/`, `/qp`, `/qp/`: a folder with an
+/// `index.html`) is served as it is, without a static host's redirect; any other route
+/// gets `404.html`, where the app draws its "page not found" (an older site without one,
+/// `index.html`); a missing file gets a plain 404. The not-found page comes with status
+/// 200, as it always has here: Chromium reports a 404 document as a console error.
 async fn app_route(State(state): State<Arc<ProbeState>>, uri: Uri) -> Response {
+    if let Some(page) = site_page(&state.ui_dir, uri.path()) {
+        return send_page(&page).await;
+    }
     if names_a_file(uri.path()) {
         return (StatusCode::NOT_FOUND, format!("{} not found\n", uri.path())).into_response();
     }
-    match tokio::fs::read(state.ui_dir.join("index.html")).await {
+    let not_found = state.ui_dir.join("404.html");
+    if not_found.is_file() {
+        return send_page(&not_found).await;
+    }
+    send_page(&state.ui_dir.join("index.html")).await
+}
+
+/// The `index.html` of the folder `path` names inside `dir`, if there is one.
+fn site_page(dir: &Path, path: &str) -> Option<PathBuf> {
+    let mut page = dir.to_path_buf();
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        if segment == "." || segment == ".." || segment.contains('\\') {
+            return None;
+        }
+        page.push(segment);
+    }
+    page.push("index.html");
+    page.is_file().then_some(page)
+}
+
+async fn send_page(page: &Path) -> Response {
+    match tokio::fs::read(page).await {
         Ok(body) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response(),
         Err(error) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!(
-                "index.html could not be read from {}: {error}; rebuild the site with `./lab run`\n",
-                state.ui_dir.display()
+                "{} could not be read: {error}; rebuild the site with `./lab run`\n",
+                page.display()
             ),
         )
             .into_response(),
@@ -111,6 +141,20 @@ mod tests {
         assert!(!is_fingerprinted("/nccl-env"));
         assert!(!is_fingerprinted("/favicon-1234.svg"));
         assert!(!is_fingerprinted("/app-3f2a9c1d0b4e5fzz.js"));
+    }
+
+    #[test]
+    fn folders_with_an_index_are_pages() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        std::fs::create_dir(dir.path().join("qp")).expect("a route folder");
+        std::fs::write(dir.path().join("index.html"), "root").expect("a page");
+        std::fs::write(dir.path().join("qp/index.html"), "qp").expect("a page");
+        let page = |path| site_page(dir.path(), path);
+        assert_eq!(page("/"), Some(dir.path().join("index.html")));
+        assert_eq!(page("/qp"), Some(dir.path().join("qp/index.html")));
+        assert_eq!(page("/qp/"), Some(dir.path().join("qp/index.html")));
+        assert_eq!(page("/nccl"), None);
+        assert_eq!(page("/qp/../qp"), None);
     }
 
     #[test]
