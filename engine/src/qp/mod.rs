@@ -26,6 +26,9 @@ pub use sim::{
     QpEvent, WcOpcode, WcStatus, WorkCompletion,
 };
 pub use state::{QpState, QpType};
-pub use table::{check_modify, transition_table, Errno, ModifyError, TransitionRule};
+pub use table::{
+    check_modify, check_transition, transition_table, Errno, ModifyError, TransitionRefusal,
+    TransitionRule,
+};
 pub use values::{Decoded, Psn, ValueError};
 pub use walkthrough::{connection_walkthrough, ConnectionStep, Walkthrough, UD_ADDRESS_HANDLE};

@@ -457,6 +457,88 @@ pub fn transition_table() -> Vec<TransitionRule> {
     rules
 }
 
+/// Why `ibv_modify_qp()` cannot take a QP of `qp_type` from `from` to `to`: the kernel table
+/// has no such entry, so every mask fails with `EINVAL`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransitionRefusal {
+    /// QP type.
+    pub qp_type: QpType,
+    /// The state the QP is in.
+    pub from: QpState,
+    /// The state asked for.
+    pub to: QpState,
+}
+
+impl TransitionRefusal {
+    /// What the state machine allows instead, in a learner's words.
+    pub fn reason(&self) -> String {
+        use QpState::*;
+        let (from, to) = (self.from, self.to);
+        match (from, to) {
+            (Reset, Err) => {
+                "the kernel table has no RESET → ERR; from RESET a modify goes to INIT (or stays in RESET)"
+                    .to_string()
+            }
+            (Err, Err) => "the QP is in ERR already; the only way out is a modify to RESET".to_string(),
+            (Err, _) => "from ERR the only way back is a modify to RESET, then INIT".to_string(),
+            (_, Sqe) => {
+                let mut text =
+                    "SQE is entered only by the hardware, after a send error; no modify leads there"
+                        .to_string();
+                if !self.qp_type.has_sqe_state() {
+                    text.push_str(&format!(
+                        ", and {} QPs never enter it: their send errors take them to ERR",
+                        self.qp_type
+                    ));
+                }
+                text
+            }
+            (Reset | Init, _) => format!(
+                "a QP must go RESET → INIT → RTR → RTS one step at a time; from {from} the next step is {}",
+                if from == Reset { Init } else { Rtr }
+            ),
+            (Rtr, Rtr) => {
+                "the table has no RTR → RTR, so attributes cannot be changed in RTR alone; the next modify is RTR → RTS".to_string()
+            }
+            (Rtr, Sqd) => "a QP drains to SQD only from RTS; from RTR the next step is RTS".to_string(),
+            (Sqe, _) => {
+                "from SQE a modify goes back to RTS (sending again), or to RESET or ERR".to_string()
+            }
+            _ => format!(
+                "a QP never goes back along the bring-up path; to get to {to} again, modify it to RESET first"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for TransitionRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} → {} is not a transition ibv_modify_qp() can make: {}.",
+            self.qp_type,
+            self.from,
+            self.to,
+            self.reason()
+        )
+    }
+}
+
+impl std::error::Error for TransitionRefusal {}
+
+/// Whether `ibv_modify_qp()` can move a QP of `qp_type` from `from` to `to` at all: the
+/// kernel table's cell (what the mask must and may hold), or why there is none.
+///
+/// The same table [`check_modify`] consults; a modify to the same state is an attribute
+/// change, allowed where the table has that cell (RTS → RTS, not RTR → RTR).
+pub fn check_transition(
+    qp_type: QpType,
+    from: QpState,
+    to: QpState,
+) -> Result<Cell, TransitionRefusal> {
+    kernel_cell(from, to, qp_type).ok_or(TransitionRefusal { qp_type, from, to })
+}
+
 /// The states reachable from `from` by a modify call (for any QP type).
 pub fn valid_targets(from: QpState) -> Vec<QpState> {
     QpState::ALL
@@ -557,6 +639,45 @@ mod tests {
             check_modify(QpType::Rc, QpState::Sqd, QpState::Sqd, State | CurState).unwrap_err();
         assert!(!err.cur_state_not_allowed);
         assert_eq!(err.unexpected, CurState.mask());
+    }
+
+    #[test]
+    fn check_transition_follows_the_table_and_says_why_not() {
+        for qp_type in QpType::ALL {
+            for from in QpState::ALL {
+                for to in QpState::ALL {
+                    let cell = kernel_cell(from, to, qp_type);
+                    match check_transition(qp_type, from, to) {
+                        Ok(c) => assert_eq!(Some(c), cell),
+                        Err(refusal) => {
+                            assert_eq!(cell, None, "{qp_type} {from} → {to}");
+                            assert_eq!((refusal.from, refusal.to), (from, to));
+                            // Agrees with the mask check: every mask fails.
+                            let err = check_modify(qp_type, from, to, State.mask()).unwrap_err();
+                            assert!(err.invalid_transition);
+                            let text = refusal.to_string();
+                            assert!(
+                                text.starts_with(&format!("{qp_type} {from} → {to} is not")),
+                                "{text}"
+                            );
+                            assert!(!refusal.reason().is_empty());
+                        }
+                    }
+                }
+            }
+        }
+        let init = check_transition(QpType::Rc, QpState::Reset, QpState::Init).expect("valid");
+        assert_eq!(init.required, PkeyIndex | Port | AccessFlags);
+        let skip = check_transition(QpType::Rc, QpState::Init, QpState::Rts).unwrap_err();
+        assert!(skip.reason().contains("the next step is RTR"), "{skip}");
+        let sqe = check_transition(QpType::Rc, QpState::Rts, QpState::Sqe).unwrap_err();
+        assert!(sqe.reason().contains("RC QPs never enter it"), "{sqe}");
+        let sqe = check_transition(QpType::Ud, QpState::Rts, QpState::Sqe).unwrap_err();
+        assert!(!sqe.reason().contains("never enter"), "{sqe}");
+        let back = check_transition(QpType::Rc, QpState::Rts, QpState::Init).unwrap_err();
+        assert!(back.reason().contains("modify it to RESET first"), "{back}");
+        let err = check_transition(QpType::Uc, QpState::Err, QpState::Init).unwrap_err();
+        assert!(err.reason().contains("only way back"), "{err}");
     }
 
     #[test]
