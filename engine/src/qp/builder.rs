@@ -8,13 +8,13 @@
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
-use super::attr::AttrName;
+use super::attr::{AttrMask, AttrName};
 use super::sim::{
     AddressVector, DeviceLimits, ModifyAttrs, Qp, QpError, QpEvent, SendOpcode, SendWr,
     UdDestination, WcStatus,
 };
 use super::state::{QpState, QpType};
-use super::table::kernel_cell;
+use super::table::{check_modify, kernel_cell, ModifyError};
 use super::values::{self, Decoded, PathMtu, ValueError, ACCESS_FLAGS};
 
 /// GID table index the example address vectors send from: the RoCE v2 IPv4 entry, as
@@ -305,6 +305,97 @@ pub fn set_from_text(
         .ok_or_else(|| unreadable(attr, t))?;
     merge_one(attrs, &one);
     Ok(decoded)
+}
+
+/// A ticked attribute whose text does not read: the call leaves it out until it is fixed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    /// The attribute.
+    pub attr: AttrName,
+    /// The text as typed.
+    pub text: String,
+    /// Why it does not read.
+    pub error: FieldError,
+}
+
+impl fmt::Display for LeftOut {
+    /// `qp_access_flags = "REMOTE_FLY" is not a valid value ("REMOTE_FLY" is not an
+    /// IBV_ACCESS_* flag)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match &self.error {
+            FieldError::Unreadable { text, expected, .. } => format!("{text:?} is not {expected}"),
+            FieldError::Value(e) => format!("{} {}", e.value, e.reason),
+        };
+        write!(
+            f,
+            "{} = {:?} is not a valid value ({why})",
+            self.attr.field(),
+            self.text.trim()
+        )
+    }
+}
+
+/// The call a set of ticked attributes makes: each one's text read by [`set_from_text`];
+/// the ones that do not read are left out of `attrs` (and so of its mask) and listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltCall {
+    /// The attributes that read, the call [`c_call`] spells out.
+    pub attrs: ModifyAttrs,
+    /// The ticked attributes that do not read, in bit order.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// Reads every attribute in `ticked` from `text(attr)`.
+pub fn build_call<'a>(ticked: AttrMask, text: impl Fn(AttrName) -> &'a str) -> BuiltCall {
+    let mut attrs = ModifyAttrs::default();
+    let mut left_out = Vec::new();
+    for attr in ticked.iter() {
+        let typed = text(attr);
+        if let Err(error) = set_from_text(&mut attrs, attr, typed) {
+            left_out.push(LeftOut {
+                attr,
+                text: typed.to_string(),
+                error,
+            });
+        }
+    }
+    BuiltCall { attrs, left_out }
+}
+
+/// What the kernel's check says about a call being built, and about the call as its C
+/// source stands when some values do not read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveCheck {
+    /// `ib_modify_qp_is_ok()` on the ticked mask.
+    pub mask: Result<(), ModifyError>,
+    /// The ticked attributes whose values do not read, left out of the C source.
+    pub left_out: Vec<LeftOut>,
+    /// `ib_modify_qp_is_ok()` on the C source's mask (the ticked mask without the left-out
+    /// bits), when that differs from the ticked mask and is refused.
+    pub source_refused: Option<ModifyError>,
+}
+
+/// Checks the call `ticked` with `text` builds on a `qp_type` QP in `current`, asking for
+/// `requested`: the ticked mask, each ticked value, and the mask the C source is left with.
+pub fn live_check<'a>(
+    qp_type: QpType,
+    current: QpState,
+    requested: QpState,
+    ticked: AttrMask,
+    text: impl Fn(AttrName) -> &'a str,
+) -> LiveCheck {
+    let call = build_call(ticked, text);
+    let source_mask = call.attrs.mask();
+    let source_refused = if source_mask == ticked {
+        None
+    } else {
+        check_modify(qp_type, current, requested, source_mask).err()
+    };
+    LiveCheck {
+        mask: check_modify(qp_type, current, requested, ticked),
+        left_out: call.left_out,
+        source_refused,
+    }
 }
 
 /// Copies the one field set in `one` into `attrs`.
@@ -601,6 +692,56 @@ mod tests {
             );
             assert_eq!(attrs, ModifyAttrs::default(), "{attr} {text}");
         }
+    }
+
+    #[test]
+    fn a_call_leaves_out_what_does_not_read_and_says_so() {
+        let ticked = AttrName::State | AttrName::PkeyIndex | AttrName::Port | AttrName::AccessFlags;
+        let text = |attr: AttrName| match attr {
+            AttrName::State => "INIT",
+            AttrName::AccessFlags => " REMOTE_FLY ",
+            other => example_text(other),
+        };
+        let call = build_call(ticked, text);
+        assert_eq!(
+            call.attrs.mask(),
+            AttrName::State | AttrName::PkeyIndex | AttrName::Port
+        );
+        assert_eq!(call.left_out.len(), 1);
+        assert_eq!(call.left_out[0].attr, AttrName::AccessFlags);
+        assert_eq!(
+            call.left_out[0].to_string(),
+            "qp_access_flags = \"REMOTE_FLY\" is not a valid value (\"REMOTE_FLY\" is not an IBV_ACCESS_* flag)"
+        );
+
+        // The ticked mask passes the kernel's check; the C source, without the bit, does not.
+        let live = live_check(QpType::Rc, QpState::Reset, QpState::Init, ticked, text);
+        assert_eq!(live.mask, Ok(()));
+        assert_eq!(live.left_out, call.left_out);
+        let refused = live
+            .source_refused
+            .expect("the source misses a required bit");
+        assert_eq!(refused.missing, AttrName::AccessFlags.mask());
+
+        // Out of range rather than unreadable: the value and the rule.
+        let timer = build_call(AttrName::MinRnrTimer.mask(), |_| "40");
+        assert_eq!(
+            timer.left_out[0].to_string(),
+            "min_rnr_timer = \"40\" is not a valid value (40 does not fit in 5 bits)"
+        );
+
+        // Everything reads: nothing left out, nothing more to say.
+        let live = live_check(QpType::Rc, QpState::Reset, QpState::Init, ticked, |a| {
+            if a == AttrName::State {
+                "INIT"
+            } else {
+                example_text(a)
+            }
+        });
+        assert_eq!(
+            (live.mask, live.left_out, live.source_refused),
+            (Ok(()), vec![], None)
+        );
     }
 
     #[test]
