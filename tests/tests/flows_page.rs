@@ -371,3 +371,139 @@ async fn every_flow_plays_steps_and_links() {
     browser.assert_no_console_errors("flows page").await;
     browser.close().await;
 }
+
+/// Focuses `css` (scrolled to the middle of the screen, clear of the sticky header) and
+/// returns the page's scroll position after that.
+async fn focus(browser: &Browser, css: &str) -> Value {
+    browser.find(css).await;
+    browser
+        .eval(&format!(
+            "const e = document.querySelector(\"{css}\"); e.scrollIntoView({{block: 'center'}}); \
+             e.focus({{preventScroll: true}}); \
+             return document.activeElement === e ? window.scrollY : null"
+        ))
+        .await
+}
+
+/// Presses `key` and waits until the player's `data-` `attribute` reads `value`.
+async fn press_until(browser: &Browser, key: Key, attribute: &str, value: &str, what: &str) {
+    browser.press(key.into()).await;
+    browser
+        .wait_until(
+            &format!(
+                "return document.querySelector('section.flows').dataset.{attribute} === '{value}'"
+            ),
+            what,
+        )
+        .await;
+}
+
+/// The hint under the player says "← back, → forward, space play/pause": with the player
+/// focused, or anything in it whose own keys are not those (the scrubber, a topic link),
+/// the keys do that and Space never scrolls the page. A button keeps Space (it presses the
+/// button) and a text field keeps every key.
+#[tokio::test]
+async fn keys_work_in_the_player_as_the_hint_says() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser
+        .goto(&site.url("/flows?scenario=tcp-socket&size=64KiB&step=7"))
+        .await;
+    browser
+        .find("svg.flow-stage[data-scenario='tcp-socket']")
+        .await;
+    let hint = browser
+        .find(".flow-keys")
+        .await
+        .text()
+        .await
+        .unwrap_or_default();
+    assert!(hint.contains("space play/pause"), "{hint}");
+
+    // Wherever focus sits, space plays, space pauses, and the page stays where it was.
+    for css in ["section.flows", ".flow-scrub input", ".flow-step-topic a"] {
+        browser
+            .goto(&site.url("/flows?scenario=tcp-socket&size=64KiB&step=7"))
+            .await;
+        browser
+            .find("svg.flow-stage[data-scenario='tcp-socket']")
+            .await;
+        let scroll = focus(&browser, css).await;
+        assert!(scroll.is_number(), "{css} takes focus");
+        assert_eq!(player(&browser, "index").await, "6");
+        press_until(&browser, Key::Right, "index", "7", &format!("→ on {css}")).await;
+        browser.press(Key::Left.into()).await;
+        press_until(&browser, Key::Left, "index", "5", &format!("← ← on {css}")).await;
+        press_until(
+            &browser,
+            Key::Space,
+            "playing",
+            "true",
+            &format!("space on {css} to play"),
+        )
+        .await;
+        press_until(
+            &browser,
+            Key::Space,
+            "playing",
+            "false",
+            &format!("space on {css} to pause"),
+        )
+        .await;
+        // Let a smooth scroll, had Space started one, run its course before looking.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(
+            browser.eval("return window.scrollY").await,
+            scroll,
+            "space on {css} does not scroll the page"
+        );
+        assert_eq!(
+            browser
+                .eval(&format!(
+                    "return document.activeElement === document.querySelector(\"{css}\")"
+                ))
+                .await,
+            true,
+            "{css} keeps focus"
+        );
+    }
+
+    // A button: the arrows step, Space presses the button (here: step forward), no scroll.
+    let scroll = focus(&browser, ".flow-forward").await;
+    let index: usize = player(&browser, "index")
+        .await
+        .parse()
+        .expect("a step index");
+    assert!(index > 0, "playing left the player past the first step");
+    let back = (index - 1).to_string();
+    press_until(&browser, Key::Left, "index", &back, "← on a button").await;
+    press_until(
+        &browser,
+        Key::Space,
+        "index",
+        &index.to_string(),
+        "space to press Forward",
+    )
+    .await;
+    assert_eq!(
+        player(&browser, "playing").await,
+        "false",
+        "space pressed the button"
+    );
+    assert_eq!(browser.eval("return window.scrollY").await, scroll);
+
+    // In a text field the keys are the field's: → moves the caret, space types.
+    let index = player(&browser, "index").await;
+    focus(&browser, "#flow-field-message_bytes").await;
+    browser.press(Key::Right.into()).await;
+    browser.press(Key::Space.into()).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(player(&browser, "index").await, index, "→ in a field");
+    assert_eq!(
+        player(&browser, "playing").await,
+        "false",
+        "space in a field"
+    );
+    browser.assert_no_console_errors("flows keys").await;
+    browser.close().await;
+}

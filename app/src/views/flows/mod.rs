@@ -7,6 +7,7 @@
 mod controls;
 mod fields;
 mod form;
+mod keys;
 mod panel;
 mod player;
 mod stage;
@@ -113,27 +114,27 @@ pub fn FlowsView() -> Html {
     let query = url::query(&player);
     use_effect_with(query, |query| url::write(query));
 
+    // Yew delegates events to the app's root, so the player is found by its ref, not as
+    // the event's current target.
+    let section = use_node_ref();
     let onkeydown = {
         let dispatch = dispatch.clone();
+        let section = section.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let in_field = e
-                .target_dyn_into::<web_sys::Element>()
-                .is_some_and(|t| matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-            let in_button = e
-                .target_dyn_into::<web_sys::Element>()
-                .is_some_and(|t| t.tag_name() == "BUTTON" || t.tag_name() == "A");
-            if in_field || e.ctrl_key() || e.meta_key() || e.alt_key() {
+            if e.ctrl_key() || e.meta_key() || e.alt_key() {
                 return;
             }
-            let action = match e.key().as_str() {
-                "ArrowLeft" => Action::Back,
-                "ArrowRight" => Action::Forward,
-                // Space on a focused button presses that button.
-                " " if !in_button => Action::TogglePlay,
-                _ => return,
+            let (Some(target), Some(player)) = (
+                e.target_dyn_into::<web_sys::Element>(),
+                section.cast::<web_sys::Element>(),
+            ) else {
+                return;
             };
-            e.prevent_default();
-            dispatch.emit(action);
+            if let Some(key) = keys::player_key(&e.key(), keys::focus_of(&target, &player)) {
+                // Space would otherwise scroll the page as well.
+                e.prevent_default();
+                dispatch.emit(key.action());
+            }
         })
     };
 
@@ -215,7 +216,7 @@ pub fn FlowsView() -> Html {
     };
 
     html! {
-        <section class="flows" aria-label="Packet flows player" tabindex="0" {onkeydown}
+        <section class="flows" aria-label="Packet flows player" tabindex="0" ref={section} {onkeydown}
                  data-index={player.index.to_string()} data-segments={segments.to_string()}
                  data-playing={player.playing.to_string()} data-done={player.done().to_string()}>
             <Picker scenario={player.scenario.clone()} compare={player.compare}
@@ -225,7 +226,8 @@ pub fn FlowsView() -> Html {
             <Controls playing={player.playing} done={player.done()} index={player.index} {segments}
                       speed={player.speed} unit={unit} position={position} dispatch={dispatch.clone()} />
             { body }
-            <p class="flow-keys">{ "Keys, with the player focused: ← back, → forward, space play/pause." }</p>
+            <p class="flow-keys">{ "Keys in the player, outside its fields and menus: ← back, → forward, space play/pause. \
+                  On a button space presses it; on a stage that scrolls sideways the arrows scroll it." }</p>
         </section>
     }
 }
