@@ -300,3 +300,266 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.assert_no_console_errors("/qp phone").await;
     browser.close().await;
 }
+
+/// The id the page gives the state diagram's node for `state`.
+fn node(state: &str) -> String {
+    format!(".qp-diagram g.qp-node[data-state={state}]")
+}
+
+/// Focuses `css` from script (as Tab would leave it) and says whether it took focus.
+async fn focus(browser: &Browser, css: &str) -> bool {
+    browser
+        .eval(&format!(
+            "const e = document.querySelector('{css}'); e.focus(); return document.activeElement === e"
+        ))
+        .await
+        == serde_json::Value::Bool(true)
+}
+
+async fn target(browser: &Browser) -> String {
+    browser
+        .eval("return document.querySelector('#qp-target').value")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The caption under the diagram when an arrow is shown, or `None`.
+async fn edge_caption(browser: &Browser) -> Option<String> {
+    browser
+        .eval(
+            "const c = document.querySelector('.qp-edge-caption.shown'); \
+             return c && c.offsetHeight > 0 ? c.textContent : null",
+        )
+        .await
+        .as_str()
+        .map(str::to_string)
+}
+
+/// States in the diagram are buttons: click, Enter or Space aims the builder at one when the
+/// kernel table allows the move, and says why not (the engine's reason) when it does not.
+/// Every arrow tells what it means in a visible caption on focus as well as on hover, and
+/// its accessible name carries the same text.
+#[tokio::test]
+async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() {
+    use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/qp?type=RC&state=INIT")).await;
+    browser.wait_for_text(".qp-current", "INIT").await;
+    assert_eq!(
+        target(&browser).await,
+        "RTR",
+        "the natural next state first"
+    );
+    show(&browser, ".qp-diagram").await;
+
+    // Keyboard: the state takes focus; Space and Enter pick it.
+    assert!(focus(&browser, &node("RESET")).await, "a state takes focus");
+    let scroll = browser.eval("return window.scrollY").await;
+    browser.press(' ').await;
+    browser
+        .wait_until(
+            "return document.querySelector('#qp-target').value === 'RESET'",
+            "Space on RESET to aim the builder at RESET",
+        )
+        .await;
+    assert_eq!(
+        browser.eval("return window.scrollY").await,
+        scroll,
+        "Space on a state does not scroll the page"
+    );
+    let aimed = text_of(&browser, ".qp-pick").await;
+    assert!(aimed.contains("INIT → RESET"), "{aimed}");
+    assert!(text_of(&browser, ".qp-builder legend")
+        .await
+        .contains("INIT → RESET"));
+    // Tab moves to the next state, Enter picks it.
+    browser.press('\u{E004}').await; // Tab
+    assert_eq!(
+        browser
+            .eval("return document.activeElement.dataset.state || document.activeElement.tagName")
+            .await,
+        "INIT",
+        "Tab walks the states"
+    );
+    browser.screenshot("qp-diagram-node-focus").await;
+    browser.press('\u{E007}').await; // Enter
+    browser
+        .wait_until(
+            "return document.querySelector('#qp-target').value === 'INIT'",
+            "Enter on INIT to aim the builder at INIT (an attribute change)",
+        )
+        .await;
+
+    // A click on a state the kernel does not allow from INIT: the engine's reason, next to
+    // the diagram, and the builder's target unchanged.
+    click(&browser, &node("RTS")).await;
+    let refused = browser
+        .find(".qp-pick.refused")
+        .await
+        .text()
+        .await
+        .unwrap_or_default();
+    assert!(
+        refused.contains("RC INIT → RTS is not a transition ibv_modify_qp() can make"),
+        "{refused}"
+    );
+    assert!(refused.contains("the next step is RTR"), "{refused}");
+    assert_eq!(target(&browser).await, "INIT");
+    click(&browser, &node("SQE")).await;
+    let refused = text_of(&browser, ".qp-pick.refused").await;
+    assert!(refused.contains("RC QPs never enter it"), "{refused}");
+    // A click on an allowed one moves the builder.
+    click(&browser, &node("RTR")).await;
+    browser
+        .wait_until(
+            "return document.querySelector('#qp-target').value === 'RTR'",
+            "a click on RTR to aim the builder at RTR",
+        )
+        .await;
+    assert!(browser
+        .eval("return document.querySelectorAll('.qp-pick.refused').length === 0")
+        .await
+        .as_bool()
+        .unwrap_or(false));
+
+    // Arrows: after the states, Tab reaches them, and the caption shows the focused one.
+    assert_eq!(edge_caption(&browser).await, None, "no arrow shown yet");
+    assert!(focus(&browser, &node("ERR")).await);
+    browser.press('\u{E004}').await; // Tab
+    let name = browser
+        .eval("const a = document.activeElement; return a.classList.contains('qp-edge-hit') ? a.getAttribute('aria-label') : null")
+        .await;
+    let name = name
+        .as_str()
+        .expect("Tab after the last state reaches an arrow");
+    assert_eq!(edge_caption(&browser).await.as_deref(), Some(name));
+    let fatal = ".qp-edge-hit[data-kind=implicit][data-from=INIT][data-to=ERR]";
+    assert!(focus(&browser, fatal).await, "an arrow takes focus");
+    let caption = edge_caption(&browser).await.unwrap_or_default();
+    assert!(
+        caption.contains("INIT → ERR without a modify: fatal error (IBV_EVENT_QP_FATAL)"),
+        "{caption}"
+    );
+    let described = browser
+        .eval(&format!(
+            "return document.querySelector('{fatal}').getAttribute('aria-label')"
+        ))
+        .await;
+    assert_eq!(
+        described.as_str(),
+        Some(caption.as_str()),
+        "screen readers get it too"
+    );
+    show(&browser, ".qp-diagram").await;
+    browser.screenshot("qp-diagram-focus").await;
+    // Focus leaves: the caption goes.
+    assert!(focus(&browser, "#qp-target").await);
+    assert_eq!(edge_caption(&browser).await, None);
+
+    // Hover: the pointer on an arrow's line shows its caption.
+    show(&browser, ".qp-diagram").await;
+    let modify = ".qp-edge-hit[data-kind=modify][data-from=RTR][data-to=RTS]";
+    let point = browser
+        .eval(&format!(
+            "const e = document.querySelector('{modify}'); \
+             const p = e.getPointAtLength(e.getTotalLength() / 2); \
+             const m = e.getScreenCTM(); \
+             const x = p.x * m.a + p.y * m.c + m.e, y = p.x * m.b + p.y * m.d + m.f; \
+             return document.elementFromPoint(x, y) === e ? [x, y] : null"
+        ))
+        .await;
+    let xy: Vec<f64> = point
+        .as_array()
+        .expect("the arrow's middle is on top at its point")
+        .iter()
+        .filter_map(serde_json::Value::as_f64)
+        .collect();
+    let pointer = MouseActions::new("mouse".to_string()).then(PointerAction::MoveTo {
+        duration: None,
+        x: xy[0].round(),
+        y: xy[1].round(),
+    });
+    browser
+        .client
+        .perform_actions(pointer)
+        .await
+        .expect("the pointer moves");
+    browser
+        .wait_until(
+            "const c = document.querySelector('.qp-edge-caption.shown'); \
+             return c && c.textContent.startsWith('RTR → RTS by ibv_modify_qp()')",
+            "hovering RTR → RTS to show its caption",
+        )
+        .await;
+    let caption = edge_caption(&browser).await.unwrap_or_default();
+    assert!(caption.contains("IBV_QP_SQ_PSN"), "{caption}");
+    browser.screenshot("qp-diagram-hover").await;
+    browser.assert_no_console_errors("/qp diagram").await;
+
+    // 375 px: the caption and the refusal fit.
+    browser.resize(PHONE).await;
+    browser.goto(&site.url("/qp?type=UD&state=RTS")).await;
+    browser.wait_for_text(".qp-current", "RTS").await;
+    click(&browser, &node("INIT")).await;
+    browser.find(".qp-pick.refused").await;
+    assert!(focus(&browser, ".qp-edge-hit[data-from=RTS][data-to=SQE]").await);
+    let wide = browser
+        .eval("const w = document.documentElement.clientWidth; return [...document.querySelectorAll('.qp-diagram, .qp-diagram *')].filter(e => e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + ': ' + e.textContent.slice(0, 40))")
+        .await;
+    assert_eq!(wide, serde_json::json!([]), "wider than the screen");
+    show(&browser, ".qp-diagram").await;
+    browser.screenshot("qp-phone-diagram").await;
+    browser.assert_no_console_errors("/qp diagram phone").await;
+    browser.close().await;
+}
+
+/// A ticked attribute with a value that does not read: the live check says the mask is
+/// accepted and, with it, that this value is not valid and the C snippet leaves it out
+/// (and what the kernel says of the snippet's own mask).
+#[tokio::test]
+async fn live_check_names_a_value_the_snippet_leaves_out() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/qp?type=RC&state=RESET")).await;
+    browser.wait_for_text(".qp-current", "RESET").await;
+    for attr in ["IBV_QP_PKEY_INDEX", "IBV_QP_PORT", "IBV_QP_ACCESS_FLAGS"] {
+        tick(&browser, attr).await;
+    }
+    let live = text_of(&browser, ".qp-live").await;
+    assert!(live.contains("accepts this mask"), "{live}");
+    type_value(&browser, "IBV_QP_ACCESS_FLAGS", "REMOTE_FLY").await;
+    assert!(text_of(&browser, ".qp-c-source")
+        .await
+        .contains("left out until their values read: IBV_QP_ACCESS_FLAGS"));
+    let live = text_of(&browser, ".qp-live").await;
+    assert!(
+        live.contains("accepts this mask, but"),
+        "the verdict names both facts: {live}"
+    );
+    assert!(
+        live.contains("qp_access_flags = \"REMOTE_FLY\" is not a valid value"),
+        "{live}"
+    );
+    assert!(live.contains("the C snippet below leaves it out"), "{live}");
+    assert!(live.contains("missing IBV_QP_ACCESS_FLAGS"), "{live}");
+    assert_eq!(
+        browser
+            .eval("return document.querySelector('.qp-live').classList.contains('ok')")
+            .await,
+        false,
+        "not drawn as all good"
+    );
+    show(&browser, ".qp-live").await;
+    browser.screenshot("qp-live-left-out").await;
+    type_value(&browser, "IBV_QP_ACCESS_FLAGS", "IBV_ACCESS_REMOTE_WRITE").await;
+    browser
+        .wait_for_text(".qp-live p", "✓ ib_modify_qp_is_ok() accepts this mask.")
+        .await;
+    assert!(!text_of(&browser, ".qp-c-source").await.contains("left out"));
+    browser.assert_no_console_errors("/qp live check").await;
+    browser.close().await;
+}

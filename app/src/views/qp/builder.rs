@@ -1,9 +1,9 @@
 //! The `ibv_modify_qp()` builder: target state, ticked attributes with typed values and
 //! their decoded meaning, the live kernel check, the C call, and the result of calling it.
 
-use engine::qp::builder::{c_call, expected_text, set_from_text};
+use engine::qp::builder::{build_call, c_call, expected_text, live_check, set_from_text};
 use engine::qp::table::kernel_cell;
-use engine::qp::{check_modify, AttrMask, AttrName, ModifyAttrs, QpError, QpState, QpType};
+use engine::qp::{AttrName, ModifyAttrs, QpError, QpState, QpType};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -123,11 +123,7 @@ fn attr_row(
 ) -> Html {
     let ticked = page.ticked.contains(attr);
     let is_state = attr == AttrName::State;
-    let text = if is_state {
-        page.target.name().to_string()
-    } else {
-        page.text(attr).to_string()
-    };
+    let text = page.field_text(attr).to_string();
     let decoded = set_from_text(&mut ModifyAttrs::default(), attr, &text);
     let id = attr.name().to_ascii_lowercase().replace('_', "-");
     let check_id = format!("{id}-on");
@@ -178,24 +174,57 @@ struct PageProps {
     page: UseReducerHandle<QpPage>,
 }
 
-/// What the kernel's `ib_modify_qp_is_ok()` would say about the ticked mask right now.
+/// What the kernel's `ib_modify_qp_is_ok()` would say about the ticked mask right now, and
+/// which ticked values do not read (the C call leaves them out, so it says both).
 #[function_component]
 fn LiveCheck(props: &PageProps) -> Html {
     let page = &props.page;
-    let mask: AttrMask = page.ticked;
-    let verdict = check_modify(page.qp.qp_type(), page.qp.state(), page.target, mask);
+    let check = live_check(
+        page.qp.qp_type(),
+        page.qp.state(),
+        page.target,
+        page.ticked,
+        |attr| page.field_text(attr),
+    );
+    let values_ok = check.left_out.is_empty();
+    let left_out = (!values_ok).then(|| {
+        html! {
+            <div class="qp-live-values">
+                <ul>
+                    { for check.left_out.iter().map(|l| html! {
+                        <li data-attr={l.attr.name()}>
+                            <code>{ l.to_string() }</code>{ ": the C snippet below leaves it out." }
+                        </li>
+                    }) }
+                </ul>
+                if let Some(refused) = &check.source_refused {
+                    <p>{ if check.left_out.len() == 1 { "Without it" } else { "Without them" } }
+                        { ", the snippet's own mask is refused: " }
+                        <code>{ refused.to_string() }</code></p>
+                }
+                <p>{ "Calling ibv_modify_qp() now does nothing until the values are fixed." }</p>
+            </div>
+        }
+    });
     html! {
-        <div class={classes!("qp-live", verdict.is_ok().then_some("ok"))} aria-live="polite">
+        <div class={classes!("qp-live", (check.mask.is_ok() && values_ok).then_some("ok"))} aria-live="polite">
             <h3>{ "Kernel check, live" }</h3>
-            { match verdict {
-                Ok(()) => html! { <p>{ "✓ ib_modify_qp_is_ok() accepts this mask." }</p> },
+            { match &check.mask {
+                Ok(()) if values_ok => html! { <p>{ "✓ ib_modify_qp_is_ok() accepts this mask." }</p> },
+                Ok(()) => html! {
+                    <p class="qp-live-verdict">{ "✓ ib_modify_qp_is_ok() accepts this mask, but not every value is valid:" }</p>
+                },
                 Err(e) => html! {
                     <>
                         <p class="qp-live-error"><code>{ e.to_string() }</code></p>
                         <p>{ e.explanation() }</p>
+                        if !values_ok {
+                            <p class="qp-live-verdict">{ "Some values are not valid either:" }</p>
+                        }
                     </>
                 },
             } }
+            { left_out.unwrap_or_default() }
         </div>
     }
 }
@@ -204,23 +233,13 @@ fn LiveCheck(props: &PageProps) -> Html {
 #[function_component]
 fn CCall(props: &PageProps) -> Html {
     let page = &props.page;
-    let mut attrs = ModifyAttrs::default();
-    let mut skipped = Vec::new();
-    for attr in page.ticked.iter() {
-        let text = if attr == AttrName::State {
-            page.target.name()
-        } else {
-            page.text(attr)
-        };
-        if set_from_text(&mut attrs, attr, text).is_err() {
-            skipped.push(attr.name());
-        }
-    }
-    let mut source = c_call(&attrs);
-    if !skipped.is_empty() {
+    let call = build_call(page.ticked, |attr| page.field_text(attr));
+    let mut source = c_call(&call.attrs);
+    if !call.left_out.is_empty() {
+        let names: Vec<&str> = call.left_out.iter().map(|l| l.attr.name()).collect();
         source = format!(
             "/* left out until their values read: {} */\n{source}",
-            skipped.join(", ")
+            names.join(", ")
         );
     }
     html! {

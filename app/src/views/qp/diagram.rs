@@ -1,9 +1,15 @@
 //! The QP state diagram as SVG: the modify transitions the kernel table allows for the
 //! chosen type, the ones open from the current state highlighted, and the transitions the
 //! HCA makes on its own drawn dashed.
+//!
+//! Each state is a button that aims the builder at it (the engine's table decides whether
+//! a modify can go there, and says why not); each arrow can be pointed at or focused to
+//! show what it means in a caption under the picture.
 
 use engine::qp::{implicit_transitions, transition_table, QpState, QpType};
 use yew::prelude::*;
+
+use super::Pick;
 
 const NODE_W: f64 = 84.0;
 const NODE_H: f64 = 40.0;
@@ -66,15 +72,25 @@ pub struct StateDiagramProps {
     pub qp_type: QpType,
     pub current: QpState,
     pub target: QpState,
+    /// The answer to the last state picked here.
+    pub pick: Option<Pick>,
+    /// A state picked (clicked, or Enter/Space on it).
+    pub on_pick: Callback<QpState>,
 }
 
-#[function_component]
-pub fn StateDiagram(props: &StateDiagramProps) -> Html {
-    let (qp_type, current, target) = (props.qp_type, props.current, props.target);
-    let rules: Vec<_> = transition_table()
-        .into_iter()
-        .filter(|r| r.qp_type == qp_type && r.from != r.to)
-        .collect();
+/// One arrow as drawn, with what it means in words.
+#[derive(Clone, PartialEq)]
+struct Edge {
+    from: QpState,
+    to: QpState,
+    implicit: bool,
+    path: String,
+    text: String,
+}
+
+/// The arrows for `qp_type` with the QP in `current`: the changes the hardware makes first
+/// (drawn underneath), then the modifies.
+fn edges(qp_type: QpType, current: QpState) -> Vec<Edge> {
     // Every state can be reset or errored by a modify: those edges are drawn only from the
     // current state (and ERR → RESET, the way back), or the picture drowns in lines.
     let shown = |from: QpState, to: QpState| {
@@ -82,6 +98,74 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
             || !matches!(to, QpState::Reset | QpState::Err)
             || (from == QpState::Err && to == QpState::Reset)
     };
+    let implicit = implicit_transitions(qp_type).into_iter().map(|t| Edge {
+        from: t.from,
+        to: t.to,
+        implicit: true,
+        path: edge_path(t.from, t.to, -26.0),
+        text: format!("{} → {} without a modify: {}.", t.from, t.to, t.cause),
+    });
+    let modify = transition_table()
+        .into_iter()
+        .filter(|r| r.qp_type == qp_type && r.from != r.to && shown(r.from, r.to))
+        .map(|r| {
+            let required = if r.required.is_empty() {
+                "nothing but IBV_QP_STATE".to_string()
+            } else {
+                r.required
+                    .iter()
+                    .map(|a| a.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            Edge {
+                from: r.from,
+                to: r.to,
+                implicit: false,
+                path: edge_path(r.from, r.to, 14.0),
+                text: format!(
+                    "{} → {} by ibv_modify_qp(); for {qp_type} the mask needs {required}.",
+                    r.from, r.to
+                ),
+            }
+        });
+    implicit.chain(modify).collect()
+}
+
+/// What a screen reader says for a state button.
+fn node_label(
+    state: QpState,
+    current: QpState,
+    target: QpState,
+    reachable: bool,
+    qp_type: QpType,
+) -> String {
+    let mut label = state.name().to_string();
+    if state == current {
+        label.push_str(", the current state");
+    }
+    if state == target && state != current {
+        label.push_str(", the builder's target");
+    }
+    if !reachable {
+        label.push_str(&format!(", not a state a {qp_type} QP enters"));
+    }
+    label
+}
+
+#[function_component]
+pub fn StateDiagram(props: &StateDiagramProps) -> Html {
+    let (qp_type, current, target) = (props.qp_type, props.current, props.target);
+    // Which arrow the pointer is on and which has focus: the caption shows the first.
+    let hovered = use_state(|| None::<usize>);
+    let focused = use_state(|| None::<usize>);
+    let edges = use_memo((qp_type, current), |&(qp_type, current)| {
+        edges(qp_type, current)
+    });
+    let rules: Vec<_> = transition_table()
+        .into_iter()
+        .filter(|r| r.qp_type == qp_type && r.from != r.to)
+        .collect();
     let implicit = implicit_transitions(qp_type);
     let reachable = |s: QpState| {
         s == QpState::Reset
@@ -102,26 +186,52 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
         }
     );
 
-    let modify_edges = rules.iter().filter(|r| shown(r.from, r.to)).map(|r| {
+    let drawn_edges = edges.iter().map(|e| {
+        let open = !e.implicit && e.from == current;
         let class = classes!(
             "qp-edge",
-            (r.from == current).then_some("open"),
-            (r.from == current && r.to == target).then_some("chosen"),
+            open.then_some("open"),
+            (open && e.to == target).then_some("chosen"),
+            e.implicit.then_some("implicit"),
         );
+        let marker = if e.implicit {
+            "url(#qp-arrow-implicit)"
+        } else if open {
+            "url(#qp-arrow-open)"
+        } else {
+            "url(#qp-arrow)"
+        };
         html! {
-            <path class={class} d={edge_path(r.from, r.to, 14.0)}
-                data-from={r.from.name()} data-to={r.to.name()}
-                marker-end={if r.from == current { "url(#qp-arrow-open)" } else { "url(#qp-arrow)" }}>
-                <title>{ format!("{} → {} by ibv_modify_qp()", r.from, r.to) }</title>
-            </path>
+            <path {class} d={e.path.clone()} data-from={e.from.name()} data-to={e.to.name()}
+                marker-end={marker} aria-hidden="true" />
         }
     });
-    let implicit_edges = implicit.iter().map(|t| {
+    // Wide, invisible strokes over each arrow: easy to point at, focusable, and drawn after
+    // the states so that Tab visits the states first.
+    let hit_edges = edges.iter().enumerate().map(|(i, e)| {
+        let enter = {
+            let hovered = hovered.clone();
+            Callback::from(move |_: MouseEvent| hovered.set(Some(i)))
+        };
+        let leave = {
+            let hovered = hovered.clone();
+            Callback::from(move |_: MouseEvent| hovered.set(None))
+        };
+        let focus = {
+            let focused = focused.clone();
+            Callback::from(move |_: FocusEvent| focused.set(Some(i)))
+        };
+        let blur = {
+            let focused = focused.clone();
+            Callback::from(move |_: FocusEvent| focused.set(None))
+        };
+        let active = *hovered == Some(i) || *focused == Some(i);
         html! {
-            <path class="qp-edge implicit" d={edge_path(t.from, t.to, -26.0)}
-                data-from={t.from.name()} data-to={t.to.name()} marker-end="url(#qp-arrow-implicit)">
-                <title>{ format!("{} → {} without a modify: {}", t.from, t.to, t.cause) }</title>
-            </path>
+            <path class={classes!("qp-edge-hit", active.then_some("active"))} d={e.path.clone()}
+                data-from={e.from.name()} data-to={e.to.name()}
+                data-kind={if e.implicit { "implicit" } else { "modify" }}
+                tabindex="0" role="img" aria-label={e.text.clone()}
+                onmouseenter={enter} onmouseleave={leave} onfocus={focus} onblur={blur} />
         }
     });
     let nodes = QpState::ALL.into_iter().map(|s| {
@@ -133,8 +243,21 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
             (s == target && !is_current).then_some("target"),
             (!reachable(s)).then_some("unreachable"),
         );
+        let onclick = props.on_pick.reform(move |_: MouseEvent| s);
+        let onkeydown = {
+            let on_pick = props.on_pick.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if matches!(e.key().as_str(), "Enter" | " ") {
+                    // Space would scroll the page too.
+                    e.prevent_default();
+                    on_pick.emit(s);
+                }
+            })
+        };
         html! {
-            <g {class} data-state={s.name()}>
+            <g {class} data-state={s.name()} role="button" tabindex="0"
+                aria-label={node_label(s, current, target, reachable(s), qp_type)}
+                aria-describedby="qp-diagram-help" {onclick} {onkeydown}>
                 <rect x={format!("{}", x - NODE_W / 2.0)} y={format!("{}", y - NODE_H / 2.0)}
                     width={NODE_W.to_string()} height={NODE_H.to_string()} rx="8" />
                 <text x={x.to_string()} y={format!("{}", if is_current || !reachable(s) { y - 3.0 } else { y + 5.0 })}
@@ -147,11 +270,28 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
             </g>
         }
     });
+    let shown_edge = (*hovered).or(*focused).and_then(|i| edges.get(i));
+    let caption = match shown_edge {
+        Some(e) => html! {
+            <p class="qp-edge-caption shown" data-from={e.from.name()} data-to={e.to.name()}>{ e.text.clone() }</p>
+        },
+        None => html! {
+            <p class="qp-edge-caption">{ "Point at an arrow, or Tab to it, to read what it means here." }</p>
+        },
+    };
+    let pick = match &props.pick {
+        Some(Pick::Aimed(state)) => html! {
+            <p class="qp-pick aimed">{ format!("{current} → {state}: the builder below now builds this modify.") }</p>
+        },
+        Some(Pick::Refused(refusal)) => html! {
+            <p class="qp-pick refused">{ refusal.to_string() }</p>
+        },
+        None => Html::default(),
+    };
 
     html! {
         <figure class="qp-diagram">
-            <svg viewBox="0 0 730 325" role="img" aria-label={label.clone()}>
-                <title>{ label }</title>
+            <svg viewBox="0 0 730 325" role="group" aria-label={label}>
                 <defs>
                     <marker id="qp-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
                         <path d="M0,0 L10,5 L0,10 z" class="qp-arrow" />
@@ -163,18 +303,23 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
                         <path d="M0,0 L10,5 L0,10 z" class="qp-arrow implicit" />
                     </marker>
                 </defs>
-                { for implicit_edges }
-                { for modify_edges }
+                { for drawn_edges }
                 { for nodes }
+                { for hit_edges }
             </svg>
             <figcaption>
+                { caption }
+                <div class="qp-pick-area" role="status">{ pick }</div>
+                <p id="qp-diagram-help" class="qp-diagram-help">
+                    { "Pick a state (click it, or Tab to it and press Enter) to aim the builder at it." }
+                </p>
                 <ul class="qp-legend">
                     <li><svg viewBox="0 0 40 10" aria-hidden="true"><line x1="2" y1="5" x2="38" y2="5" class="qp-edge" /></svg>
                         { format!("ibv_modify_qp() transition allowed for {qp_type}") }</li>
                     <li><svg viewBox="0 0 40 10" aria-hidden="true"><line x1="2" y1="5" x2="38" y2="5" class="qp-edge open" /></svg>
                         { format!("open from the current state ({current}); the builder's target is thickest") }</li>
                     <li><svg viewBox="0 0 40 10" aria-hidden="true"><line x1="2" y1="5" x2="38" y2="5" class="qp-edge implicit" /></svg>
-                        { "happens without a modify call: errors and events (hover for the cause)" }</li>
+                        { "happens without a modify call: errors and events (point at it or focus it for the cause)" }</li>
                     <li>{ "Any state may also be modified to RESET, and any but RESET to ERR; those lines are drawn from the current state only. A modify to the same state (e.g. RTS → RTS) changes attributes only." }</li>
                 </ul>
             </figcaption>

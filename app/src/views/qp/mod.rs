@@ -11,11 +11,11 @@ mod walkthrough;
 
 use std::rc::Rc;
 
-use engine::qp::builder::{example_send, example_text, qp_in_state, set_from_text, FieldError};
+use engine::qp::builder::{build_call, example_send, example_text, qp_in_state, FieldError};
 use engine::qp::sim::RecvWr;
 use engine::qp::{
-    AttrMask, AttrName, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, QpState, QpType,
-    Walkthrough, WcStatus,
+    check_transition, AttrMask, AttrName, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, QpState,
+    QpType, TransitionRefusal, Walkthrough, WcStatus,
 };
 use yew::prelude::*;
 
@@ -83,6 +83,15 @@ pub const PAGE_EVENTS: [PageEvent; 6] = [
     PageEvent::Sim(QpEvent::Fatal),
 ];
 
+/// What the last pick of a state in the diagram did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pick {
+    /// The builder now targets this state (the kernel table has `current → state`).
+    Aimed(QpState),
+    /// No modify leads there from the current state; the builder is unchanged.
+    Refused(TransitionRefusal),
+}
+
 /// Everything the page shows, kept in one reducer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QpPage {
@@ -99,11 +108,15 @@ pub struct QpPage {
     pub step: usize,
     /// Said when the link's state could not be restored.
     pub note: Option<String>,
+    /// The answer to the last state picked in the diagram, until the QP or the target moves.
+    pub pick: Option<Pick>,
 }
 
 pub enum Action {
     SetType(QpType),
     SetTarget(QpState),
+    /// A state picked in the diagram: the builder's target if a modify can go there.
+    PickState(QpState),
     Toggle(AttrName),
     SetText(AttrName, String),
     TickRequired,
@@ -158,6 +171,7 @@ impl QpPage {
             walk: q.walk,
             step: q.step.min(steps.saturating_sub(1)),
             note,
+            pick: None,
         }
     }
 
@@ -170,22 +184,20 @@ impl QpPage {
 
     /// The request the ticked fields make, or the fields that do not read.
     pub fn request(&self) -> Result<ModifyAttrs, Vec<FieldError>> {
-        let mut attrs = ModifyAttrs::default();
-        let mut errors = Vec::new();
-        for attr in self.ticked.iter() {
-            let text = if attr == AttrName::State {
-                self.target.name()
-            } else {
-                self.text(attr)
-            };
-            if let Err(e) = set_from_text(&mut attrs, attr, text) {
-                errors.push(e);
-            }
-        }
-        if errors.is_empty() {
-            Ok(attrs)
+        let call = build_call(self.ticked, |attr| self.field_text(attr));
+        if call.left_out.is_empty() {
+            Ok(call.attrs)
         } else {
-            Err(errors)
+            Err(call.left_out.into_iter().map(|l| l.error).collect())
+        }
+    }
+
+    /// The text a ticked attribute is read from: the target for `IBV_QP_STATE`, else its field.
+    pub fn field_text(&self, attr: AttrName) -> &str {
+        if attr == AttrName::State {
+            self.target.name()
+        } else {
+            self.text(attr)
         }
     }
 
@@ -217,10 +229,22 @@ impl Reducible for QpPage {
                 page.result = None;
                 page.log.clear();
                 page.note = None;
+                page.pick = None;
             }
             Action::SetTarget(state) => {
                 page.target = state;
                 page.result = None;
+                page.pick = None;
+            }
+            Action::PickState(state) => {
+                match check_transition(page.qp.qp_type(), page.qp.state(), state) {
+                    Ok(_) => {
+                        page.target = state;
+                        page.result = None;
+                        page.pick = Some(Pick::Aimed(state));
+                    }
+                    Err(refusal) => page.pick = Some(Pick::Refused(refusal)),
+                }
             }
             Action::Toggle(attr) => {
                 page.ticked = if page.ticked.contains(attr) {
@@ -246,6 +270,7 @@ impl Reducible for QpPage {
                         Ok(outcome) => {
                             page.target = natural_next(page.qp.state());
                             page.ticked = AttrName::State.mask();
+                            page.pick = None;
                             ModifyResult::Done(outcome)
                         }
                         Err(e) => ModifyResult::Refused(e),
@@ -274,6 +299,7 @@ impl Reducible for QpPage {
                     page.target = natural_next(page.qp.state());
                     page.ticked = AttrName::State.mask();
                     page.result = None;
+                    page.pick = None;
                 }
                 page.log(LogEntry { label, result });
             }
@@ -314,11 +340,56 @@ pub fn QpView() -> Html {
                 qp_type={page.qp.qp_type()}
                 current={page.qp.state()}
                 target={page.target}
+                pick={page.pick.clone()}
+                on_pick={dispatch.reform(Action::PickState)}
             />
             <ModifyBuilder page={page.clone()} dispatch={dispatch.clone()} />
             <EventPanel page={page.clone()} dispatch={dispatch.clone()} />
             <ConnectionStepper walk={page.walk} step={page.step} dispatch={dispatch} />
             <ReferenceLinks />
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(qp_type: QpType, state: QpState) -> Rc<QpPage> {
+        Rc::new(QpPage::from_query(&Query {
+            qp_type,
+            state,
+            ..Query::default()
+        }))
+    }
+
+    #[test]
+    fn picking_a_state_aims_the_builder_only_where_the_table_allows() {
+        let p = page(QpType::Rc, QpState::Init);
+        assert_eq!(p.target, QpState::Rtr);
+        let p = p.reduce(Action::PickState(QpState::Err));
+        assert_eq!(p.target, QpState::Err);
+        assert_eq!(p.pick, Some(Pick::Aimed(QpState::Err)));
+        let p = p.reduce(Action::PickState(QpState::Rts));
+        assert_eq!(p.target, QpState::Err, "a refused pick leaves the target");
+        assert!(matches!(
+            &p.pick,
+            Some(Pick::Refused(r)) if (r.from, r.to) == (QpState::Init, QpState::Rts)
+        ));
+        // Choosing in the builder's own menu clears the diagram's answer.
+        let p = p.reduce(Action::SetTarget(QpState::Rtr));
+        assert_eq!(p.pick, None);
+    }
+
+    #[test]
+    fn a_value_that_does_not_read_keeps_the_request_from_being_made() {
+        let p = page(QpType::Rc, QpState::Reset)
+            .reduce(Action::Toggle(AttrName::AccessFlags))
+            .reduce(Action::SetText(AttrName::AccessFlags, "REMOTE_FLY".into()));
+        let errors = p.request().expect_err("the flags do not read");
+        assert_eq!(errors.len(), 1);
+        let p = p.reduce(Action::Apply);
+        assert!(matches!(p.result, Some(ModifyResult::FieldsInvalid(_))));
+        assert_eq!(p.qp.state(), QpState::Reset);
     }
 }
