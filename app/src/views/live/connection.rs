@@ -1,16 +1,23 @@
-//! The WebSocket to the probe: connect, decode the engine's message types, reconnect with
-//! backoff when the probe goes away.
+//! The WebSocket to the probe: find one (the page's own origin first, then this machine's
+//! default address for a copy of the lab hosted elsewhere), decode the engine's message types,
+//! tell why a connection failed, and reconnect with backoff when the probe goes away.
+//!
+//! All of it is one reducer, [`ProbeView`]; the hook only turns its state into effects (a
+//! socket per attempt, a timer while waiting, a question to `/probe` after a failed handshake)
+//! and their outcomes back into actions.
 
-use std::{cell::RefCell, rc::Rc};
+use std::{cell::Cell, rc::Rc};
 
 use engine::probe::{Envelope, Inventory, ProbeMessage, Sample, Source, SCHEMA_VERSION};
 use gloo::timers::callback::Timeout;
-use gloo::utils::window;
-use wasm_bindgen::{closure::Closure, JsCast};
+use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use web_sys::{CloseEvent, MessageEvent, WebSocket};
 use yew::prelude::*;
 
+use super::address::{Page, ProbeAddress, LOCAL_PROBE};
+use super::failure::Failure;
 use super::history::History;
+use super::presence::{self, Answer};
 
 const FIRST_RETRY_MS: u32 = 1_000;
 const LONGEST_RETRY_MS: u32 = 30_000;
@@ -55,28 +62,46 @@ impl ProbeUrl {
     }
 }
 
-/// The probe that served this page.
-pub fn default_probe_url() -> String {
-    let location = window().location();
-    let scheme = if location.protocol().ok().as_deref() == Some("https:") {
-        "wss"
-    } else {
-        "ws"
-    };
-    let host = location.host().unwrap_or_else(|_| "127.0.0.1:7878".into());
-    format!("{scheme}://{host}/ws")
+/// WebSocket close code 1000, a normal closure (RFC 6455 section 7.4.1).
+const CLOSE_NORMAL: u16 = 1000;
+
+/// Whether a probe served this page, as far as the view knows yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Home {
+    /// The page's own origin is being tried first.
+    Asking,
+    /// A probe served this page (`./lab run`, or a probe reached by name): its own origin
+    /// answered, so the view is what it always was.
+    Probe,
+    /// Nothing answered at the page's own origin: a copy on a static host. The view explains
+    /// the probe and tries this machine's default address.
+    Hosted,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConnectionState {
     Connecting,
     Open,
-    Retrying { in_ms: u32, reason: String },
+    /// The handshake failed; the view is asking the address what, if anything, refused it.
+    Checking,
+    Retrying {
+        in_ms: u32,
+        failure: Failure,
+    },
+    /// The browser will not open this address from this page; trying again cannot help.
+    Stopped(Failure),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeView {
+    pub page: Page,
+    /// The WebSocket URL tried now.
+    pub url: String,
+    pub home: Home,
     pub state: ConnectionState,
+    /// Counts attempts: each new one opens a new socket, and late answers about an earlier
+    /// one are ignored.
+    pub attempt: u32,
     pub source: Option<Source>,
     pub host: String,
     pub interval_ms: u64,
@@ -85,13 +110,21 @@ pub struct ProbeView {
     pub history: History,
     pub lagged: u64,
     pub error: Option<String>,
+    /// Why the last attempt at this address failed, kept while the next one runs so what it
+    /// says does not flicker away and back with every retry.
+    pub last_failure: Option<Failure>,
     failures: u32,
 }
 
-impl Default for ProbeView {
-    fn default() -> Self {
+impl ProbeView {
+    /// A view on `page` that first tries the probe that would have served it.
+    pub fn new(page: Page) -> ProbeView {
         ProbeView {
+            url: page.own_probe.clone(),
+            page,
+            home: Home::Asking,
             state: ConnectionState::Connecting,
+            attempt: 0,
             source: None,
             host: String::new(),
             interval_ms: 0,
@@ -100,16 +133,40 @@ impl Default for ProbeView {
             history: History::default(),
             lagged: 0,
             error: None,
+            last_failure: None,
             failures: 0,
         }
+    }
+
+    /// Whether the view should explain how to run a probe: only for a hosted page that is
+    /// not connected.
+    pub fn needs_a_probe(&self) -> bool {
+        self.home == Home::Hosted && self.state != ConnectionState::Open
     }
 }
 
 pub enum ProbeAction {
-    Connecting,
+    /// The learner asked for this address.
+    Connect(String),
     Opened,
     Received(String),
-    Closed { reason: String },
+    /// The socket closed; its close event's code and reason.
+    Closed {
+        code: u16,
+        reason: String,
+    },
+    /// `new WebSocket()` threw; the exception's name and message.
+    Unopenable {
+        name: String,
+        message: String,
+    },
+    /// What the address said after attempt `attempt`'s handshake failed.
+    Answered {
+        attempt: u32,
+        answer: Answer,
+    },
+    /// The wait before the next attempt is over.
+    Retry,
 }
 
 impl ProbeView {
@@ -118,6 +175,38 @@ impl ProbeView {
         FIRST_RETRY_MS
             .saturating_mul(1 << self.failures.min(5))
             .min(LONGEST_RETRY_MS)
+    }
+
+    /// Gives up on this attempt for `failure`, waiting before the next when that can help.
+    fn fail(&mut self, failure: Failure) {
+        self.last_failure = Some(failure.clone());
+        self.state = if failure.retry_helps() {
+            let in_ms = self.retry_delay_ms();
+            self.failures += 1;
+            ConnectionState::Retrying { in_ms, failure }
+        } else {
+            ConnectionState::Stopped(failure)
+        };
+    }
+
+    /// A fresh attempt at `url`, now.
+    fn try_url(&mut self, url: String) {
+        self.url = url;
+        self.failures = 0;
+        self.last_failure = None;
+        self.attempt += 1;
+        self.state = ConnectionState::Connecting;
+    }
+
+    /// Whether this attempt is the first look at the page's own origin.
+    fn asking_home(&self) -> bool {
+        self.home == Home::Asking && self.url == self.page.own_probe
+    }
+
+    /// The page's own origin did not answer as a probe: a hosted copy, so try this machine.
+    fn move_out(&mut self) {
+        self.home = Home::Hosted;
+        self.try_url(LOCAL_PROBE.to_string());
     }
 
     fn receive(&mut self, text: &str) {
@@ -165,17 +254,58 @@ impl Reducible for ProbeView {
     fn reduce(self: Rc<Self>, action: ProbeAction) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            ProbeAction::Connecting => next.state = ConnectionState::Connecting,
+            ProbeAction::Connect(url) => next.try_url(url),
             ProbeAction::Opened => {
+                if next.asking_home() {
+                    next.home = Home::Probe;
+                }
                 next.state = ConnectionState::Open;
                 next.failures = 0;
+                next.last_failure = None;
                 next.error = None;
             }
             ProbeAction::Received(text) => next.receive(&text),
-            ProbeAction::Closed { reason } => {
-                let in_ms = next.retry_delay_ms();
-                next.failures += 1;
-                next.state = ConnectionState::Retrying { in_ms, reason };
+            ProbeAction::Closed { code, reason } => match next.state {
+                ConnectionState::Open => {
+                    let reason = match (code, reason) {
+                        (CLOSE_NORMAL, _) => "the probe closed the connection".to_string(),
+                        (_, reason) if !reason.is_empty() => reason,
+                        _ => "the connection to the probe was lost".to_string(),
+                    };
+                    next.fail(Failure::Closed(reason));
+                }
+                // The handshake failed, and the browser does not say why: ask.
+                ConnectionState::Connecting => next.state = ConnectionState::Checking,
+                _ => return self,
+            },
+            ProbeAction::Unopenable { name, message } => {
+                if next.asking_home() {
+                    next.move_out();
+                } else {
+                    let failure = Failure::unopenable(&next.page, &next.url, &name, &message);
+                    next.fail(failure);
+                }
+            }
+            ProbeAction::Answered { attempt, answer } => {
+                if attempt != next.attempt || next.state != ConnectionState::Checking {
+                    return self;
+                }
+                if next.asking_home() {
+                    if !matches!(answer, Answer::Probe(_)) {
+                        next.move_out();
+                        return Rc::new(next);
+                    }
+                    // A probe served this page and refused the stream (a token, say): say so.
+                    next.home = Home::Probe;
+                }
+                next.fail(Failure::from_answer(answer));
+            }
+            ProbeAction::Retry => {
+                if !matches!(next.state, ConnectionState::Retrying { .. }) {
+                    return self;
+                }
+                next.attempt += 1;
+                next.state = ConnectionState::Connecting;
             }
         }
         Rc::new(next)
@@ -185,39 +315,28 @@ impl Reducible for ProbeView {
 /// Everything a socket needs kept alive while it is open.
 struct Live {
     socket: WebSocket,
-    _handlers: Vec<Closure<dyn FnMut(JsValueEvent)>>,
+    _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
 }
 
-type JsValueEvent = wasm_bindgen::JsValue;
-
-/// Connects to `url`, keeps the connection up, and returns what the probe has said.
+/// Finds a probe, keeps the connection up, and returns what the probe has said.
 #[hook]
-pub fn use_probe(url: String) -> UseReducerHandle<ProbeView> {
-    let view = use_reducer(ProbeView::default);
-    // Bumped to reconnect after a close.
-    let attempt = use_state(|| 0u32);
+pub fn use_probe() -> UseReducerHandle<ProbeView> {
+    let view = use_reducer(|| ProbeView::new(Page::of_window()));
+    // One socket per attempt.
     {
-        let view = view.clone();
-        let attempt = attempt.clone();
-        use_effect_with((url, *attempt), move |(url, _)| {
-            let retry: Rc<RefCell<Option<Timeout>>> = Rc::default();
-            view.dispatch(ProbeAction::Connecting);
+        let dispatch = view.clone();
+        use_effect_with((view.url.clone(), view.attempt), move |(url, _)| {
             let live = match WebSocket::new(url) {
-                Ok(socket) => Some(connect(
-                    socket,
-                    view.clone(),
-                    attempt.clone(),
-                    retry.clone(),
-                )),
-                Err(_) => {
-                    view.dispatch(ProbeAction::Closed {
-                        reason: format!("{url} is not a valid WebSocket URL"),
+                Ok(socket) => Some(connect(socket, dispatch)),
+                Err(error) => {
+                    dispatch.dispatch(ProbeAction::Unopenable {
+                        name: js_text(&error, "name"),
+                        message: js_text(&error, "message"),
                     });
                     None
                 }
             };
             move || {
-                retry.borrow_mut().take();
                 if let Some(live) = live {
                     live.socket.set_onclose(None);
                     live.socket.set_onmessage(None);
@@ -227,22 +346,60 @@ pub fn use_probe(url: String) -> UseReducerHandle<ProbeView> {
             }
         });
     }
+    // The wait between attempts.
+    {
+        let dispatch = view.clone();
+        let waiting = match view.state {
+            ConnectionState::Retrying { in_ms, .. } => Some(in_ms),
+            _ => None,
+        };
+        use_effect_with((view.attempt, waiting), move |(_, waiting)| {
+            let timer =
+                waiting.map(|ms| Timeout::new(ms, move || dispatch.dispatch(ProbeAction::Retry)));
+            move || drop(timer)
+        });
+    }
+    // After a failed handshake, the question to the address's `/probe`.
+    {
+        let dispatch = view.clone();
+        let checking = view.state == ConnectionState::Checking;
+        let presence = ProbeAddress::of(&view.url).map(|a| a.presence);
+        use_effect_with((view.attempt, checking), move |&(attempt, checking)| {
+            let abandoned = Rc::new(Cell::new(false));
+            if checking {
+                let abandoned = abandoned.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let answer = match presence {
+                        Some(url) => presence::ask(&url).await,
+                        None => Answer::Nothing,
+                    };
+                    if !abandoned.get() {
+                        dispatch.dispatch(ProbeAction::Answered { attempt, answer });
+                    }
+                });
+            }
+            move || abandoned.set(true)
+        });
+    }
     view
 }
 
-fn connect(
-    socket: WebSocket,
-    view: UseReducerHandle<ProbeView>,
-    attempt: UseStateHandle<u32>,
-    retry: Rc<RefCell<Option<Timeout>>>,
-) -> Live {
+/// A string property of a thrown value (a `DOMException`'s `name` or `message`).
+fn js_text(value: &JsValue, key: &str) -> String {
+    js_sys::Reflect::get(value, &JsValue::from_str(key))
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
+}
+
+fn connect(socket: WebSocket, view: UseReducerHandle<ProbeView>) -> Live {
     let on_open = {
         let view = view.clone();
-        Closure::<dyn FnMut(JsValueEvent)>::new(move |_| view.dispatch(ProbeAction::Opened))
+        Closure::<dyn FnMut(JsValue)>::new(move |_| view.dispatch(ProbeAction::Opened))
     };
     let on_message = {
         let view = view.clone();
-        Closure::<dyn FnMut(JsValueEvent)>::new(move |event: JsValueEvent| {
+        Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
             let text = event
                 .dyn_ref::<MessageEvent>()
                 .and_then(|m| m.data().as_string());
@@ -251,22 +408,13 @@ fn connect(
             }
         })
     };
-    let on_close = {
-        let view = view.clone();
-        Closure::<dyn FnMut(JsValueEvent)>::new(move |event: JsValueEvent| {
-            let reason = match event.dyn_ref::<CloseEvent>() {
-                Some(close) if close.code() == 1000 => {
-                    "the probe closed the connection".to_string()
-                }
-                Some(close) if !close.reason().is_empty() => close.reason(),
-                _ => "no probe answered at that address".to_string(),
-            };
-            let delay = view.retry_delay_ms();
-            view.dispatch(ProbeAction::Closed { reason });
-            let attempt = attempt.clone();
-            *retry.borrow_mut() = Some(Timeout::new(delay, move || attempt.set(*attempt + 1)));
-        })
-    };
+    let on_close = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let (code, reason) = event
+            .dyn_ref::<CloseEvent>()
+            .map(|close| (close.code(), close.reason()))
+            .unwrap_or_default();
+        view.dispatch(ProbeAction::Closed { code, reason });
+    });
     socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
@@ -278,7 +426,31 @@ fn connect(
 
 #[cfg(test)]
 mod tests {
+    use super::super::presence::Presence;
     use super::*;
+
+    fn view_at(origin: &str, base: &str) -> Rc<ProbeView> {
+        Rc::new(ProbeView::new(Page::at(origin, base)))
+    }
+
+    fn refused() -> Answer {
+        Answer::Probe(Presence {
+            probe: "native-probe".into(),
+            origin_allowed: false,
+            allow_with: Some("--allow-origin https://name.github.io".into()),
+        })
+    }
+
+    /// The handshake of the current attempt fails and the address answers `answer`.
+    fn fails_with(view: Rc<ProbeView>, answer: Answer) -> Rc<ProbeView> {
+        let view = view.reduce(ProbeAction::Closed {
+            code: 1006,
+            reason: String::new(),
+        });
+        assert_eq!(view.state, ConnectionState::Checking);
+        let attempt = view.attempt;
+        view.reduce(ProbeAction::Answered { attempt, answer })
+    }
 
     #[test]
     fn probe_addresses_become_websocket_urls() {
@@ -298,7 +470,10 @@ mod tests {
 
     #[test]
     fn retries_back_off_to_a_ceiling() {
-        let mut view = ProbeView::default();
+        let mut view = ProbeView::new(Page::at(
+            "http://127.0.0.1:7878",
+            "http://127.0.0.1:7878/live",
+        ));
         let mut delays = Vec::new();
         for _ in 0..8 {
             delays.push(view.retry_delay_ms());
@@ -309,7 +484,10 @@ mod tests {
 
     #[test]
     fn unreadable_and_foreign_schema_messages_are_reported_not_applied() {
-        let mut view = ProbeView::default();
+        let mut view = ProbeView::new(Page::at(
+            "http://127.0.0.1:7878",
+            "http://127.0.0.1:7878/live",
+        ));
         view.receive("not json");
         assert!(view.error.as_deref().unwrap_or("").contains("cannot read"));
         view.receive(r#"{"schema_version": 99, "source": "live", "type": "lagged", "missed": 3}"#);
@@ -321,5 +499,105 @@ mod tests {
         assert_eq!(view.lagged, 0);
         view.receive(r#"{"schema_version": 2, "source": "demo", "type": "lagged", "missed": 3}"#);
         assert_eq!((view.lagged, view.source), (3, Some(Source::Demo)));
+    }
+
+    #[test]
+    fn a_page_served_by_a_probe_stays_with_it() {
+        let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        assert_eq!(view.url, "ws://127.0.0.1:7878/ws");
+        let view = view.reduce(ProbeAction::Opened);
+        assert_eq!(
+            (view.home, &view.state),
+            (Home::Probe, &ConnectionState::Open)
+        );
+        assert!(!view.needs_a_probe());
+        // The probe stops: its reason is shown, and the view waits before trying again.
+        let view = view.reduce(ProbeAction::Closed {
+            code: 1001,
+            reason: "native-probe is stopping".into(),
+        });
+        assert_eq!(
+            view.state,
+            ConnectionState::Retrying {
+                in_ms: 1000,
+                failure: Failure::Closed("native-probe is stopping".into())
+            }
+        );
+        let view = view.reduce(ProbeAction::Retry);
+        assert_eq!(view.state, ConnectionState::Connecting);
+        let view = fails_with(view, Answer::Nothing);
+        assert_eq!(view.home, Home::Probe);
+        assert_eq!(view.url, "ws://127.0.0.1:7878/ws");
+        assert_eq!(view.last_failure, Some(Failure::NoAnswer));
+    }
+
+    #[test]
+    fn a_hosted_page_moves_to_the_local_probe_and_names_its_refusal() {
+        let view = view_at("https://name.github.io", "https://name.github.io/rdma-lab/");
+        assert_eq!(view.url, "wss://name.github.io/rdma-lab/ws");
+        // The static host answers, but not as a probe: this is a hosted copy.
+        let view = fails_with(view, Answer::Something);
+        assert_eq!(view.home, Home::Hosted);
+        assert_eq!(view.url, LOCAL_PROBE);
+        assert_eq!(view.state, ConnectionState::Connecting);
+        assert!(view.needs_a_probe());
+        let view = fails_with(view, refused());
+        assert_eq!(
+            view.state,
+            ConnectionState::Retrying {
+                in_ms: 1000,
+                failure: Failure::Refused {
+                    allow_with: Some("--allow-origin https://name.github.io".into())
+                }
+            }
+        );
+        // While the next attempt runs, the refusal is still what the view says.
+        let view = view.reduce(ProbeAction::Retry);
+        assert_eq!(view.state, ConnectionState::Connecting);
+        assert!(matches!(view.last_failure, Some(Failure::Refused { .. })));
+        // Started again with the flag, it connects on the next attempt.
+        let view = view.reduce(ProbeAction::Opened);
+        assert_eq!(view.last_failure, None);
+        assert_eq!(
+            (view.home, &view.state),
+            (Home::Hosted, &ConnectionState::Open)
+        );
+        assert!(!view.needs_a_probe());
+    }
+
+    #[test]
+    fn a_probe_that_served_the_page_but_refuses_its_stream_is_still_home() {
+        let view = view_at("http://lab-node01:7878", "http://lab-node01:7878/live");
+        let allowed = Answer::Probe(Presence {
+            probe: "native-probe".into(),
+            origin_allowed: true,
+            allow_with: None,
+        });
+        let view = fails_with(view, allowed);
+        assert_eq!(view.home, Home::Probe);
+        assert_eq!(view.last_failure, Some(Failure::Declined));
+    }
+
+    #[test]
+    fn late_answers_and_browser_refusals() {
+        let view = view_at("https://name.github.io", "https://name.github.io/");
+        let view = fails_with(view, Answer::Nothing);
+        let stale = view.attempt - 1;
+        // The learner picks another address; the old attempt's answer changes nothing.
+        let view = view.reduce(ProbeAction::Connect("ws://box:9000/ws".into()));
+        let before = view.clone();
+        let view = view.reduce(ProbeAction::Answered {
+            attempt: stale,
+            answer: refused(),
+        });
+        assert_eq!(view, before);
+        // From https, ws:// to another machine is mixed content: no retrying.
+        let view = view.reduce(ProbeAction::Unopenable {
+            name: "SecurityError".into(),
+            message: "An insecure WebSocket connection may not be initiated from a page loaded over HTTPS.".into(),
+        });
+        let stopped = ConnectionState::Stopped(Failure::MixedContent);
+        assert_eq!(view.state, stopped);
+        assert_eq!(view.reduce(ProbeAction::Retry).state, stopped);
     }
 }

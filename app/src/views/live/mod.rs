@@ -1,18 +1,28 @@
 //! The live probe view: connects to `native-probe serve` over a WebSocket and shows the
 //! machine's RDMA devices, GIDs and counters as they change. The probe computes every rate;
 //! this view keeps a short history to draw and explains each counter.
+//!
+//! Served by a probe (`./lab run`), the page connects to it. A copy hosted elsewhere (a
+//! static host has no probe) explains the probe, gives the command that lets this site
+//! connect, and tries this machine's default address; any failure is named for what it is.
 
+mod address;
 mod chart;
 mod connection;
+mod failure;
 mod history;
+mod hosted;
 mod inventory;
+mod presence;
 
 use engine::probe::{PortSample, Source};
 use yew::prelude::*;
 
 use chart::{LineChart, Series};
-use connection::{default_probe_url, use_probe, ConnectionState, ProbeUrl};
+use connection::{use_probe, ConnectionState, Home, ProbeAction, ProbeUrl};
+use failure::Advice;
 use history::History;
+use hosted::{ConnectProblem, HostedIntro};
 use inventory::{CounterTable, DeviceTables, GidTable, NetdevTable};
 
 /// Counters that show DCQCN at work, charted per port.
@@ -36,10 +46,19 @@ fn port_key(port: &PortSample) -> String {
 
 #[function_component]
 pub fn LiveView() -> Html {
-    let url = use_state(default_probe_url);
-    let draft = use_state(|| (*url).clone());
-    let probe = use_probe((*url).clone());
+    let probe = use_probe();
+    let draft = use_state(|| probe.url.clone());
     let history = &probe.history;
+    // A hosted page moves on to this machine's probe by itself; the field follows it there.
+    {
+        let draft = draft.clone();
+        let url = probe.url.clone();
+        use_effect_with(probe.home, move |home| {
+            if *home == Home::Hosted {
+                draft.set(url);
+            }
+        });
+    }
 
     let on_draft = {
         let draft = draft.clone();
@@ -50,12 +69,12 @@ pub fn LiveView() -> Html {
     };
     let connect_error = ProbeUrl::parse(&draft).err();
     let on_connect = {
-        let url = url.clone();
+        let probe = probe.clone();
         let draft = draft.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             if let Ok(parsed) = ProbeUrl::parse(&draft) {
-                url.set(parsed.0);
+                probe.dispatch(ProbeAction::Connect(parsed.0));
             }
         })
     };
@@ -65,12 +84,28 @@ pub fn LiveView() -> Html {
             html! { <span class="live-status connecting">{ "Connecting…" }</span> }
         }
         ConnectionState::Open => html! { <span class="live-status open">{ "Connected" }</span> },
-        ConnectionState::Retrying { in_ms, reason } => html! {
+        ConnectionState::Checking => html! {
+            <span class="live-status connecting">{ "Not connected; asking what is at that address…" }</span>
+        },
+        ConnectionState::Retrying { in_ms, failure } => html! {
             <span class="live-status closed">
-                { format!("Not connected ({reason}); retrying in {} s", in_ms.div_ceil(1000)) }
+                { format!("Not connected ({}); retrying in {} s", failure.summary(), in_ms.div_ceil(1000)) }
             </span>
         },
+        ConnectionState::Stopped(failure) => html! {
+            <span class="live-status closed">{ format!("Not connected ({})", failure.summary()) }</span>
+        },
     };
+    let help = if probe.home == Home::Hosted {
+        "This machine's probe by default, or another one: host:port or a ws:// URL."
+    } else {
+        "The probe that served this page, or another one: host:port or a ws:// URL."
+    };
+    let advice = probe
+        .last_failure
+        .as_ref()
+        .and_then(|failure| Advice::for_failure(failure, &probe.page, &probe.url));
+    let allow = probe.page.allow_flag();
     let source_note = match probe.source {
         Some(Source::Demo) => html! {
             <p class="live-source demo" role="note">
@@ -101,6 +136,9 @@ pub fn LiveView() -> Html {
 
     html! {
         <section class="live-view" aria-label="Live probe">
+            if probe.needs_a_probe() {
+                <HostedIntro {allow} trying={probe.url.clone()} />
+            }
             <form class="live-connect" onsubmit={on_connect}>
                 <label for="probe-url">{ "Probe" }</label>
                 <input id="probe-url" type="text" value={(*draft).clone()} oninput={on_draft}
@@ -108,9 +146,12 @@ pub fn LiveView() -> Html {
                 <button type="submit" disabled={connect_error.is_some()}>{ "Connect" }</button>
                 { status }
                 <p id="probe-url-help" class={classes!("field-help", connect_error.is_some().then_some("error"))}>
-                    { connect_error.unwrap_or_else(|| "The probe that served this page, or another one: host:port or a ws:// URL.".to_string()) }
+                    { connect_error.unwrap_or_else(|| help.to_string()) }
                 </p>
             </form>
+            if let Some(advice) = advice {
+                <ConnectProblem {advice} />
+            }
             { source_note }
             if probe.lagged > 0 {
                 <p class="live-lagged" role="status">{ format!("This page fell behind and missed {} samples.", probe.lagged) }</p>
