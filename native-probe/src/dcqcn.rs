@@ -1,10 +1,11 @@
 //! `native-probe dcqcn`: runs the engine's DCQCN models headless, for scripts and
-//! spreadsheets. The series goes to stdout as CSV; the summary to stderr (or stdout as JSON).
+//! spreadsheets. The series goes to stdout as CSV (behind `#` lines naming the scenario,
+//! the model and every parameter); the summary to stderr (or stdout as JSON).
 
 use std::fs;
 
 use engine::dcqcn::{
-    named_scenario, series_to_csv, simulate_fluid, simulate_packets, Limits, Scenario, Series,
+    named_scenario, run_csv, simulate_fluid, simulate_packets, Limits, Scenario, Series,
 };
 use serde::Serialize;
 
@@ -57,7 +58,7 @@ pub fn run(args: &DcqcnArgs) -> Result<(), Box<dyn std::error::Error>> {
     if args.csv || report.is_some() {
         output::to_stdout(|out| {
             if args.csv {
-                out.write_all(series_to_csv(&series).as_bytes())?;
+                out.write_all(run_csv(&scenario, &series).as_bytes())?;
             }
             match &report {
                 Some(report) => writeln!(out, "{report}"),
@@ -94,7 +95,7 @@ fn text_summary(scenario: &Scenario, model: DcqcnModel, series: &Series) -> Stri
     let mut out = format!(
         "scenario {} ({} model), {} flows, {:.0} µs simulated\n\
          link rate          {:.1} Gb/s\n\
-         utilization        {:.1} %\n\
+         utilization        {:.1} % while flows were active ({:.0}–{:.0} µs)\n\
          Jain's fairness    {:.3}\n\
          max queue          {:.0} bytes\n\
          CNPs               {}\n\
@@ -106,7 +107,9 @@ fn text_summary(scenario: &Scenario, model: DcqcnModel, series: &Series) -> Stri
         scenario.flows.len(),
         series.end_us,
         s.link_gbps,
-        s.utilization * 100.0,
+        s.active_utilization * 100.0,
+        s.active_from_us,
+        s.active_to_us,
         s.jain_fairness,
         series.max_queue_bytes,
         s.total_cnps,
@@ -119,8 +122,15 @@ fn text_summary(scenario: &Scenario, model: DcqcnModel, series: &Series) -> Stri
             Some(us) => format!("FCT {us:.1} µs"),
             None => "not finished".to_string(),
         };
+        let cut = match s.first_cut.get(i).cloned().flatten() {
+            Some(c) => format!(
+                "first cut {:.1} → {:.1} Gb/s at {:.1} µs",
+                c.rate_before_gbps, c.rate_after_gbps, c.time_us
+            ),
+            None => "never cut".to_string(),
+        };
         out.push_str(&format!(
-            "flow {i:<3}           mean goodput {goodput:.2} Gb/s, {fct}\n"
+            "flow {i:<3}           mean goodput {goodput:.2} Gb/s, {fct}, {cut}\n"
         ));
     }
     if let Some(reason) = &series.truncation_reason {

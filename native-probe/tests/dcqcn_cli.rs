@@ -37,7 +37,18 @@ fn csv_has_the_header_and_one_row_per_flow_per_sample() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    let mut lines = text.lines();
+    // `#` lines first, naming the run and every parameter with its unit.
+    let comments: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
+    for line in [
+        "# scenario: two-flow",
+        "# model: fluid",
+        "# bottleneck_gbps = 40 Gb/s",
+        "# dcqcn.rp_time_reset_us = 55 µs",
+        "# flows[1].start_us = 2000 µs",
+    ] {
+        assert!(comments.contains(&line), "{line} missing from {comments:?}");
+    }
+    let mut lines = text.lines().skip(comments.len());
     let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
     for column in [
         "time_us",
@@ -89,6 +100,20 @@ fn json_summary_has_the_headline_fields_for_both_models() {
         assert!((1.0 / 16.0..=1.0 + 1e-9).contains(&jain), "{model}: {jain}");
         let util = s["utilization"].as_f64().expect("utilization");
         assert!(util > 0.0 && util <= 1.0 + 1e-6, "{model}: {util}");
+        // While the flows are on the link it is busier than over the whole run, which
+        // goes on after the last completion.
+        let active = s["active_utilization"]
+            .as_f64()
+            .expect("active utilization");
+        assert!(active > util && active <= 1.0 + 1e-6, "{model}: {active}");
+        assert!(s["active_to_us"].as_f64() < Some(8_000.0), "{model}");
+        // Every incast flow draws CNPs and is cut; the report says where.
+        let cuts = s["first_cut"].as_array().expect("first cuts");
+        assert_eq!(cuts.len(), 16);
+        assert!(
+            cuts.iter().all(|c| c["time_us"].as_f64().is_some()),
+            "{model}: {cuts:?}"
+        );
         assert!(s["max_queue_bytes"].as_f64().expect("max queue") > 0.0);
         // 16 finite flows into a lossless port: every one completes.
         let fcts = s["fct_us"].as_array().expect("fct array");
