@@ -134,14 +134,14 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         .await;
     wait_until(
         &browser,
-        "document.querySelector('.dcqcn-summary')?.dataset && document.querySelectorAll('.dcqcn-table tbody tr').length === 16",
+        "document.querySelector('.dcqcn-summary')?.dataset && document.querySelectorAll('.dcqcn-readout tbody tr').length === 16",
     )
     .await;
     browser
         .set_value(
             "[data-key='duration_us'] input.dcqcn-number",
             "10000",
-            "input",
+            "change",
         )
         .await;
     let before_packet = run_number(&browser).await;
@@ -237,5 +237,497 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     browser.screenshot("dcqcn-phone-charts-dark").await;
 
     browser.assert_no_console_errors("the DCQCN page").await;
+    browser.close().await;
+}
+
+/// The number box of field `key`.
+fn number_box(key: &str) -> String {
+    format!("[data-key='{key}'] input.dcqcn-number")
+}
+
+/// Opens the panel section holding field `key` as a learner does (a click on its
+/// summary), puts the focus in its number box with the text selected, and types `keys`
+/// there with one WebDriver sendKeys, which sends them one key event at a time.
+async fn type_into(browser: &Browser, key: &str, keys: &str) {
+    let css = number_box(key);
+    let open = browser
+        .eval(&format!(
+            "return document.querySelector({css:?}).closest('details').open"
+        ))
+        .await;
+    if open != Value::Bool(true) {
+        browser
+            .eval(&format!(
+                "document.querySelector({css:?}).closest('details').querySelector('summary').click()"
+            ))
+            .await;
+    }
+    let input = browser.find(&css).await;
+    browser
+        .eval(&format!(
+            "const el = document.querySelector({css:?}); el.focus(); el.select();"
+        ))
+        .await;
+    input.send_keys(keys).await.expect("the box takes keys");
+}
+
+/// Where the learner left field `key`: its box's text, whether its section is open and
+/// whether the focus is still in the box.
+async fn left_as(browser: &Browser, key: &str) -> (Value, Value, Value) {
+    let css = number_box(key);
+    let v = browser
+        .eval(&format!(
+            "const el = document.querySelector({css:?}); \
+             return [el.value, el.closest('details').open, document.activeElement === el];"
+        ))
+        .await;
+    (v[0].clone(), v[1].clone(), v[2].clone())
+}
+
+async fn open_fresh(browser: &Browser, site: &Site, query: &str) -> u64 {
+    browser.goto(&site.url(&format!("/dcqcn?{query}"))).await;
+    wait_until(
+        browser,
+        "document.querySelector('.dcqcn-charts')?.dataset.run > '0'",
+    )
+    .await;
+    run_number(browser).await
+}
+
+/// Issue 18, item 1: a number typed digit by digit is taken whole, once, with the panel
+/// left as the learner left it.
+#[tokio::test]
+async fn dcqcn_number_boxes_take_a_number_typed_digit_by_digit() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    // (field, what a reading of the model shows once it ran with 100)
+    let checks: [(&str, &str); 4] = [
+        ("bottleneck_gbps", "true"),
+        (
+            "flows",
+            "document.querySelectorAll('.dcqcn-readout tbody tr').length === 100",
+        ),
+        (
+            "duration_us",
+            "document.getElementById('dcqcn-cursor').max === '100'",
+        ),
+        ("cp.kmin_bytes", "true"),
+    ];
+    for (key, reading) in checks {
+        let first_run = open_fresh(&browser, &site, "scenario=two-flow&model=fluid").await;
+        // The learner empties the box (Backspace over the selection), then types 1, 0, 0.
+        type_into(&browser, key, "\u{E003}100").await;
+        assert_eq!(
+            left_as(&browser, key).await,
+            (Value::from("100"), Value::Bool(true), Value::Bool(true)),
+            "{key}: while typing, the box holds every digit, its section stays open and \
+             the focus stays in it"
+        );
+        wait_until(
+            &browser,
+            &format!(
+                "location.search.includes('{key}=100&') || location.search.endsWith('{key}=100')"
+            ),
+        )
+        .await;
+        wait_until(&browser, reading).await;
+        assert_eq!(
+            run_number(&browser).await,
+            first_run + 1,
+            "{key}: one run, for the whole number, not one per keystroke"
+        );
+        assert_eq!(
+            left_as(&browser, key).await,
+            (Value::from("100"), Value::Bool(true), Value::Bool(true)),
+            "{key}: after the run, the panel is as the learner left it"
+        );
+        let error = browser
+            .eval(&format!(
+                "return document.querySelector(\"[data-key='{key}'] .dcqcn-error\")?.textContent ?? ''"
+            ))
+            .await;
+        assert_eq!(error, "", "{key}: 100 is accepted");
+    }
+    browser.screenshot("dcqcn-typed-kmin").await;
+
+    // Enter commits at once, without waiting for the box to rest.
+    let first_run = open_fresh(&browser, &site, "scenario=two-flow&model=fluid").await;
+    type_into(&browser, "flows", "12\u{E007}").await;
+    wait_until(
+        &browser,
+        &format!(
+            "document.querySelector('.dcqcn-charts').dataset.run === '{}' && \
+             document.querySelectorAll('.dcqcn-readout tbody tr').length === 12",
+            first_run + 1
+        ),
+    )
+    .await;
+    browser
+        .assert_no_console_errors("typing into the DCQCN panel")
+        .await;
+    browser.close().await;
+}
+
+/// Issue 18, item 1: an absurd value is refused next to its box with the range and the
+/// reason, and the run keeps the last valid value.
+#[tokio::test]
+async fn dcqcn_an_absurd_number_is_refused_beside_its_box_and_the_last_value_runs() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    let first_run = open_fresh(&browser, &site, "scenario=two-flow&model=fluid").await;
+    type_into(&browser, "flows", "1e9").await;
+    let message = wait_until(
+        &browser,
+        "document.querySelector(\"[data-key='flows'] .dcqcn-error\")?.textContent",
+    )
+    .await;
+    let message = message.as_str().unwrap_or_default().to_string();
+    for part in [
+        "`flows`",
+        "1 to 1024",
+        "keeps the last valid value, 2 flows",
+    ] {
+        assert!(message.contains(part), "{part:?} missing from {message:?}");
+    }
+    assert_eq!(
+        left_as(&browser, "flows").await,
+        (Value::from("1e9"), Value::Bool(true), Value::Bool(true)),
+        "what the learner typed stays, in an open section, with the focus"
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(run_number(&browser).await, first_run, "nothing ran");
+    let search = browser.eval("return location.search").await;
+    let search = search.as_str().unwrap_or_default();
+    assert!(
+        !search.contains("flows=") && !search.contains("flow_stagger_us"),
+        "the URL keeps the last valid scenario: {search}"
+    );
+    assert_eq!(
+        browser
+            .eval("return document.querySelectorAll('.dcqcn-readout tbody tr').length")
+            .await,
+        2
+    );
+    browser.screenshot("dcqcn-refused-flows").await;
+
+    // A link rate past the engine's cap says which rates it takes.
+    type_into(&browser, "bottleneck_gbps", "100000").await;
+    let message = wait_until(
+        &browser,
+        "document.querySelector(\"[data-key='bottleneck_gbps'] .dcqcn-error\")?.textContent",
+    )
+    .await;
+    let message = message.as_str().unwrap_or_default();
+    assert!(
+        message.contains("1\u{202f}600 Gb/s") && message.contains("40 Gb/s"),
+        "{message}"
+    );
+    assert_eq!(run_number(&browser).await, first_run, "nothing ran");
+    browser
+        .assert_no_console_errors("refusing values on the DCQCN page")
+        .await;
+    browser.close().await;
+}
+
+/// The text of the summary's row `term`.
+async fn summary_row(browser: &Browser, term: &str) -> String {
+    let v = browser
+        .eval(&format!(
+            "const row = [...document.querySelectorAll('.dcqcn-summary .dcqcn-stat')] \
+               .find(r => r.querySelector('dt').textContent === {term:?}); \
+             return row ? row.querySelector('dd').textContent : '';"
+        ))
+        .await;
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// Flow 0's R_C in the readout with the cursor at `t_us`.
+async fn rate_at(browser: &Browser, t_us: f64) -> f64 {
+    browser
+        .set_value("#dcqcn-cursor", &t_us.to_string(), "input")
+        .await;
+    let sample = ((t_us / 100.0).round() - 1.0).max(0.0);
+    wait_until(
+        browser,
+        &format!("document.querySelector('.dcqcn-readout').dataset.sample === '{sample}'"),
+    )
+    .await;
+    let text = browser
+        .eval("return document.querySelector('.dcqcn-readout tbody tr td').textContent")
+        .await;
+    text.as_str()
+        .and_then(|t| t.parse().ok())
+        .expect("a rate in the readout")
+}
+
+/// Issue 18, item 6: the summary reports the cut the charts show, utilization while the
+/// flows are on the link, and each flow's completion.
+#[tokio::test]
+async fn dcqcn_summary_agrees_with_the_charts() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+
+    // two-flow, fluid: CNPs arrive, and the first cut is where flow 0's rate first falls.
+    open_fresh(&browser, &site, "scenario=two-flow&model=fluid").await;
+    let cnps: u64 = summary_row(&browser, "CNPs")
+        .await
+        .parse()
+        .expect("a count");
+    assert!(cnps > 0);
+    let cut = summary_row(&browser, "Flow 0 first cut").await;
+    assert!(cut.contains("→"), "CNPs {cnps} and no cut: {cut:?}");
+    let cut_us: f64 = browser
+        .eval("return Number(document.querySelector('.dcqcn-summary').dataset.firstCutUs)")
+        .await
+        .as_f64()
+        .expect("the cut's instant");
+    assert_eq!(
+        rate_at(&browser, cut_us - 100.0).await,
+        40.0,
+        "line rate before"
+    );
+    let after = rate_at(&browser, cut_us).await;
+    assert!(
+        after < 40.0,
+        "the readout shows the cut at {cut_us} µs: {after}"
+    );
+    assert!(
+        cut.contains(&format!("{after:.1} Gb/s")),
+        "{cut} vs {after}"
+    );
+
+    // incast-16, fluid: the link is full until the flows end at about 5.4 ms.
+    open_fresh(&browser, &site, "scenario=incast-16&model=fluid").await;
+    let util = summary_row(&browser, "Utilization while flows were active").await;
+    let percent: f64 = util
+        .split(" %")
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("a percentage: {util:?}"));
+    assert!(percent > 95.0, "{util}");
+    assert!(util.contains("0.000 ms to 5."), "{util}");
+    let completions = browser
+        .eval(
+            "return [...document.querySelectorAll('.dcqcn-flow-table tbody tr')] \
+               .map(r => r.children[3].textContent)",
+        )
+        .await;
+    let completions = completions.as_array().expect("rows");
+    assert_eq!(completions.len(), 16, "one row per flow");
+    assert!(
+        completions.iter().all(|c| c
+            .as_str()
+            .is_some_and(|c| c.starts_with("5.") && c.ends_with(" ms"))),
+        "{completions:?}"
+    );
+    browser.screenshot("dcqcn-incast-summary").await;
+
+    // The packet model's first cut, an instant.
+    browser
+        .find("input[name='dcqcn-model'][value='packet']")
+        .await
+        .click()
+        .await
+        .expect("packet model radio clicks");
+    wait_until(
+        &browser,
+        "document.querySelector('.dcqcn-charts').dataset.model === 'packet'",
+    )
+    .await;
+    let cut = summary_row(&browser, "Flow 0 first cut").await;
+    assert!(cut.contains("100.0 → ") && cut.contains(" at "), "{cut}");
+    browser.assert_no_console_errors("the DCQCN summary").await;
+    browser.close().await;
+}
+
+/// Decodes standard base64 (a data URL's payload).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
+    sextets
+        .chunks(4)
+        .flat_map(|c| {
+            let n = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &v)| n | u32::from(v) << (18 - 6 * i));
+            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            bytes.into_iter().take(c.len().saturating_sub(1))
+        })
+        .collect()
+}
+
+/// Issue 18, item 7: the legend names each flow's colour in words, and both exports name
+/// the scenario, the model and the parameters.
+#[tokio::test]
+async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+
+    open_fresh(&browser, &site, "scenario=two-flow&model=fluid").await;
+    let legend = browser
+        .eval("return [...document.querySelectorAll('.dcqcn-legend li')].map(li => li.textContent)")
+        .await;
+    assert_eq!(
+        legend,
+        serde_json::json!(["Flow 0: blue", "Flow 1: orange"])
+    );
+    let swatch = browser
+        .eval("return getComputedStyle(document.querySelector('.dcqcn-legend .dcqcn-swatch')).backgroundColor")
+        .await;
+    assert_eq!(swatch, "rgb(11, 92, 213)", "the rate chart's flow 0 colour");
+
+    open_fresh(&browser, &site, "scenario=incast-16&model=fluid").await;
+    let legend = browser
+        .eval("return [...document.querySelectorAll('.dcqcn-legend li')].map(li => li.textContent)")
+        .await;
+    assert_eq!(legend[0], "Flows 0, 8: blue", "{legend}");
+    assert_eq!(legend.as_array().map(Vec::len), Some(8));
+    let run = run_number(&browser).await;
+    type_into(&browser, "dcqcn.g", "0.5\u{E007}").await;
+    wait_until(
+        &browser,
+        &format!(
+            "document.querySelector('.dcqcn-charts').dataset.run === '{}'",
+            run + 1
+        ),
+    )
+    .await;
+
+    // Catch the downloads instead of saving them: the link's name and address, the CSV's
+    // blob, and every text drawn onto a canvas.
+    browser
+        .eval(
+            "window.__downloads = []; window.__blobs = []; window.__texts = [];\
+             HTMLAnchorElement.prototype.click = function () { \
+               window.__downloads.push({ href: this.href, name: this.download }); };\
+             const create = URL.createObjectURL;\
+             URL.createObjectURL = (blob) => { window.__blobs.push(blob); return create(blob); };\
+             const fill = CanvasRenderingContext2D.prototype.fillText;\
+             CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { \
+               window.__texts.push(String(text)); return fill.call(this, text, ...rest); };",
+        )
+        .await;
+    let csv_button = "//button[normalize-space()='Export CSV']";
+    browser
+        .client
+        .find(fantoccini::Locator::XPath(csv_button))
+        .await
+        .expect("an Export CSV button")
+        .click()
+        .await
+        .expect("Export CSV clicks");
+    wait_until(&browser, "window.__downloads.length === 1").await;
+    let name = browser.eval("return window.__downloads[0].name").await;
+    assert_eq!(name, "dcqcn-incast-16-fluid.csv");
+    let csv = browser.eval("return window.__blobs[0].text()").await;
+    let csv = csv.as_str().expect("the CSV's text");
+    let comments: Vec<&str> = csv.lines().take_while(|l| l.starts_with('#')).collect();
+    for line in [
+        "# scenario: incast-16",
+        "# model: fluid",
+        "# dcqcn.g = 0.5",
+        "# bottleneck_gbps = 100 Gb/s",
+        "# flows[0-15].size_bytes = 4194304 bytes",
+    ] {
+        assert!(comments.contains(&line), "{line} missing from {comments:?}");
+    }
+    let table: Vec<&str> = csv.lines().skip(comments.len()).collect();
+    assert!(table[0].starts_with("time_us,flow,rc_gbps"), "{}", table[0]);
+    assert_eq!(
+        table.len(),
+        1 + 160 * 16,
+        "header and one row per flow per sample"
+    );
+
+    let png_button = "//button[normalize-space()='Export PNG']";
+    browser
+        .client
+        .find(fantoccini::Locator::XPath(png_button))
+        .await
+        .expect("an Export PNG button")
+        .click()
+        .await
+        .expect("Export PNG clicks");
+    wait_until(&browser, "window.__downloads.length === 2").await;
+    let name = browser.eval("return window.__downloads[1].name").await;
+    assert_eq!(name, "dcqcn-incast-16-fluid.png");
+    let texts = browser.eval("return window.__texts").await;
+    let texts: Vec<&str> = texts
+        .as_array()
+        .expect("texts")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for wanted in [
+        "DCQCN · incast-16 · fluid model",
+        "Changed from incast-16: dcqcn.g = 0.5",
+        "flow 0, 8 (blue)",
+        "Rate per flow: current rate Rc (solid), target Rt (dashed)",
+    ] {
+        assert!(
+            texts.iter().any(|t| t.contains(wanted)),
+            "{wanted:?} not drawn into the PNG: {texts:?}"
+        );
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("bottleneck_gbps = 100 Gb/s")),
+        "the parameters are drawn: {texts:?}"
+    );
+    // The image: the five charts under a caption.
+    let sizes = browser
+        .eval(
+            "const img = new Image(); img.src = window.__downloads[1].href; await img.decode(); \
+             const charts = [...document.querySelectorAll('.dcqcn-chart canvas')] \
+               .reduce((h, c) => h + c.height, 0); \
+             return [img.naturalWidth, img.naturalHeight, charts];",
+        )
+        .await;
+    let (height, charts) = (sizes[1].as_f64(), sizes[2].as_f64());
+    assert!(
+        height.zip(charts).is_some_and(|(h, c)| h > c + 100.0),
+        "a caption above the charts: {sizes}"
+    );
+    let href = browser.eval("return window.__downloads[1].href").await;
+    let png = base64_decode(
+        href.as_str()
+            .and_then(|h| h.strip_prefix("data:image/png;base64,"))
+            .expect("a PNG data URL"),
+    );
+    assert_eq!(&png[1..4], b"PNG");
+    let dir = lab_tests::screenshot_dir();
+    std::fs::create_dir_all(&dir).expect("screenshot folder");
+    std::fs::write(dir.join("dcqcn-export.png"), png).expect("the export is saved");
+    browser.screenshot("dcqcn-legend").await;
+
+    // A phone: the legend and the per-flow table fit.
+    browser.resize((375, 800)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let overflow = browser
+        .eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        .await;
+    assert_eq!(overflow, 0, "the page fits a 375 px screen");
+    browser
+        .eval("document.querySelector('.dcqcn-legend').scrollIntoView()")
+        .await;
+    browser.screenshot("dcqcn-phone-legend").await;
+    browser
+        .eval("document.querySelector('.dcqcn-flow-table').scrollIntoView()")
+        .await;
+    browser.screenshot("dcqcn-phone-flow-table").await;
+    browser.assert_no_console_errors("the DCQCN exports").await;
     browser.close().await;
 }

@@ -1,7 +1,9 @@
 //! The five charts on one time axis, drawn with plotters on `<canvas>`: rates, alpha,
 //! queue, CNPs and PFC pauses. Colours come from the page's CSS so both themes work.
 
-use engine::dcqcn::{CongestionPointParams, FlowSeries, Series};
+use std::rc::Rc;
+
+use engine::dcqcn::{FlowSeries, Scenario, Series, Summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -9,11 +11,31 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-/// A finished run as the charts draw it: the series and the switch profile it ran with.
-#[derive(Debug, Clone, PartialEq)]
+/// A finished run: the series, the scenario it ran (the charts draw its switch profile,
+/// the exports list its parameters) and the engine's summary of it, worked out once.
+#[derive(Debug, Clone)]
 pub struct Drawn {
-    pub series: std::rc::Rc<Series>,
-    pub cp: CongestionPointParams,
+    pub series: Rc<Series>,
+    pub scenario: Rc<Scenario>,
+    pub summary: Rc<Summary>,
+}
+
+impl Drawn {
+    pub fn new(series: Series, scenario: Scenario) -> Drawn {
+        Drawn {
+            summary: Rc::new(series.summary()),
+            series: Rc::new(series),
+            scenario: Rc::new(scenario),
+        }
+    }
+}
+
+/// One run is one allocation: comparing the pointers tells runs apart without comparing
+/// every sample (props are compared at each render).
+impl PartialEq for Drawn {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.series, &other.series)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,16 +122,31 @@ const FLOWS_DARK: [RGBColor; 8] = [
     RGBColor(0xb0, 0xb8, 0xc1),
 ];
 
+/// What each flow colour is called, for the legend: the same hue in both themes.
+pub const FLOW_COLOUR_NAMES: [&str; 8] = [
+    "blue", "orange", "green", "purple", "pink", "teal", "gold", "grey",
+];
+
+/// The flow colour of flow `i` in the light or dark set.
+pub fn flow_colour(dark: bool, i: usize) -> RGBColor {
+    let set = if dark { &FLOWS_DARK } else { &FLOWS_LIGHT };
+    set[i % set.len()]
+}
+
+/// CSS `rgb(...)` of flow `i`'s colour, for the legend swatches.
+pub fn flow_css(dark: bool, i: usize) -> String {
+    let c = flow_colour(dark, i);
+    format!("rgb({}, {}, {})", c.0, c.1, c.2)
+}
+
+/// The name of flow `i`'s colour.
+pub fn flow_colour_name(i: usize) -> &'static str {
+    FLOW_COLOUR_NAMES[i % FLOW_COLOUR_NAMES.len()]
+}
+
 impl Palette {
     pub fn flow(&self, i: usize) -> RGBColor {
-        let set = if self.dark { &FLOWS_DARK } else { &FLOWS_LIGHT };
-        set[i % set.len()]
-    }
-
-    /// CSS `rgb(...)` of a flow colour, for the legend swatches.
-    pub fn flow_css(&self, i: usize) -> String {
-        let c = self.flow(i);
-        format!("rgb({}, {}, {})", c.0, c.1, c.2)
+        flow_colour(self.dark, i)
     }
 
     /// Reads the theme's colours from computed styles of `el` (see the DCQCN section
@@ -581,7 +618,7 @@ fn kib(bytes: f64) -> f64 {
 
 /// The queue axis' top, in KiB: over the highest queue drawn and every threshold line.
 fn queue_max_kib(frame: &Frame) -> f64 {
-    let cp = &frame.run.cp;
+    let cp = &frame.run.scenario.cp;
     let xoff = cp.pfc.as_ref().map_or(0.0, |p| p.xoff_bytes as f64);
     let mut y_max = frame
         .run
@@ -602,7 +639,7 @@ fn queue(
     frame: &Frame,
     axes: &Axes,
 ) -> DrawResult {
-    let cp = &frame.run.cp;
+    let cp = &frame.run.scenario.cp;
     let x_end = axes.x_max_ms;
     let p = frame.palette;
     let mut marks = vec![

@@ -1,11 +1,15 @@
 //! The parameters the page lets a learner change: each names the engine's parameter path
 //! (also its URL query key), its unit, the mlx5 `cc_params` name and what it does. Checking
-//! a value is the engine's job (`Scenario::validate`); this table only reads and writes.
+//! a value is the engine's job (`Scenario::validate`); this table only reads and writes,
+//! and says in words which values the engine takes and why, for the message under a box.
 
-use engine::dcqcn::{FlowSpec, Scenario};
+use engine::dcqcn::{
+    FlowSpec, Scenario, MAX_BUFFER_BYTES, MAX_DURATION_US, MAX_FLOWS, MAX_LINK_GBPS,
+    MAX_PROP_DELAY_US, MAX_SAMPLES,
+};
 
 /// A panel section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Group {
     Workload,
     Reaction,
@@ -47,8 +51,14 @@ pub struct Field {
     pub step: f64,
     /// Counts and byte sizes take whole numbers only.
     pub whole: bool,
+    /// The largest value the page builds a scenario for at all (the engine judges the
+    /// rest): a flow count is turned into that many flows before the engine sees it, so a
+    /// typo such as `1e9` must stop here.
+    cap: Option<f64>,
     get: fn(&Scenario) -> Option<f64>,
     set: fn(&mut Scenario, f64),
+    /// Which values the engine accepts here, and why, given the rest of the scenario.
+    allowed: fn(&Scenario) -> String,
 }
 
 impl Field {
@@ -76,9 +86,20 @@ impl Field {
                 self.key, self.unit
             ));
         }
+        if let Some(cap) = self.cap.filter(|cap| value > *cap) {
+            return Err(format!(
+                "invalid parameter `{}`: {value} exceeds the cap {cap}",
+                self.key
+            ));
+        }
         let mut next = scenario.clone();
         (self.set)(&mut next, value);
         Ok(next)
+    }
+
+    /// Which values the engine accepts for this field in `scenario`, and why.
+    pub fn allowed(&self, scenario: &Scenario) -> String {
+        (self.allowed)(scenario)
     }
 
     /// The value as the number box shows it.
@@ -108,12 +129,41 @@ fn reshape_flows(s: &mut Scenario, count: usize, stagger_us: f64) {
         .collect();
 }
 
-/// The gap between successive flows' starts.
-pub fn stagger_us(s: &Scenario) -> f64 {
+/// Writes `count` flows starting `stagger_us` apart (see [`reshape_flows`]).
+pub fn with_flows(s: &Scenario, count: usize, stagger_us: f64) -> Scenario {
+    let mut next = s.clone();
+    reshape_flows(&mut next, count, stagger_us);
+    next
+}
+
+/// The gap between successive flows' starts; `None` with a single flow, which has none.
+pub fn stagger_us(s: &Scenario) -> Option<f64> {
     match (s.flows.first(), s.flows.get(1)) {
-        (Some(a), Some(b)) => b.start_us - a.start_us,
-        _ => 0.0,
+        (Some(a), Some(b)) => Some(b.start_us - a.start_us),
+        _ => None,
     }
+}
+
+/// `1000000` as `1 000 000`: long limits read at a glance.
+fn grouped(v: f64) -> String {
+    let digits = format!("{v:.0}");
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "more than 0 and at most 1 000 000 µs" and friends, for the engine's usual checks.
+fn up_to(max: f64, unit: &str) -> String {
+    format!("more than 0 and at most {} {unit}", grouped(max))
+}
+
+fn zero_to(max: f64, unit: &str) -> String {
+    format!("0 to {} {unit}", grouped(max))
 }
 
 fn u(v: f64) -> u64 {
@@ -134,10 +184,17 @@ pub static FIELDS: &[Field] = &[
         max: 32.0,
         step: 1.0,
         whole: true,
+        cap: Some(MAX_FLOWS as f64),
         get: |s| Some(s.flows.len() as f64),
         set: |s, v| {
-            let gap = stagger_us(s);
+            let gap = stagger_us(s).unwrap_or(0.0);
             reshape_flows(s, v as usize, gap)
+        },
+        allowed: |_| {
+            format!(
+                "a whole number from 1 to {MAX_FLOWS}: at least one sender, and at most \
+                 the {MAX_FLOWS} the engine simulates"
+            )
         },
     },
     Field {
@@ -151,10 +208,22 @@ pub static FIELDS: &[Field] = &[
         max: 10_000.0,
         step: 100.0,
         whole: false,
-        get: |s| Some(stagger_us(s)),
+        cap: None,
+        get: stagger_us,
         set: |s, v| {
             let n = s.flows.len();
             reshape_flows(s, n, v)
+        },
+        allowed: |s| {
+            let last = s.flows.len().saturating_sub(1).max(1) as f64;
+            format!(
+                "{}: with {} flows the last one starts at {} × this, and a flow must \
+                 start within the longest run the engine simulates ({} µs)",
+                zero_to(MAX_DURATION_US / last, "µs"),
+                s.flows.len(),
+                last,
+                grouped(MAX_DURATION_US)
+            )
         },
     },
     Field {
@@ -168,8 +237,15 @@ pub static FIELDS: &[Field] = &[
         max: 400.0,
         step: 10.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.bottleneck_gbps),
         set: |s, v| s.bottleneck_gbps = v,
+        allowed: |_| {
+            format!(
+                "{}: the fastest link the engine models",
+                up_to(MAX_LINK_GBPS, "Gb/s")
+            )
+        },
     },
     Field {
         key: "prop_delay_us",
@@ -182,8 +258,15 @@ pub static FIELDS: &[Field] = &[
         max: 50.0,
         step: 0.5,
         whole: false,
+        cap: None,
         get: |s| Some(s.prop_delay_us),
         set: |s, v| s.prop_delay_us = v,
+        allowed: |_| {
+            format!(
+                "{}: the longest link delay the engine models",
+                zero_to(MAX_PROP_DELAY_US, "µs")
+            )
+        },
     },
     Field {
         key: "duration_us",
@@ -196,8 +279,18 @@ pub static FIELDS: &[Field] = &[
         max: 100_000.0,
         step: 1_000.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.duration_us),
         set: |s, v| s.duration_us = v,
+        allowed: |s| {
+            format!(
+                "{}, at least one sample interval ({} µs) and at most {} samples: the \
+                 longest run the engine simulates",
+                up_to(MAX_DURATION_US, "µs"),
+                s.sample_interval_us,
+                grouped(MAX_SAMPLES as f64)
+            )
+        },
     },
     Field {
         key: "cp.kmin_bytes",
@@ -210,8 +303,16 @@ pub static FIELDS: &[Field] = &[
         max: 1_048_576.0,
         step: 1024.0,
         whole: true,
+        cap: None,
         get: |s| Some(s.cp.kmin_bytes as f64),
         set: |s, v| s.cp.kmin_bytes = u(v),
+        allowed: |s| {
+            format!(
+                "0 to Kmax ({} bytes): marking starts at Kmin and is certain at Kmax, so \
+                 Kmin cannot lie above it",
+                grouped(s.cp.kmax_bytes as f64)
+            )
+        },
     },
     Field {
         key: "cp.kmax_bytes",
@@ -225,8 +326,17 @@ pub static FIELDS: &[Field] = &[
         max: 1_048_576.0,
         step: 1024.0,
         whole: true,
+        cap: None,
         get: |s| Some(s.cp.kmax_bytes as f64),
         set: |s, v| s.cp.kmax_bytes = u(v),
+        allowed: |s| {
+            format!(
+                "Kmin ({} bytes) to the buffer ({} bytes): the queue cannot grow past the \
+                 buffer, and Kmax cannot lie below Kmin",
+                grouped(s.cp.kmin_bytes as f64),
+                grouped(s.cp.buffer_bytes as f64)
+            )
+        },
     },
     Field {
         key: "cp.pmax",
@@ -239,8 +349,10 @@ pub static FIELDS: &[Field] = &[
         max: 1.0,
         step: 0.001,
         whole: false,
+        cap: None,
         get: |s| Some(s.cp.pmax),
         set: |s, v| s.cp.pmax = v,
+        allowed: |_| "more than 0 and at most 1: a probability".to_string(),
     },
     Field {
         key: "cp.pfc.xoff_bytes",
@@ -254,11 +366,20 @@ pub static FIELDS: &[Field] = &[
         max: 2_097_152.0,
         step: 1024.0,
         whole: true,
+        cap: None,
         get: |s| s.cp.pfc.as_ref().map(|p| p.xoff_bytes as f64),
         set: |s, v| {
             if let Some(p) = s.cp.pfc.as_mut() {
                 p.xoff_bytes = u(v)
             }
+        },
+        allowed: |s| {
+            format!(
+                "one MTU ({} bytes) to the buffer ({} bytes), above XON: the switch pauses \
+                 before its buffer is full",
+                s.mtu_bytes,
+                grouped(s.cp.buffer_bytes.min(MAX_BUFFER_BYTES) as f64)
+            )
         },
     },
     Field {
@@ -272,11 +393,20 @@ pub static FIELDS: &[Field] = &[
         max: 2_097_152.0,
         step: 1024.0,
         whole: true,
+        cap: None,
         get: |s| s.cp.pfc.as_ref().map(|p| p.xon_bytes as f64),
         set: |s, v| {
             if let Some(p) = s.cp.pfc.as_mut() {
                 p.xon_bytes = u(v)
             }
+        },
+        allowed: |s| {
+            let xoff = s.cp.pfc.as_ref().map_or(0, |p| p.xoff_bytes);
+            format!(
+                "0 to below XOFF ({} bytes): the switch resumes once the queue has drained \
+                 under the depth that paused it",
+                grouped(xoff as f64)
+            )
         },
     },
     Field {
@@ -291,8 +421,13 @@ pub static FIELDS: &[Field] = &[
         max: 0.5,
         step: 0.001,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.g),
         set: |s, v| s.dcqcn.g = v,
+        allowed: |_| {
+            "more than 0 and at most 1: the weight of the newest sample in alpha's average"
+                .to_string()
+        },
     },
     Field {
         key: "dcqcn.rp_dce_tcp_rtt_us",
@@ -305,8 +440,10 @@ pub static FIELDS: &[Field] = &[
         max: 500.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_dce_tcp_rtt_us),
         set: |s, v| s.dcqcn.rp_dce_tcp_rtt_us = v,
+        allowed: |_| format!("{}: a period", up_to(1e6, "µs")),
     },
     Field {
         key: "dcqcn.rp_time_reset_us",
@@ -319,8 +456,10 @@ pub static FIELDS: &[Field] = &[
         max: 1_000.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_time_reset_us),
         set: |s, v| s.dcqcn.rp_time_reset_us = v,
+        allowed: |_| format!("{}: a period", up_to(1e6, "µs")),
     },
     Field {
         key: "dcqcn.rp_byte_reset_bytes",
@@ -333,8 +472,10 @@ pub static FIELDS: &[Field] = &[
         max: 20_971_520.0,
         step: 1024.0,
         whole: true,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_byte_reset_bytes as f64),
         set: |s, v| s.dcqcn.rp_byte_reset_bytes = u(v),
+        allowed: |_| "a whole number from 1 to 10¹² bytes: a count of bytes sent".to_string(),
     },
     Field {
         key: "dcqcn.rp_threshold",
@@ -348,8 +489,10 @@ pub static FIELDS: &[Field] = &[
         max: 20.0,
         step: 1.0,
         whole: true,
+        cap: None,
         get: |s| Some(f64::from(s.dcqcn.rp_threshold)),
         set: |s, v| s.dcqcn.rp_threshold = v as u32,
+        allowed: |_| "a whole number from 1 to 1000: a count of increase events".to_string(),
     },
     Field {
         key: "dcqcn.rp_ai_rate_mbps",
@@ -362,8 +505,10 @@ pub static FIELDS: &[Field] = &[
         max: 1_000.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_ai_rate_mbps),
         set: |s, v| s.dcqcn.rp_ai_rate_mbps = v,
+        allowed: |_| format!("{}: a rate step", zero_to(1e6, "Mb/s")),
     },
     Field {
         key: "dcqcn.rp_hai_rate_mbps",
@@ -376,8 +521,10 @@ pub static FIELDS: &[Field] = &[
         max: 5_000.0,
         step: 10.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_hai_rate_mbps),
         set: |s, v| s.dcqcn.rp_hai_rate_mbps = v,
+        allowed: |_| format!("{}: a rate step", zero_to(1e6, "Mb/s")),
     },
     Field {
         key: "dcqcn.rp_min_dec_fac_pct",
@@ -390,8 +537,10 @@ pub static FIELDS: &[Field] = &[
         max: 100.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_min_dec_fac_pct),
         set: |s, v| s.dcqcn.rp_min_dec_fac_pct = v,
+        allowed: |_| "1 to 100 %: a share of the current rate that a cut keeps".to_string(),
     },
     Field {
         key: "dcqcn.rp_rate_reduce_monitor_period_us",
@@ -404,8 +553,10 @@ pub static FIELDS: &[Field] = &[
         max: 200.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_rate_reduce_monitor_period_us),
         set: |s, v| s.dcqcn.rp_rate_reduce_monitor_period_us = v,
+        allowed: |_| format!("{}: a period (0 cuts on every CNP)", zero_to(1e6, "µs")),
     },
     Field {
         key: "dcqcn.rp_rate_to_set_on_first_cnp_mbps",
@@ -418,8 +569,10 @@ pub static FIELDS: &[Field] = &[
         max: 100_000.0,
         step: 100.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_rate_to_set_on_first_cnp_mbps),
         set: |s, v| s.dcqcn.rp_rate_to_set_on_first_cnp_mbps = v,
+        allowed: |_| format!("{}: a rate (0 turns it off)", zero_to(1e7, "Mb/s")),
     },
     Field {
         key: "dcqcn.rp_min_rate_mbps",
@@ -432,8 +585,21 @@ pub static FIELDS: &[Field] = &[
         max: 10_000.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.rp_min_rate_mbps),
         set: |s, v| s.dcqcn.rp_min_rate_mbps = v,
+        allowed: |s| {
+            let slowest = s
+                .flows
+                .iter()
+                .map(|f| f.link_gbps)
+                .fold(f64::INFINITY, f64::min);
+            format!(
+                "more than 0 and at most the slowest sender's line rate ({} Mb/s): a floor \
+                 no flow could reach is no floor",
+                grouped(slowest * 1e3)
+            )
+        },
     },
     Field {
         key: "dcqcn.np_min_time_between_cnps_us",
@@ -446,8 +612,15 @@ pub static FIELDS: &[Field] = &[
         max: 500.0,
         step: 1.0,
         whole: false,
+        cap: None,
         get: |s| Some(s.dcqcn.np_min_time_between_cnps_us),
         set: |s, v| s.dcqcn.np_min_time_between_cnps_us = v,
+        allowed: |_| {
+            format!(
+                "{}: an interval (0 lets every mark send a CNP)",
+                zero_to(1e6, "µs")
+            )
+        },
     },
 ];
 
@@ -516,11 +689,35 @@ mod tests {
         let base = named_scenario("two-flow").expect("named");
         let four = field("flows").expect("flows").apply(&base, "4").expect("4");
         assert_eq!(four.flows.len(), 4);
-        assert_eq!(four.flows[3].start_us, 3.0 * stagger_us(&base));
+        assert_eq!(
+            four.flows[3].start_us,
+            3.0 * stagger_us(&base).expect("two")
+        );
         let together = field("flow_stagger_us")
             .expect("stagger")
             .apply(&four, "0")
             .expect("0");
         assert!(together.flows.iter().all(|f| f.start_us == 0.0));
+        let one = field("flows").expect("flows").apply(&base, "1").expect("1");
+        assert_eq!(stagger_us(&one), None, "one flow has no stagger");
+    }
+
+    #[test]
+    fn an_absurd_flow_count_is_refused_before_any_flow_is_built() {
+        let base = named_scenario("two-flow").expect("named");
+        let flows = field("flows").expect("flows");
+        let err = flows.apply(&base, "1e9").expect_err("a billion flows");
+        assert!(err.contains("`flows`") && err.contains("cap"), "{err}");
+        assert!(flows.allowed(&base).contains(&MAX_FLOWS.to_string()));
+    }
+
+    #[test]
+    fn every_field_says_what_the_engine_accepts() {
+        let base = named_scenario("two-flow").expect("named");
+        for f in FIELDS {
+            assert!(f.allowed(&base).len() > 10, "{}", f.key);
+        }
+        assert_eq!(grouped(1_000_000.0), "1\u{202f}000\u{202f}000");
+        assert_eq!(grouped(512.0), "512");
     }
 }

@@ -6,7 +6,9 @@
 //! Worker (`src/bin/dcqcn_worker.rs`) so the page stays responsive; measure `lab-dcqcn-packet`.
 
 mod charts;
+mod export;
 mod fields;
+mod legend;
 mod panel;
 mod protocol;
 mod query;
@@ -17,7 +19,7 @@ mod worker;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use engine::dcqcn::{scenario_names, series_to_csv, DcqcnParams, Model};
+use engine::dcqcn::{scenario_names, DcqcnParams, Model};
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use gloo::utils::{document, window};
@@ -28,8 +30,9 @@ use yew_router::prelude::*;
 
 use charts::{ChartKind, Frame, Palette};
 use fields::{Group, FIELDS};
-use panel::ParamGroup;
-use readout::{CursorReadout, RunSummary};
+use legend::FlowLegend;
+use panel::{ParamGroup, Refusal, RowView};
+use readout::{CursorReadout, FlowTable, RunSummary};
 use state::{Action, DcqcnState};
 use worker::PacketWorker;
 
@@ -106,65 +109,6 @@ fn take_laps() -> Vec<String> {
             .map(|w| format!("{}:{:.2}", w[1].0, w[1].1 - w[0].1))
             .collect()
     })
-}
-
-/// Saves `data` (a URL) as a download named `name`.
-fn download(href: &str, name: &str) {
-    let Ok(a) = document().create_element("a") else {
-        return;
-    };
-    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
-        return;
-    };
-    a.set_href(href);
-    a.set_download(name);
-    a.click();
-}
-
-fn download_text(text: &str, name: &str, mime: &str) {
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    download(&url, name);
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
-
-/// Stacks the chart canvases into one image and downloads it as PNG.
-fn download_png(canvases: &[HtmlCanvasElement], bg: &str, name: &str) {
-    let width = canvases.iter().map(|c| c.width()).max().unwrap_or(0);
-    let height: u32 = canvases.iter().map(|c| c.height()).sum();
-    let Ok(out) = document().create_element("canvas") else {
-        return;
-    };
-    let Ok(out) = out.dyn_into::<HtmlCanvasElement>() else {
-        return;
-    };
-    out.set_width(width);
-    out.set_height(height);
-    let Some(ctx) = out
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
-    ctx.set_fill_style_str(bg);
-    ctx.fill_rect(0.0, 0.0, f64::from(width), f64::from(height));
-    let mut y = 0.0;
-    for c in canvases {
-        let _ = ctx.draw_image_with_html_canvas_element(c, 0.0, y);
-        y += f64::from(c.height());
-    }
-    if let Ok(url) = out.to_data_url_with_type("image/png") {
-        download(&url, name);
-    }
 }
 
 #[function_component]
@@ -302,6 +246,7 @@ pub fn DcqcnView() -> Html {
         let shown = state.shown.clone();
         let pinned = state.pinned.as_ref().map(|p| p.drawn.clone());
         let cursor_us = state.cursor_us;
+        let (dark, dispatch) = (state.dark, state.dispatcher());
         use_effect_with(deps, move |_| {
             if let (Some(run), Some(el)) = (&shown, charts_box.cast::<web_sys::Element>()) {
                 // Where a redraw's time goes, for the bench: the stretches of the run this
@@ -325,6 +270,12 @@ pub fn DcqcnView() -> Html {
                     palette: Palette::from_css(&el),
                 };
                 split("palette");
+                // The legend's swatches follow the colour set the charts use.
+                if frame.palette.dark != dark {
+                    dispatch.dispatch(Action::Theme {
+                        dark: frame.palette.dark,
+                    });
+                }
                 // The charts size themselves to their box; reading one width brings the
                 // page's layout up to date after the render, which would otherwise be
                 // counted against the first chart.
@@ -359,29 +310,53 @@ pub fn DcqcnView() -> Html {
         });
     }
 
-    // One callback for the page's lifetime: the parameter groups compare their props, so
-    // a drag re-renders only the group whose field changed.
+    // Callbacks for the page's lifetime: the parameter groups compare their props, so
+    // a drag or a keystroke re-renders only the group whose field changed.
     let on_edit = {
         let dispatch = state.dispatcher();
         use_callback((), move |(key, text), _| {
             dispatch.dispatch(Action::Edit { key, text })
         })
     };
+    let on_type = {
+        let dispatch = state.dispatcher();
+        use_callback((), move |(key, text), _| {
+            dispatch.dispatch(Action::Type { key, text })
+        })
+    };
+    let on_toggle = {
+        let dispatch = state.dispatcher();
+        use_callback((), move |(group, open), _| {
+            dispatch.dispatch(Action::Toggle { group, open })
+        })
+    };
     let groups: Html = Group::ALL
         .iter()
         .map(|&group| {
-            let rows: Vec<_> = FIELDS
+            let rows: Vec<RowView> = FIELDS
                 .iter()
                 .filter(|f| f.group == group)
-                .map(|f| (f.key, state.text(f.key), state.errors.get(f.key).cloned()))
+                .map(|f| RowView {
+                    key: f.key,
+                    text: state.text(f.key),
+                    refusal: state.errors.get(f.key).map(|message| Refusal {
+                        message: message.clone(),
+                        allowed: f.allowed(&state.current),
+                        kept: f
+                            .value(&state.current)
+                            .map(|v| format!("{} {}", f.format(v), f.unit)),
+                    }),
+                })
                 .collect();
             html! {
                 <ParamGroup
                     key={group.title()}
                     {group}
                     {rows}
+                    open={state.is_open(group)}
+                    on_toggle={on_toggle.clone()}
+                    on_type={on_type.clone()}
                     on_edit={on_edit.clone()}
-                    open={matches!(group, Group::Reaction)}
                 />
             }
         })
@@ -443,30 +418,25 @@ pub fn DcqcnView() -> Html {
         let shown = state.shown.clone();
         let name = state.scenario_name.clone();
         Callback::from(move |_| {
-            if let Some(d) = &shown {
-                download_text(
-                    &series_to_csv(&d.series),
-                    &format!("dcqcn-{name}.csv"),
-                    "text/csv",
-                );
+            if let Some(run) = &shown {
+                export::csv(&name, run);
             }
         })
     };
     let on_png = {
         let canvases = canvases.clone();
         let charts_box = charts_box.clone();
+        let shown = state.shown.clone();
         let name = state.scenario_name.clone();
+        let base = state.base.clone();
         Callback::from(move |_| {
             let list: Vec<HtmlCanvasElement> = canvases
                 .iter()
                 .filter_map(|n| n.cast::<HtmlCanvasElement>())
                 .collect();
-            let bg = charts_box
-                .cast::<web_sys::Element>()
-                .map(|el| Palette::from_css(&el).bg)
-                .map(|c| format!("rgb({}, {}, {})", c.0, c.1, c.2))
-                .unwrap_or_else(|| "#ffffff".into());
-            download_png(&list, &bg, &format!("dcqcn-{name}.png"));
+            if let (Some(run), Some(el)) = (&shown, charts_box.cast::<web_sys::Element>()) {
+                export::png(&list, &Palette::from_css(&el), &name, run, &base);
+            }
         })
     };
     let pin_button = {
@@ -489,9 +459,6 @@ pub fn DcqcnView() -> Html {
         });
         html! { <a {href} {onclick}>{ text }</a> }
     };
-    let palette_for_legend = charts_box
-        .cast::<web_sys::Element>()
-        .map(|el| Palette::from_css(&el));
 
     let view = html! {
         <section class="dcqcn-view" aria-labelledby="dcqcn-view-title">
@@ -533,6 +500,9 @@ pub fn DcqcnView() -> Html {
                             <p class="dcqcn-error" role="alert">{ format!("The last run failed: {e}. The charts show the last good run.") }</p>
                         }
                     </div>
+                    if let Some(d) = &state.shown {
+                        <FlowLegend flows={d.series.flows.len()} dark={state.dark} pinned={state.pinned.is_some()} />
+                    }
                     <div
                         class="dcqcn-charts"
                         ref={charts_box.clone()}
@@ -566,12 +536,9 @@ pub fn DcqcnView() -> Html {
                             />
                             <output for="dcqcn-cursor">{ format!("{:.3} ms", cursor_us / 1000.0) }</output>
                         </div>
-                        <CursorReadout
-                            series={d.series.clone()}
-                            time_us={cursor_us}
-                            colours={(0..d.series.flows.len()).map(|i| palette_for_legend.map(|p| p.flow_css(i)).unwrap_or_default()).collect::<Vec<_>>()}
-                        />
-                        <RunSummary series={d.series.clone()} />
+                        <CursorReadout run={d.clone()} time_us={cursor_us} dark={state.dark} />
+                        <RunSummary run={d.clone()} />
+                        <FlowTable run={d.clone()} dark={state.dark} />
                         // Filled in by the drawing effect (see there).
                         <p class="dcqcn-timing">{ "Run + draw: " }<output ref={timing.clone()}></output></p>
                     }

@@ -1,21 +1,35 @@
-//! The numbers under the charts: every flow's values at the cursor, and the run's summary.
+//! The numbers under the charts: every flow's values at the cursor, the run's summary and
+//! each flow's first cut and completion. The engine works them out (`Series::summary`);
+//! this only formats them.
 
-use std::rc::Rc;
-
-use engine::dcqcn::{Model, Series};
+use engine::dcqcn::{FirstCut, Model};
 use yew::prelude::*;
+
+use super::charts::{flow_colour_name, flow_css, Drawn};
 
 #[derive(Properties, PartialEq)]
 pub struct CursorProps {
-    pub series: Rc<Series>,
+    pub run: Drawn,
     pub time_us: f64,
-    /// CSS colour per flow, matching the charts.
-    pub colours: Vec<String>,
+    /// The theme's colour set, matching the charts.
+    pub dark: bool,
+}
+
+/// Flow `i`'s swatch and number, for a table's row header.
+fn flow_label(i: usize, dark: bool) -> Html {
+    html! {
+        <>
+            <span class="dcqcn-swatch" aria-hidden="true"
+                style={format!("background: {}", flow_css(dark, i))}></span>
+            { i }
+            <span class="dcqcn-colour-name">{ format!(" {}", flow_colour_name(i)) }</span>
+        </>
+    }
 }
 
 #[function_component]
 pub fn CursorReadout(props: &CursorProps) -> Html {
-    let s = &props.series;
+    let s = &props.run.series;
     let Some(k) = s.sample_index_at(props.time_us) else {
         return html! {};
     };
@@ -45,11 +59,7 @@ pub fn CursorReadout(props: &CursorProps) -> Html {
                     <tbody>
                         { for s.flows.iter().enumerate().map(|(i, f)| html! {
                             <tr>
-                                <th scope="row">
-                                    <span class="dcqcn-swatch" aria-hidden="true"
-                                        style={format!("background: {}", props.colours.get(i).cloned().unwrap_or_default())}></span>
-                                    { i }
-                                </th>
+                                <th scope="row">{ flow_label(i, props.dark) }</th>
                                 <td>{ format!("{:.2}", at(&f.rc_gbps)) }</td>
                                 <td>{ format!("{:.2}", at(&f.rt_gbps)) }</td>
                                 <td>{ format!("{:.3}", at(&f.alpha)) }</td>
@@ -66,24 +76,43 @@ pub fn CursorReadout(props: &CursorProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct SummaryProps {
-    pub series: Rc<Series>,
+    pub run: Drawn,
+}
+
+fn ms(us: f64) -> String {
+    format!("{:.3} ms", us / 1000.0)
+}
+
+/// "40.0 → 20.6 Gb/s at 2.026 ms": the packet model's cut is an instant; the fluid model's
+/// is first seen at a sample, so "by" that sample.
+fn cut_text(cut: &FirstCut, model: Model) -> String {
+    let when = match model {
+        Model::Packet => "at",
+        Model::Fluid => "by",
+    };
+    format!(
+        "{:.1} → {:.1} Gb/s {when} {}",
+        cut.rate_before_gbps,
+        cut.rate_after_gbps,
+        ms(cut.time_us)
+    )
 }
 
 #[function_component]
 pub fn RunSummary(props: &SummaryProps) -> Html {
-    let s = &props.series;
-    let sum = s.summary();
-    let first_cut = s.first_cut.first().cloned().flatten();
-    let finished: Vec<f64> = sum.fct_us.iter().filter_map(|f| *f).collect();
-    let fct = if finished.is_empty() {
-        "none finished".to_string()
+    let s = &props.run.series;
+    let sum = &props.run.summary;
+    let first_cut = sum.first_cut.first().cloned().flatten();
+    let cut_flows = sum.first_cut.iter().filter(|c| c.is_some()).count();
+    let done: Vec<f64> = sum.completed_at_us.iter().filter_map(|c| *c).collect();
+    let completed = if done.is_empty() {
+        "none: the flows were still sending when the run ended".to_string()
     } else {
-        let max = finished.iter().fold(0.0_f64, |a, &b| a.max(b));
         format!(
-            "{} of {} flows, slowest {:.0} µs",
-            finished.len(),
-            sum.fct_us.len(),
-            max
+            "{} of {} flows, the last at {}",
+            done.len(),
+            sum.completed_at_us.len(),
+            ms(done.iter().fold(0.0_f64, |a, &b| a.max(b)))
         )
     };
     let row = |term: &'static str, value: String| {
@@ -98,19 +127,24 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
             data-events={s.events.to_string()}
             data-solve-ms={s.solve_ms.map(|ms| format!("{ms:.3}"))}
             data-jain={format!("{:.6}", sum.jain_fairness)}
+            data-active-utilization={format!("{:.6}", sum.active_utilization)}
+            data-first-cut-us={first_cut.as_ref().map(|c| format!("{}", c.time_us))}
             data-first-cut-gbps={first_cut.as_ref().map(|c| format!("{:.6}", c.rate_after_gbps))}
         >
-            { row("Utilization", format!("{:.1} %", sum.utilization * 100.0)) }
+            { row("Utilization while flows were active", format!(
+                "{:.1} % ({} to {})", sum.active_utilization * 100.0,
+                ms(sum.active_from_us), ms(sum.active_to_us))) }
             { row("Jain's fairness", format!("{:.3}", sum.jain_fairness)) }
             { row("Max queue", format!("{:.1} KiB", s.max_queue_bytes / 1024.0)) }
             { row("CNPs", sum.total_cnps.to_string()) }
             { row("PFC paused", format!("{:.1} µs", sum.pfc_pause_us)) }
             { row("Drops", sum.drops.to_string()) }
             { row("Flow 0 first cut", match &first_cut {
-                Some(c) => format!("{:.1} → {:.1} Gb/s at {:.1} µs", c.rate_before_gbps, c.rate_after_gbps, c.time_us),
-                None => "no cut".into(),
+                Some(c) => cut_text(c, s.model),
+                None => "none: its rate never fell".into(),
             }) }
-            { row("Completed", fct) }
+            { row("Flows cut", format!("{cut_flows} of {}", sum.first_cut.len())) }
+            { row("Completed", completed) }
             if let Some(solve) = s.solve_ms {
                 { row("Model solve", solve_text(solve, s.events, s.model)) }
             }
@@ -118,6 +152,54 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
                 { row("Stopped early", s.truncation_reason.clone().unwrap_or_default()) }
             }
         </dl>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FlowTableProps {
+    pub run: Drawn,
+    pub dark: bool,
+}
+
+/// Each flow's start, first cut and completion: the run-level numbers per flow.
+#[function_component]
+pub fn FlowTable(props: &FlowTableProps) -> Html {
+    let run = &props.run;
+    let sum = &run.summary;
+    let model = run.series.model;
+    html! {
+        <details class="dcqcn-flow-details" open=true>
+            <summary>{ format!("Each flow's first cut and completion ({} flows)", sum.first_cut.len()) }</summary>
+            <div class="dcqcn-table-wrap">
+                <table class="dcqcn-table dcqcn-flow-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{ "Flow" }</th>
+                            <th scope="col">{ "Starts" }</th>
+                            <th scope="col">{ "First cut" }</th>
+                            <th scope="col">{ "Completed at" }</th>
+                            <th scope="col">{ "FCT" }</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for sum.first_cut.iter().enumerate().map(|(i, cut)| {
+                            let start = run.series.flow_start_us.get(i).copied().unwrap_or(0.0);
+                            let done = sum.completed_at_us.get(i).copied().flatten();
+                            let fct = sum.fct_us.get(i).copied().flatten();
+                            html! {
+                                <tr data-flow={i.to_string()}>
+                                    <th scope="row">{ flow_label(i, props.dark) }</th>
+                                    <td>{ ms(start) }</td>
+                                    <td>{ cut.as_ref().map_or("none".to_string(), |c| cut_text(c, model)) }</td>
+                                    <td>{ done.map_or("still sending".to_string(), ms) }</td>
+                                    <td>{ fct.map_or("—".to_string(), |f| format!("{f:.0} µs")) }</td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+        </details>
     }
 }
 

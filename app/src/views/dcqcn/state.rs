@@ -1,5 +1,5 @@
 //! The page's state and its reducer: the scenario being edited, what the learner typed,
-//! which values the engine refused, and the runs on screen.
+//! which values the engine refused, which panel sections are open, and the runs on screen.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -10,7 +10,7 @@ use engine::dcqcn::{
 use yew::Reducible;
 
 use super::charts::Drawn;
-use super::fields::{field, field_for_error, FIELDS};
+use super::fields::{field, field_for_error, stagger_us, with_flows, Group, FIELDS};
 use super::query::Requested;
 
 /// A run pinned for comparison, with the scenario it ran, for "what changed".
@@ -29,10 +29,19 @@ pub struct DcqcnState {
     /// The last scenario the engine accepted.
     pub current: Scenario,
     pub model: Model,
-    /// Text the learner typed, per field key, kept as typed.
+    /// Text the learner typed, per field key, kept as typed: a draft not yet committed,
+    /// or a committed value (refused or not).
     pub texts: HashMap<&'static str, String>,
     /// The engine's (or the parser's) refusal, shown next to the field it names.
     pub errors: HashMap<&'static str, String>,
+    /// The panel sections the learner has open (a refusal opens its section too).
+    pub open: Vec<Group>,
+    /// The gap between flow starts to use when a single flow (which has none) becomes
+    /// several again: the last one the learner had.
+    pub stagger_us: f64,
+    /// Whether the page shows its dark theme, as the charts last found it: the legend's
+    /// swatches take the same colour set.
+    pub dark: bool,
     /// Bumped whenever `current` or `model` changes: each value is one run to do.
     pub run: u64,
     pub running: bool,
@@ -47,9 +56,25 @@ pub struct DcqcnState {
 }
 
 pub enum Action {
+    /// A keystroke in a number box: kept as typed, not yet run.
+    Type {
+        key: &'static str,
+        text: String,
+    },
+    /// A value committed (the box rested, Enter, leaving it, or a slider): checked and,
+    /// if accepted, run.
     Edit {
         key: &'static str,
         text: String,
+    },
+    /// The learner opened or closed a panel section.
+    Toggle {
+        group: Group,
+        open: bool,
+    },
+    /// The charts found the page's theme.
+    Theme {
+        dark: bool,
     },
     Preset(DcqcnParams),
     Scenario(String),
@@ -77,10 +102,13 @@ impl DcqcnState {
         let mut state = DcqcnState {
             scenario_name: name,
             current: base.clone(),
+            stagger_us: stagger_us(&base).unwrap_or(0.0),
             base,
             model: q.model.unwrap_or(Model::Fluid),
             texts: HashMap::new(),
             errors: HashMap::new(),
+            open: vec![Group::Reaction],
+            dark: false,
             run: 1,
             running: false,
             shown: None,
@@ -102,17 +130,24 @@ impl DcqcnState {
         state
     }
 
-    /// Applies one typed value: the parser refuses malformed numbers, the engine refuses
-    /// values out of range; either way `current` keeps the last valid scenario.
+    /// Applies one committed value: the parser refuses malformed numbers, the engine
+    /// refuses values out of range; either way `current` keeps the last valid scenario.
+    /// A value equal to the current one runs nothing.
     fn edit(&mut self, key: &'static str, text: String) {
         let Some(f) = field(key) else { return };
         self.texts.insert(key, text.clone());
         let candidate = match f.apply(&self.current, &text) {
             Ok(c) => c,
             Err(message) => {
-                self.errors.insert(key, message);
+                self.refuse(key, message);
                 return;
             }
+        };
+        // A single flow has no stagger: growing it again takes the last one there was.
+        let candidate = if key == "flows" && self.current.flows.len() < 2 {
+            with_flows(&candidate, candidate.flows.len(), self.stagger_us)
+        } else {
+            candidate
         };
         match candidate.validate() {
             Ok(()) => {
@@ -123,21 +158,40 @@ impl DcqcnState {
                     self.texts.remove(k);
                 }
                 self.errors.clear();
-                self.current = candidate;
-                self.run += 1;
+                if let Some(gap) = stagger_us(&candidate) {
+                    self.stagger_us = gap;
+                }
+                if candidate != self.current {
+                    self.current = candidate;
+                    self.run += 1;
+                }
             }
             Err(error) => {
                 let message = error.to_string();
                 if let SimError::InvalidParameter { name, .. } = &error {
                     if let Some(named) = field_for_error(name) {
                         if named.key != key {
-                            self.errors.insert(named.key, message.clone());
+                            self.refuse(named.key, message.clone());
                         }
                     }
                 }
-                self.errors.insert(key, message);
+                self.refuse(key, message);
             }
         }
+    }
+
+    /// Shows `message` next to field `key` and opens the section that holds it.
+    fn refuse(&mut self, key: &'static str, message: String) {
+        if let Some(f) = field(key) {
+            if !self.open.contains(&f.group) {
+                self.open.push(f.group);
+            }
+        }
+        self.errors.insert(key, message);
+    }
+
+    pub fn is_open(&self, group: Group) -> bool {
+        self.open.contains(&group)
     }
 
     /// Runs the fluid model now, in the same update as the change that asked for it, so a
@@ -161,10 +215,7 @@ impl DcqcnState {
         self.running = false;
         match result {
             Ok(series) => {
-                self.shown = Some(Drawn {
-                    series: Rc::new(series),
-                    cp: self.current.cp.clone(),
-                });
+                self.shown = Some(Drawn::new(series, self.current.clone()));
                 self.shown_run = run;
                 self.run_error = None;
             }
@@ -257,7 +308,35 @@ impl Reducible for DcqcnState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::Edit { key, text } => next.edit(key, text),
+            Action::Type { key, text } => {
+                if self.texts.get(key) == Some(&text) {
+                    return self;
+                }
+                next.texts.insert(key, text);
+            }
+            Action::Edit { key, text } => {
+                // The same refused text again (the box's change after its timer's
+                // commit): nothing new to say.
+                if self.errors.contains_key(key) && self.texts.get(key) == Some(&text) {
+                    return self;
+                }
+                next.edit(key, text)
+            }
+            Action::Toggle { group, open } => {
+                if self.is_open(group) == open {
+                    return self;
+                }
+                next.open.retain(|g| *g != group);
+                if open {
+                    next.open.push(group);
+                }
+            }
+            Action::Theme { dark } => {
+                if self.dark == dark {
+                    return self;
+                }
+                next.dark = dark;
+            }
             Action::Preset(params) => {
                 let mut candidate = next.current.clone();
                 candidate.dcqcn = params;
@@ -274,6 +353,7 @@ impl Reducible for DcqcnState {
             Action::Scenario(name) => match named_scenario(&name) {
                 Ok(s) => {
                     next.scenario_name = name;
+                    next.stagger_us = stagger_us(&s).unwrap_or(0.0);
                     next.base = s.clone();
                     next.current = s;
                     next.texts.clear();
@@ -372,6 +452,87 @@ mod tests {
     }
 
     #[test]
+    fn typing_runs_nothing_until_the_value_is_committed() {
+        let s = Rc::new(fresh());
+        let run = s.run;
+        let s = s
+            .reduce(Action::Type {
+                key: "bottleneck_gbps",
+                text: "1".into(),
+            })
+            .reduce(Action::Type {
+                key: "bottleneck_gbps",
+                text: "10".into(),
+            });
+        assert_eq!(s.run, run, "drafts run nothing");
+        assert_eq!(s.text("bottleneck_gbps").as_deref(), Some("10"));
+        assert_eq!(s.current.bottleneck_gbps, 40.0);
+        let s = s.reduce(Action::Edit {
+            key: "bottleneck_gbps",
+            text: "100".into(),
+        });
+        assert_eq!(s.current.bottleneck_gbps, 100.0);
+        assert_eq!(s.run, run + 1);
+        // Committing the same value again (leaving the box) runs nothing more.
+        let s = s.reduce(Action::Edit {
+            key: "bottleneck_gbps",
+            text: "100".into(),
+        });
+        assert_eq!(s.run, run + 1);
+    }
+
+    #[test]
+    fn sections_stay_as_the_learner_left_them_and_a_refusal_opens_its_own() {
+        let s = Rc::new(fresh());
+        assert!(s.is_open(Group::Reaction) && !s.is_open(Group::Workload));
+        let s = s.reduce(Action::Toggle {
+            group: Group::Switch,
+            open: true,
+        });
+        let s = s.reduce(Action::Edit {
+            key: "cp.kmin_bytes",
+            text: "".into(),
+        });
+        assert!(s.errors.contains_key("cp.kmin_bytes"));
+        let s = s.reduce(Action::Edit {
+            key: "cp.kmin_bytes",
+            text: "100".into(),
+        });
+        assert!(s.errors.is_empty());
+        assert!(s.is_open(Group::Switch), "a cleared error closes nothing");
+        let s = s.reduce(Action::Edit {
+            key: "duration_us",
+            text: "-5".into(),
+        });
+        assert!(s.is_open(Group::Workload), "a refusal shows itself");
+    }
+
+    #[test]
+    fn one_flow_keeps_no_stagger_and_more_flows_get_the_last_one_back() {
+        let s = Rc::new(fresh());
+        let gap = stagger_us(&s.current).expect("two flows");
+        let s = s.reduce(Action::Edit {
+            key: "flows",
+            text: "1".into(),
+        });
+        assert_eq!(s.current.flows.len(), 1);
+        assert_eq!(stagger_us(&s.current), None);
+        let s = s.reduce(Action::Edit {
+            key: "flows",
+            text: "12".into(),
+        });
+        assert_eq!(s.current.flows.len(), 12);
+        assert_eq!(stagger_us(&s.current), Some(gap));
+        // A billion flows is refused and the 12 stay.
+        let s = s.reduce(Action::Edit {
+            key: "flows",
+            text: "1e9".into(),
+        });
+        assert_eq!(s.current.flows.len(), 12);
+        assert!(s.errors.contains_key("flows"));
+    }
+
+    #[test]
     fn stale_runs_are_ignored() {
         let s = Rc::new(fresh());
         let s = s.reduce(Action::Model(Model::Packet));
@@ -385,12 +546,10 @@ mod tests {
     #[test]
     fn pinning_reports_what_changed() {
         let mut s = fresh();
-        s.shown = Some(Drawn {
-            series: Rc::new(
-                engine::dcqcn::simulate_fluid(&s.current, &Default::default()).expect("runs"),
-            ),
-            cp: s.current.cp.clone(),
-        });
+        s.shown = Some(Drawn::new(
+            engine::dcqcn::simulate_fluid(&s.current, &Default::default()).expect("runs"),
+            s.current.clone(),
+        ));
         let s = Rc::new(s).reduce(Action::Pin).reduce(Action::Edit {
             key: "dcqcn.g",
             text: "0.5".into(),
