@@ -58,6 +58,12 @@ fn free_port() -> u16 {
 
 impl Browser {
     pub async fn start() -> Browser {
+        Browser::start_with_args(&[]).await
+    }
+
+    /// [`Browser::start`] with more Chromium switches, e.g.
+    /// `--host-resolver-rules=MAP lab.example.test 127.0.0.1` for a page at a non-local name.
+    pub async fn start_with_args(extra: &[&str]) -> Browser {
         let slot = BROWSER_SLOT
             .acquire()
             .await
@@ -89,6 +95,7 @@ impl Browser {
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
         args.push(format!("--user-data-dir={}", profile.display()));
         args.push(format!("--window-size={},{}", DESKTOP.0, DESKTOP.1));
+        args.extend(extra.iter().map(|arg| arg.to_string()));
         let capabilities = json!({
             "browserName": "chrome",
             "goog:chromeOptions": { "binary": CHROMIUM, "args": args },

@@ -191,13 +191,28 @@ async fn a_dead_probe_is_reported_and_retried() {
             "the retry notice",
         )
         .await;
+    // Nothing listens there, and the page asked (`/probe`) before saying so.
+    let problem = browser
+        .find(".live-problem")
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        problem.contains("Nothing answered at 127.0.0.1:9."),
+        "{problem}"
+    );
     browser.screenshot("live-dead-probe").await;
-    // The browser itself logs the failed WebSocket; nothing else may go wrong.
+    // The browser itself logs the failed WebSocket and the failed look-ups of /probe that
+    // tell "nothing there" from "refused"; nothing else may go wrong.
     let errors: Vec<String> = browser
         .console_errors()
         .await
         .into_iter()
-        .filter(|e| !e.contains("WebSocket connection to 'ws://127.0.0.1:9/ws' failed"))
+        .filter(|e| {
+            !(e.contains("WebSocket connection to 'ws://127.0.0.1:9/ws' failed")
+                || e.starts_with("http://127.0.0.1:9/probe - Failed to load resource"))
+        })
         .collect();
     assert!(errors.is_empty(), "unexpected console errors: {errors:#?}");
     browser.close().await;
