@@ -2,72 +2,17 @@
 //! by hand, since a DNS-rebinding page's requests differ from the probe's own only in their
 //! `Host` (and an HTTP client sets that from the URL).
 
-use std::{
-    io::{BufRead, BufReader},
-    net::SocketAddr,
-    path::Path,
-    process::{Child, Command, Stdio},
-    time::Duration,
-};
+mod common;
 
-use tempfile::TempDir;
+use std::time::Duration;
+
+use common::{Probe, INDEX};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpStream,
 };
 
-const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
-const INDEX: &str = "<!DOCTYPE html><title>lab</title>";
-
-/// A probe serving a one-page site and the recorded fixture (read only) on `listen`.
-struct Probe {
-    child: Child,
-    /// Where to connect: the bound port, on 127.0.0.1 when it listens on every address.
-    addr: SocketAddr,
-    _site: TempDir,
-}
-
 impl Probe {
-    fn start(listen: &str, extra: &[&str]) -> Probe {
-        let site = tempfile::Builder::new()
-            .prefix("rdma-lab-host-check-")
-            .tempdir()
-            .unwrap();
-        std::fs::write(site.path().join("index.html"), INDEX).unwrap();
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let mut child = Command::new(PROBE)
-            .args(["serve", "--listen", listen, "--ui"])
-            .arg(site.path())
-            .arg("--sysfs-root")
-            .arg(fixtures.join("sysfs"))
-            .arg("--debugfs-root")
-            .arg(fixtures.join("debugfs"))
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let bound: SocketAddr = line
-            .strip_prefix("Serving rdma-lab at http://")
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|addr| addr.parse().ok())
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
-        let addr = if bound.ip().is_unspecified() {
-            SocketAddr::from(([127, 0, 0, 1], bound.port()))
-        } else {
-            bound
-        };
-        Probe {
-            child,
-            addr,
-            _site: site,
-        }
-    }
-
     fn port(&self) -> u16 {
         self.addr.port()
     }
@@ -107,13 +52,6 @@ impl Probe {
         tokio::time::timeout(Duration::from_secs(10), Reply::read(&mut stream))
             .await
             .expect("a reply within 10 s")
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

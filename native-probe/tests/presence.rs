@@ -2,70 +2,18 @@
 //! "no probe here": the real binary on a real socket, sent requests written by hand so each
 //! test controls `Host` and `Origin` exactly.
 
-use std::{
-    io::{BufRead, BufReader},
-    net::SocketAddr,
-    path::Path,
-    process::{Child, Command, Stdio},
-    time::Duration,
-};
+mod common;
 
+use std::time::Duration;
+
+use common::Probe;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpStream,
 };
 
-const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
-
-/// A probe on a free loopback port serving a one-page site and the recorded fixture.
-struct Probe {
-    child: Child,
-    addr: SocketAddr,
-    _site: TempDir,
-}
-
 impl Probe {
-    fn start(extra: &[&str]) -> Probe {
-        let site = tempfile::Builder::new()
-            .prefix("rdma-lab-presence-")
-            .tempdir()
-            .unwrap();
-        std::fs::write(
-            site.path().join("index.html"),
-            "<!DOCTYPE html><title>lab</title>",
-        )
-        .unwrap();
-        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let mut child = Command::new(PROBE)
-            .args(["serve", "--listen", "127.0.0.1:0", "--ui"])
-            .arg(site.path())
-            .arg("--sysfs-root")
-            .arg(fixtures.join("sysfs"))
-            .arg("--debugfs-root")
-            .arg(fixtures.join("debugfs"))
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .strip_prefix("Serving rdma-lab at http://")
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|addr| addr.parse().ok())
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
-        Probe {
-            child,
-            addr,
-            _site: site,
-        }
-    }
-
     /// The `Host` a browser sends for `http://127.0.0.1:PORT/`.
     fn own_host(&self) -> String {
         self.addr.to_string()
@@ -94,13 +42,6 @@ impl Probe {
         let mut headers = vec![("Host", host.as_str())];
         headers.extend(origin.map(|o| ("Origin", o)));
         self.request("GET", "/probe", &headers).await
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -162,7 +103,7 @@ fn presence(origin: Value, allowed: bool, allow_with: Value) -> Value {
 
 #[tokio::test]
 async fn a_refused_origin_is_told_so_with_the_flag_that_admits_it() {
-    let probe = Probe::start(&[]);
+    let probe = Probe::start("127.0.0.1:0", &[]);
     let reply = probe.ask(Some("https://Name.GitHub.io/")).await;
     assert_eq!(reply.status, 200, "{reply:?}");
     // Any page may read it: that is the point of the route.
@@ -182,7 +123,7 @@ async fn a_refused_origin_is_told_so_with_the_flag_that_admits_it() {
 
 #[tokio::test]
 async fn allowed_local_and_originless_requests_are_told_they_pass() {
-    let probe = Probe::start(&["--allow-origin", "https://name.github.io"]);
+    let probe = Probe::start("127.0.0.1:0", &["--allow-origin", "https://name.github.io"]);
     let hosted = probe.ask(Some("https://name.github.io")).await;
     assert_eq!(
         hosted.json(),
@@ -206,7 +147,7 @@ async fn allowed_local_and_originless_requests_are_told_they_pass() {
 
 #[tokio::test]
 async fn the_host_check_still_comes_first() {
-    let probe = Probe::start(&[]);
+    let probe = Probe::start("127.0.0.1:0", &[]);
     let evil = format!("evil.example:{}", probe.addr.port());
     let refused = probe
         .request(
@@ -228,7 +169,7 @@ async fn the_host_check_still_comes_first() {
 
 #[tokio::test]
 async fn it_needs_no_token_and_gives_none_away() {
-    let probe = Probe::start(&["--token", "s3cret"]);
+    let probe = Probe::start("127.0.0.1:0", &["--token", "s3cret"]);
     let reply = probe.ask(Some("https://name.github.io")).await;
     assert_eq!(reply.status, 200);
     assert!(!reply.body.contains("s3cret"), "{reply:?}");
@@ -237,7 +178,7 @@ async fn it_needs_no_token_and_gives_none_away() {
 
 #[tokio::test]
 async fn the_private_network_preflight_is_answered_and_the_route_is_read_only() {
-    let probe = Probe::start(&[]);
+    let probe = Probe::start("127.0.0.1:0", &[]);
     let host = probe.own_host();
     let preflight = probe
         .request(
