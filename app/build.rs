@@ -30,12 +30,23 @@ fn main() {
         let t = &page.topic;
         writeln!(
             out,
-            "    Topic {{ path: {:?}, title: {:?}, group: {:?}, summary: {:?}, view: {:?}, body_html: {:?} }},",
-            t.path, t.title, t.group, t.summary, t.view.as_deref(), page.html
+            "    Topic {{ path: {:?}, title: {:?}, group: {:?}, summary: {:?}, view: {:?} }},",
+            t.path,
+            t.title,
+            t.group,
+            t.summary,
+            t.view.as_deref()
         )
         .expect("writing to a String cannot fail");
     }
-    out.push_str("];\n\npub static SEARCH_SECTIONS: &[engine::search::Section<'static>] = &[\n");
+    // The texts and the search index are published as files beside the pages (see
+    // src/bin/prerender.rs); only native builds hold them, so no wasm module carries them.
+    out.push_str("];\n\n#[cfg(not(target_arch = \"wasm32\"))]\npub static TOPIC_TEXTS: &[(&str, &str)] = &[\n");
+    for page in &pages {
+        writeln!(out, "    ({:?}, {:?}),", page.topic.path, page.html)
+            .expect("writing to a String cannot fail");
+    }
+    out.push_str("];\n\n#[cfg(not(target_arch = \"wasm32\"))]\npub static SEARCH_SECTIONS: &[engine::search::Section<'static>] = &[\n");
     for page in &pages {
         for section in &page.sections {
             writeln!(

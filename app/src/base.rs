@@ -1,23 +1,19 @@
 //! Where the site lives: `/` on the probe, `/rdma-lab/` on a GitHub project page, any
 //! folder of any static host. One build serves them all because every page names the site
 //! root in its `<base href>` (`../` in `qp/index.html`; 404.html sets it at run time, see
-//! index.html), and the app reads it back from `document.baseURI`.
+//! index.html).
 //!
-//! Inside the app a page is named by its route path (`/qp#anchor`, as in `content/`); an
-//! href on the page is that path under the site root (`/rdma-lab/qp#anchor`). Relative
-//! URLs (assets, the worker) need nothing from here: they resolve against the base.
+//! Inside the app a page is named by its route path (`/qp#anchor`, as in `content/`). On the
+//! page every link is relative to the site root (`qp/#anchor`, `./`), so the same markup is
+//! right wherever the site is served, prerendered or drawn in the browser, and with
+//! JavaScript off. Only the router needs the root's own path, read from `document.baseURI`.
 
 use std::borrow::Cow;
 
-use gloo::utils::document;
-
-thread_local! {
-    static SITE_ROOT: String = read_site_root();
-}
-
 /// The folder the base URL names, e.g. `/rdma-lab/`; `/` when there is none to read.
+#[cfg(target_arch = "wasm32")]
 fn read_site_root() -> String {
-    document()
+    gloo::utils::document()
         .base_uri()
         .ok()
         .flatten()
@@ -25,6 +21,16 @@ fn read_site_root() -> String {
         .map(|root| root.pathname())
         .filter(|root| root.starts_with('/'))
         .unwrap_or_else(|| "/".to_string())
+}
+
+/// Prerendering knows no host: its pages only use relative links.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_site_root() -> String {
+    "/".to_string()
+}
+
+thread_local! {
+    static SITE_ROOT: String = read_site_root();
 }
 
 /// The site root's path, always ending in `/`.
@@ -37,66 +43,88 @@ pub fn basename() -> Option<String> {
     basename_of(&site_root())
 }
 
-/// The href of a route path (`/`, `/qp`, `/lossless#pfc`) on this site.
+/// The href of a route path (`/`, `/qp`, `/lossless#pfc`) on this site, relative to the site
+/// root: `./`, `qp/`, `lossless/#pfc`. The trailing slash names the folder a static host
+/// serves the page from, so following the link needs no redirect.
 pub fn href(route_path: &str) -> String {
-    href_under(&site_root(), route_path)
+    let (path, anchor) = match route_path.split_once('#') {
+        Some((path, anchor)) => (path, Some(anchor)),
+        None => (route_path, None),
+    };
+    let folder = path.trim_matches('/');
+    let mut href = if folder.is_empty() {
+        "./".to_string()
+    } else {
+        format!("{folder}/")
+    };
+    if let Some(anchor) = anchor {
+        href.push('#');
+        href.push_str(anchor);
+    }
+    href
 }
 
-/// The route path an href on this site names (`/rdma-lab/qp#x` → `/qp#x`), `None` for one
-/// that leaves the app. A bare route path (`/qp`) is taken as one too, so links drawn before
-/// they knew the site root still navigate in-app.
-pub fn route_path(href: &str) -> Option<String> {
-    route_path_under(&site_root(), href)
+/// The route path an absolute path on this site names (`/rdma-lab/qp/` → `/qp/`), `None` for
+/// one outside the site root.
+pub fn route_path(path: &str) -> Option<String> {
+    route_path_under(&site_root(), path)
 }
 
-/// `html` with its root-absolute links (`href="/qp"`, from `content/`) put under the site
-/// root; untouched at a host's root.
-pub fn rebase_links(html: &'static str) -> Cow<'static, str> {
-    rebase_links_under(&site_root(), html)
+/// A page's compiled text with its links made relative to the site root: `href="/qp"` (as
+/// `content/` writes links) becomes `href="qp/"`, and an in-page `href="#source-1"` names its
+/// page (`href="verbs/#source-1"`), which under a `<base>` naming the root it must.
+pub fn relative_links<'a>(html: &'a str, page: &str) -> Cow<'a, str> {
+    const HREF: &str = "href=\"";
+    if !html.contains(HREF) {
+        return Cow::Borrowed(html);
+    }
+    let mut out = String::with_capacity(html.len() + 256);
+    let mut rest = html;
+    while let Some(at) = rest.find(HREF) {
+        let (before, from_href) = rest.split_at(at + HREF.len());
+        out.push_str(before);
+        let end = from_href.find('"').unwrap_or(from_href.len());
+        let target = &from_href[..end];
+        if target.starts_with('/') && !target.starts_with("//") {
+            out.push_str(&href(target));
+        } else if let Some(anchor) = target.strip_prefix('#') {
+            out.push_str(&href(&format!("{page}#{anchor}")));
+        } else {
+            out.push_str(target);
+        }
+        rest = &from_href[end..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// The file a topic's main region is published in, relative to the site root:
+/// `text/qp.html`, `text/index.html` for the overview (see `src/bin/prerender.rs`).
+pub fn text_file(route_path: &str) -> String {
+    match route_path.trim_matches('/') {
+        "" => "text/index.html".to_string(),
+        slug => format!("text/{slug}.html"),
+    }
 }
 
 fn basename_of(root: &str) -> Option<String> {
     Some(root.trim_end_matches('/').to_string()).filter(|name| !name.is_empty())
 }
 
-fn href_under(root: &str, route_path: &str) -> String {
-    format!("{}{route_path}", root.trim_end_matches('/'))
-}
-
-fn route_path_under(root: &str, href: &str) -> Option<String> {
-    if !href.starts_with('/') || href.starts_with("//") {
+fn route_path_under(root: &str, path: &str) -> Option<String> {
+    if !path.starts_with('/') || path.starts_with("//") {
         return None;
     }
-    let under_root = basename_of(root)
-        .and_then(|name| href.strip_prefix(name.as_str()).map(str::to_string))
-        .filter(|rest| rest.is_empty() || rest.starts_with(['/', '?', '#']));
-    Some(match under_root {
-        Some(rest) if rest.starts_with('/') => rest,
-        Some(rest) => format!("/{rest}"),
-        None => href.to_string(),
-    })
-}
-
-fn rebase_links_under(root: &str, html: &'static str) -> Cow<'static, str> {
     let Some(name) = basename_of(root) else {
-        return Cow::Borrowed(html);
+        return Some(path.to_string());
     };
-    const LINK: &str = "href=\"/";
-    let mut out = String::with_capacity(html.len() + 64);
-    let mut rest = html;
-    while let Some(at) = rest.find(LINK) {
-        let (before, link) = rest.split_at(at);
-        out.push_str(before);
-        out.push_str("href=\"");
-        // `//host/…` leaves the site.
-        if !link[LINK.len()..].starts_with('/') {
-            out.push_str(&name);
-        }
-        out.push('/');
-        rest = &link[LINK.len()..];
+    let rest = path.strip_prefix(name.as_str())?;
+    match rest {
+        "" => Some("/".to_string()),
+        rest if rest.starts_with('/') => Some(rest.to_string()),
+        rest if rest.starts_with(['?', '#']) => Some(format!("/{rest}")),
+        _ => None,
     }
-    out.push_str(rest);
-    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -111,47 +139,38 @@ mod tests {
     }
 
     #[test]
-    fn hrefs_are_route_paths_under_the_site_root() {
-        assert_eq!(href_under("/", "/"), "/");
-        assert_eq!(
-            href_under("/", "/qp#the-state-machine"),
-            "/qp#the-state-machine"
-        );
-        assert_eq!(href_under("/a/rdma-lab/", "/"), "/a/rdma-lab/");
-        assert_eq!(
-            href_under("/a/rdma-lab/", "/nccl-env"),
-            "/a/rdma-lab/nccl-env"
-        );
+    fn hrefs_are_relative_to_the_site_root() {
+        assert_eq!(href("/"), "./");
+        assert_eq!(href("/#why"), "./#why");
+        assert_eq!(href("/qp"), "qp/");
+        assert_eq!(href("/qp/"), "qp/");
+        assert_eq!(href("/qp#the-state-machine"), "qp/#the-state-machine");
+        assert_eq!(href("/nccl-env"), "nccl-env/");
     }
 
     #[test]
-    fn hrefs_read_back_as_route_paths() {
+    fn paths_read_back_as_route_paths() {
         let root = "/a/rdma-lab/";
-        let read = |href| route_path_under(root, href);
-        assert_eq!(read("/a/rdma-lab/qp#x").as_deref(), Some("/qp#x"));
+        let read = |path| route_path_under(root, path);
+        assert_eq!(read("/a/rdma-lab/qp").as_deref(), Some("/qp"));
         assert_eq!(read("/a/rdma-lab/qp/").as_deref(), Some("/qp/"));
         assert_eq!(read("/a/rdma-lab/").as_deref(), Some("/"));
         assert_eq!(read("/a/rdma-lab").as_deref(), Some("/"));
-        assert_eq!(read("/a/rdma-lab#x").as_deref(), Some("/#x"));
-        // A bare route path, and one that only looks like the root's name.
-        assert_eq!(read("/qp").as_deref(), Some("/qp"));
-        assert_eq!(
-            read("/a/rdma-lab-old/qp").as_deref(),
-            Some("/a/rdma-lab-old/qp")
-        );
-        assert_eq!(read("https://example.com/"), None);
+        // Outside the site root, or only looking like its name.
+        assert_eq!(read("/qp"), None);
+        assert_eq!(read("/a/rdma-lab-old/qp"), None);
         assert_eq!(read("//example.com/"), None);
-        assert_eq!(read("#anchor"), None);
+        assert_eq!(read("qp/"), None);
         assert_eq!(route_path_under("/", "/qp").as_deref(), Some("/qp"));
     }
 
     #[test]
-    fn compiled_links_move_under_the_site_root() {
+    fn compiled_links_become_relative() {
         let html = r##"<a href="/lossless#pfc">PFC</a> <a href="https://x.org/">x</a> <a href="#source-1">1</a> <a href="//cdn.example/">c</a> <a href="/">home</a>"##;
-        assert_eq!(rebase_links_under("/", html), html);
         assert_eq!(
-            rebase_links_under("/a/rdma-lab/", html),
-            r##"<a href="/a/rdma-lab/lossless#pfc">PFC</a> <a href="https://x.org/">x</a> <a href="#source-1">1</a> <a href="//cdn.example/">c</a> <a href="/a/rdma-lab/">home</a>"##
+            relative_links(html, "/verbs"),
+            r##"<a href="lossless/#pfc">PFC</a> <a href="https://x.org/">x</a> <a href="verbs/#source-1">1</a> <a href="//cdn.example/">c</a> <a href="./">home</a>"##
         );
+        assert_eq!(relative_links("<p>no links</p>", "/"), "<p>no links</p>");
     }
 }

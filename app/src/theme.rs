@@ -31,6 +31,19 @@ impl Theme {
         }
     }
 
+    /// The theme button's label when pressing it shows this theme.
+    pub fn switch_label(self) -> String {
+        format!("Switch to the {} theme", self.name())
+    }
+
+    /// The button's symbol for this theme.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Theme::Light => "☀",
+            Theme::Dark => "☾",
+        }
+    }
+
     pub fn other(self) -> Theme {
         match self {
             Theme::Light => Theme::Dark,
@@ -41,6 +54,9 @@ impl Theme {
     /// The learner's earlier pick. Storage can be unavailable (private windows, blocked
     /// cookies); then there is simply no remembered choice.
     pub fn remembered() -> Option<Theme> {
+        if cfg!(not(target_arch = "wasm32")) {
+            return None; // Prerendering: the page's own script applies the pick before paint.
+        }
         let storage = window().local_storage().ok().flatten()?;
         let name = storage.get_item(STORAGE_KEY).ok().flatten()?;
         Theme::from_name(&name)
@@ -48,6 +64,9 @@ impl Theme {
 
     /// What the operating system asks for.
     pub fn system() -> Theme {
+        if cfg!(not(target_arch = "wasm32")) {
+            return Theme::Light;
+        }
         let dark = window()
             .match_media(DARK_QUERY)
             .ok()

@@ -1,8 +1,5 @@
 //! The lab's topics, compiled in from `content/topics.toml` by `build.rs`.
 
-use crate::route::Route;
-use yew_router::Routable;
-
 /// One topic of the reference: a route with its title, one-line summary and the page's text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Topic {
@@ -12,8 +9,6 @@ pub struct Topic {
     pub summary: &'static str,
     /// The interactive view this page has above its text, if any (see `crate::views`).
     pub view: Option<&'static str>,
-    /// `content/topics/<slug>.md` as HTML, with numbered citations and its sources list.
-    pub body_html: &'static str,
 }
 
 /// What the live view says about one counter, from `content/data/counters.toml`.
@@ -38,17 +33,17 @@ impl CounterNote {
 
 include!(concat!(env!("OUT_DIR"), "/topics.rs"));
 
+/// `content/topics/<slug>.md` as HTML, with numbered citations and its sources list; the
+/// shell fetches it (see `crate::text`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn text_of(path: &str) -> Option<&'static str> {
+    TOPIC_TEXTS
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, html)| *html)
+}
+
 impl Topic {
-    /// The route this topic lives at.
-    pub fn route(&self) -> Route {
-        Route::recognize(self.path).unwrap_or(Route::NotFound)
-    }
-
-    /// The topic shown at `route`, if it is a topic page.
-    pub fn at(route: &Route) -> Option<&'static Topic> {
-        Topic::at_path(&route.to_path())
-    }
-
     pub fn at_path(path: &str) -> Option<&'static Topic> {
         TOPICS.iter().find(|t| t.path == path)
     }
@@ -69,28 +64,6 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static Topic>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_topic_has_its_own_route() {
-        for topic in TOPICS {
-            let route = topic.route();
-            assert_ne!(route, Route::NotFound, "{} has no route", topic.path);
-            assert_eq!(route.to_path(), topic.path);
-        }
-    }
-
-    #[test]
-    fn every_route_but_not_found_is_a_topic() {
-        for path in Route::routes() {
-            let route = Route::recognize(path).expect("a declared route is recognised");
-            if route != Route::NotFound {
-                assert!(
-                    Topic::at(&route).is_some(),
-                    "route {path} has no topic in content/topics.toml"
-                );
-            }
-        }
-    }
 
     #[test]
     fn search_lands_on_the_heading_about_the_term() {

@@ -1,5 +1,3 @@
-use gloo::utils::document;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::base;
@@ -10,44 +8,19 @@ use super::theme_toggle::ThemeToggle;
 
 #[derive(Properties, PartialEq)]
 pub struct ShellProps {
+    /// The route path of the page, for the sidebar's current link; none on the 404 page.
+    pub current: Option<&'static str>,
     pub children: Html,
 }
 
-/// The frame around every view: header, topic sidebar and the main region.
+/// The frame around every page: header, topic sidebar and the main region.
 #[function_component]
 pub fn Shell(props: &ShellProps) -> Html {
-    let menu_open = use_state(|| false);
-    let toggle_menu = {
-        let menu_open = menu_open.clone();
-        Callback::from(move |_| menu_open.set(!*menu_open))
-    };
-    let close_menu = {
-        let menu_open = menu_open.clone();
-        Callback::from(move |()| menu_open.set(false))
-    };
-
-    // Under the <base> that names the site root, `#main` would resolve to the overview's
-    // URL and leave the page: move focus to the content here instead.
-    let skip_to_main = Callback::from(|event: MouseEvent| {
-        event.prevent_default();
-        if let Some(main) = document().get_element_by_id("main") {
-            if let Ok(main) = main.dyn_into::<web_sys::HtmlElement>() {
-                let _ = main.focus();
-            }
-        }
-    });
-
     html! {
         <div class="shell">
-            <a class="skip-link" href="#main" onclick={skip_to_main}>{ "Skip to content" }</a>
+            <a class="skip-link" href="#main">{ "Skip to content" }</a>
             <header class="site-header">
-                <button
-                    type="button"
-                    class="menu-button"
-                    aria-controls="topics"
-                    aria-expanded={menu_open.to_string()}
-                    onclick={toggle_menu}
-                >
+                <button type="button" class="menu-button" aria-controls="topics" aria-expanded="false">
                     { "Topics" }
                 </button>
                 <a class="brand" href={base::href("/")}>
@@ -57,7 +30,7 @@ pub fn Shell(props: &ShellProps) -> Html {
                 <SearchBox />
                 <ThemeToggle />
             </header>
-            <Sidebar open={*menu_open} on_navigate={close_menu} />
+            <Sidebar current={props.current} />
             <main id="main" tabindex="-1">
                 { props.children.clone() }
             </main>

@@ -1,43 +1,20 @@
-use gloo::events::EventListener;
 use yew::prelude::*;
 
 use crate::theme::Theme;
 
-/// A button that switches between the light and dark theme and remembers the choice.
+/// The button that switches between the light and dark theme (see `crate::browser::theme`,
+/// which also relabels it for the theme the page shows).
 #[function_component]
 pub fn ThemeToggle() -> Html {
-    let theme = use_state(Theme::current);
-
-    // Until the learner picks a theme, the page follows the system; keep the label honest.
-    {
-        let theme = theme.clone();
-        use_effect_with((), move |_| {
-            let listener = Theme::system_query().map(|query| {
-                EventListener::new(&query, "change", move |_| theme.set(Theme::current()))
-            });
-            move || drop(listener)
-        });
-    }
-
-    let onclick = {
-        let theme = theme.clone();
-        Callback::from(move |_| {
-            let next = theme.other();
-            next.choose();
-            theme.set(next);
-        })
-    };
-
-    let next = theme.other();
+    let next = Theme::Light.other();
     html! {
         <button
             type="button"
             class="theme-toggle"
-            aria-label={format!("Switch to the {} theme", next.name())}
-            title={format!("Switch to the {} theme", next.name())}
-            {onclick}
+            aria-label={next.switch_label()}
+            title={next.switch_label()}
         >
-            <span aria-hidden="true">{ if next == Theme::Dark { "☾" } else { "☀" } }</span>
+            <span aria-hidden="true">{ next.symbol() }</span>
             <span class="theme-toggle-text">{ next.name() }</span>
         </button>
     }

@@ -1,24 +1,60 @@
-//! The interactive views: one module each, drawn above a topic's reference text.
-//! They draw what the engine computes and keep their state in hooks.
+//! The interactive views: one module each, drawn above a topic's reference text. They draw
+//! what the engine computes and keep their state in hooks.
+//!
+//! Each view is its own wasm module (`src/bin/view_<name>.rs`, built by `./lab` into
+//! `views/<name>-<hash>/`), so a page downloads a view's code only when it shows that view:
+//! the shell's `ViewSlot` imports the module and mounts it in its place.
 
-mod dcqcn;
-mod flows;
-mod live;
-mod qp;
-mod roce;
+pub mod dcqcn;
+pub mod flows;
+pub mod live;
+pub mod qp;
+pub mod roce;
 
-use yew::prelude::*;
+mod slot;
 
-use crate::topics::Topic;
+pub use slot::ViewSlot;
 
-/// The interactive view of a topic page, for the topics that have one built.
-pub fn for_topic(topic: &Topic) -> Option<Html> {
-    match topic.path {
-        "/dcqcn" => Some(html! { <dcqcn::DcqcnView /> }),
-        "/flows" => Some(html! { <flows::FlowsView /> }),
-        "/live" => Some(html! { <live::LiveView /> }),
-        "/qp" => Some(html! { <qp::QpView /> }),
-        "/roce" => Some(html! { <roce::RoceView /> }),
-        _ => None,
+/// The performance mark a view sets once its own module has drawn it (the bench's "ready
+/// for input").
+pub const READY_MARK: &str = "lab-view-ready";
+
+/// Sets `READY_MARK`.
+pub fn mark_ready() {
+    if let Some(performance) = gloo::utils::window().performance() {
+        let _ = performance.mark(READY_MARK);
     }
+}
+
+/// The exports of a view's module: `mount(element)` draws `$view` into the element and
+/// returns the handle whose `unmount()` removes it (closing its connections and timers).
+#[macro_export]
+macro_rules! view_module {
+    ($view:path) => {
+        #[yew::function_component]
+        fn Root() -> yew::Html {
+            yew::functional::use_effect_with((), |_| $crate::views::mark_ready());
+            yew::html! { <$view /> }
+        }
+
+        #[wasm_bindgen::prelude::wasm_bindgen]
+        pub struct MountedView(Option<yew::AppHandle<Root>>);
+
+        #[wasm_bindgen::prelude::wasm_bindgen]
+        impl MountedView {
+            pub fn unmount(&mut self) {
+                if let Some(handle) = self.0.take() {
+                    handle.destroy();
+                }
+            }
+        }
+
+        #[wasm_bindgen::prelude::wasm_bindgen]
+        pub fn mount(root: web_sys::Element) -> MountedView {
+            console_error_panic_hook::set_once();
+            MountedView(Some(yew::Renderer::<Root>::with_root(root).render()))
+        }
+
+        fn main() {}
+    };
 }

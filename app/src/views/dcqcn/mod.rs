@@ -26,7 +26,6 @@ use gloo::utils::{document, window};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
-use yew_router::prelude::*;
 
 use charts::{ChartKind, Frame, Palette};
 use fields::{Group, FIELDS};
@@ -35,8 +34,6 @@ use panel::{ParamGroup, Refusal, RowView};
 use readout::{CursorReadout, FlowTable, RunSummary};
 use state::{Action, DcqcnState};
 use worker::PacketWorker;
-
-use crate::navigation::{go_to, internal_target};
 
 pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
 const PACKET_MEASURE: &str = "lab-dcqcn-packet";
@@ -448,16 +445,8 @@ pub fn DcqcnView() -> Html {
         }
     };
     let changes = state.changes_since_pin();
-    let navigator = use_navigator();
     let link = |href: &'static str, text: &'static str| {
-        let navigator = navigator.clone();
-        let onclick = Callback::from(move |e: MouseEvent| {
-            if let (Some(nav), Some((route, anchor))) = (&navigator, internal_target(href)) {
-                e.prevent_default();
-                go_to(nav, &route, anchor.as_deref());
-            }
-        });
-        html! { <a {href} {onclick}>{ text }</a> }
+        html! { <a href={crate::base::href(href)}>{ text }</a> }
     };
 
     let view = html! {

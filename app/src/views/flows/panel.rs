@@ -5,11 +5,10 @@ use std::rc::Rc;
 
 use engine::flows::{Category, CategoryTime, Scenario};
 use yew::prelude::*;
-use yew_router::prelude::*;
 
 use super::stage::kind_text;
 use super::text::{bytes_text, ns_text};
-use crate::navigation::{go_to, internal_target};
+use crate::base;
 use crate::topics::Topic;
 
 fn category_text(category: Category) -> &'static str {
@@ -33,22 +32,10 @@ pub struct TopicLinkProps {
     pub children: Html,
 }
 
-/// A plain link to a reference topic that stays in the app.
+/// A plain link to a reference topic (the shell follows it without reloading).
 #[function_component]
 pub fn TopicLink(props: &TopicLinkProps) -> Html {
-    let navigator = use_navigator();
-    let path = props.path.clone();
-    let onclick = Callback::from(move |event: MouseEvent| {
-        let plain = event.button() == 0
-            && !(event.ctrl_key() || event.meta_key() || event.shift_key() || event.alt_key());
-        if let (true, Some(navigator), Some((route, anchor))) =
-            (plain, navigator.as_ref(), internal_target(&path))
-        {
-            event.prevent_default();
-            go_to(navigator, &route, anchor.as_deref());
-        }
-    });
-    html! { <a href={props.path.clone()} {onclick}>{ props.children.clone() }</a> }
+    html! { <a href={base::href(&props.path)}>{ props.children.clone() }</a> }
 }
 
 fn topic_title(path: &str) -> &str {

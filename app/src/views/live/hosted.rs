@@ -7,7 +7,7 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use super::failure::Advice;
-use crate::navigation::reveal_anchor;
+use crate::browser::navigation::reveal_anchor;
 
 /// The section of this page's reference text (`content/topics/live.md`) on hosted copies.
 pub const HOSTED_SECTION: &str = "connecting-from-a-hosted-copy-of-the-lab";
@@ -127,13 +127,13 @@ pub fn ConnectProblem(props: &ConnectProblemProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topics::Topic;
+    use crate::topics::text_of;
 
     #[test]
     fn the_intro_links_to_a_section_the_page_has() {
-        let live = Topic::at_path("/live").expect("a /live topic");
+        let live = text_of("/live").expect("a /live topic");
         assert!(
-            live.body_html.contains(&format!("id=\"{HOSTED_SECTION}\"")),
+            live.contains(&format!("id=\"{HOSTED_SECTION}\"")),
             "content/topics/live.md has no heading with the anchor {HOSTED_SECTION}"
         );
     }

@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 
 use engine::probe::{CounterSample, CounterStatus, Inventory};
 use yew::prelude::*;
-use yew_router::prelude::*;
 
 use super::chart::human;
-use crate::navigation::{go_to, internal_target};
+use crate::base;
 use crate::topics::CounterNote;
 
 #[derive(Properties, PartialEq)]
@@ -85,7 +84,7 @@ pub fn GidTable(props: &InventoryProps) -> Html {
             <table class="data-table live-gids">
                 <caption>
                     { "GID table (as show_gids prints it). RoCE v2 entries are what NCCL_IB_GID_INDEX picks from; see " }
-                    <a href="/troubleshooting#roce-gid-index-wrong">{ "GID index wrong" }</a>{ "." }
+                    <a href={base::href("/troubleshooting#roce-gid-index-wrong")}>{ "GID index wrong" }</a>{ "." }
                 </caption>
                 <thead><tr>
                     <th scope="col">{ "Device" }</th><th scope="col">{ "Port" }</th><th scope="col">{ "Index" }</th>
@@ -145,7 +144,6 @@ fn status_text(counter: &CounterSample) -> String {
 /// Every counter of one group with its value, rate and what it means.
 #[function_component]
 pub fn CounterTable(props: &CounterTableProps) -> Html {
-    let navigator = use_navigator();
     if props.counters.is_empty() {
         return html! {};
     }
@@ -166,19 +164,9 @@ pub fn CounterTable(props: &CounterTableProps) -> Html {
                 { for props.counters.iter().map(|(name, counter)| {
                     let note = CounterNote::find(&props.group, name);
                     let explain = match note {
-                        Some(note) => {
-                            let onclick = {
-                                let navigator = navigator.clone();
-                                let topic = note.topic;
-                                Callback::from(move |e: MouseEvent| {
-                                    if let (Some(navigator), Some((route, anchor))) = (navigator.as_ref(), internal_target(topic)) {
-                                        e.prevent_default();
-                                        go_to(navigator, &route, anchor.as_deref());
-                                    }
-                                })
-                            };
-                            html! { <>{ note.meaning }{ " " }<a href={note.topic} {onclick}>{ "Why" }</a></> }
-                        }
+                        Some(note) => html! {
+                            <>{ note.meaning }{ " " }<a href={base::href(note.topic)}>{ "Why" }</a></>
+                        },
                         None => html! { <span class="muted">{ "Not explained in the lab yet." }</span> },
                     };
                     html! {

@@ -1,9 +1,8 @@
 //! Links back to the reference text that explains what the view shows.
 
 use yew::prelude::*;
-use yew_router::prelude::*;
 
-use crate::navigation::{go_to, internal_target};
+use crate::base;
 
 /// (href, text). Anchors are the compiled heading ids of `content/topics/*.md`.
 const LINKS: [(&str, &str); 7] = [
@@ -36,29 +35,12 @@ const LINKS: [(&str, &str); 7] = [
 
 #[function_component]
 pub fn ReferenceLinks() -> Html {
-    let navigator = use_navigator();
-    let onclick = Callback::from(move |event: MouseEvent| {
-        let plain = event.button() == 0
-            && !(event.ctrl_key() || event.meta_key() || event.shift_key() || event.alt_key());
-        let href = event
-            .current_target()
-            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-            .and_then(|e| e.get_attribute("href"));
-        if let (true, Some(navigator), Some((route, anchor))) = (
-            plain,
-            navigator.as_ref(),
-            href.as_deref().and_then(internal_target),
-        ) {
-            event.prevent_default();
-            go_to(navigator, &route, anchor.as_deref());
-        }
-    });
     html! {
         <nav class="qp-links" aria-label="Read more">
             <h2>{ "Read more" }</h2>
             <ul>
                 { for LINKS.iter().map(|(href, text)| html! {
-                    <li><a href={*href} onclick={onclick.clone()}>{ *text }</a></li>
+                    <li><a href={base::href(href)}>{ *text }</a></li>
                 }) }
             </ul>
         </nav>

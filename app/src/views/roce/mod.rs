@@ -18,9 +18,7 @@ use engine::wire::LinkType;
 use gloo::utils::window;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
-use yew_router::prelude::*;
 
-use crate::navigation::{go_to, internal_target};
 use builder::Builder;
 use capture::CaptureView;
 use compare::Compare;
@@ -88,7 +86,7 @@ fn download_pcap(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// A link into the reference text that stays inside the app.
+/// A link into the reference text (the shell follows it without reloading).
 #[derive(Properties, PartialEq)]
 struct RefLinkProps {
     href: &'static str,
@@ -97,19 +95,7 @@ struct RefLinkProps {
 
 #[function_component]
 fn RefLink(props: &RefLinkProps) -> Html {
-    let navigator = use_navigator();
-    let href = props.href;
-    let onclick = Callback::from(move |e: MouseEvent| {
-        let plain =
-            e.button() == 0 && !(e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key());
-        if let (true, Some(nav), Some((route, anchor))) =
-            (plain, navigator.as_ref(), internal_target(href))
-        {
-            e.prevent_default();
-            go_to(nav, &route, anchor.as_deref());
-        }
-    });
-    html! { <a {href} {onclick}>{ props.children.clone() }</a> }
+    html! { <a href={crate::base::href(props.href)}>{ props.children.clone() }</a> }
 }
 
 #[function_component]
