@@ -4,6 +4,7 @@
 pub mod dcqcn;
 pub mod decode;
 pub mod probe;
+pub mod site;
 
 /// The median of the finite values (NaN when there are none).
 pub fn median(values: &[f64]) -> f64 {
