@@ -8,6 +8,9 @@ pub struct Topic {
     pub title: String,
     pub group: String,
     pub summary: String,
+    /// The interactive view above the page's text, if it has one.
+    #[serde(default)]
+    pub view: Option<String>,
 }
 
 impl Topic {

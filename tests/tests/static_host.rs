@@ -480,3 +480,94 @@ async fn unknown_paths_show_the_not_found_page_from_any_depth() {
     host.assert_nothing_fetched_outside();
     browser.close().await;
 }
+
+#[tokio::test]
+async fn every_topic_reads_with_javascript_off() {
+    let host = Hosted::start("no-script");
+    let browser = Browser::start_with_args(&["--blink-settings=scriptEnabled=false"]).await;
+    let topics = topics::all();
+
+    for size in [DESKTOP, PHONE] {
+        browser.resize(size).await;
+        let width = width_name(size);
+        for topic in &topics {
+            browser.goto(&host.url(&folder(topic))).await;
+            browser.wait_for_text("main h1", &topic.title).await;
+            assert_styled(&browser, &topic.path).await;
+            // The whole text, its citations and its sources are in the page itself.
+            let prose = browser
+                .eval("return document.querySelector('main .prose').textContent.length")
+                .await;
+            assert!(
+                prose.as_u64().is_some_and(|n| n > 1500),
+                "{} has its text without JavaScript: {prose} characters",
+                topic.path
+            );
+            let sources = browser
+                .eval("return document.querySelectorAll('main .sources li').length")
+                .await;
+            assert!(
+                sources.as_u64().is_some_and(|n| n > 0),
+                "{} lists its sources",
+                topic.path
+            );
+            let dangling = browser
+                .eval("return [...document.querySelectorAll('main sup.cite a')].filter(a => a.pathname !== location.pathname || !document.getElementById(a.hash.slice(1))).length")
+                .await;
+            assert_eq!(
+                dangling, 0,
+                "{}: each citation names its own page",
+                topic.path
+            );
+            let hrefs = sidebar_hrefs(&browser).await;
+            assert_eq!(hrefs.len(), topics.len(), "one link per topic");
+            assert!(
+                hrefs.iter().all(|h| h.starts_with(SUB_PATH)),
+                "links stay under the site root: {hrefs:?}"
+            );
+            // A view's place says what opens there (and nothing mounted it).
+            let view = browser
+                .eval(
+                    "return document.querySelector('.view-slot .view-preview')?.textContent ?? ''",
+                )
+                .await;
+            assert_eq!(
+                view.as_str()
+                    .is_some_and(|v| v.contains("needs JavaScript")),
+                topic.view.is_some(),
+                "{}: the view's place {view}",
+                topic.path
+            );
+        }
+        // Links are followed as plain page loads, to each topic's own page.
+        browser.goto(&host.url("")).await;
+        for topic in topics.iter().skip(1).take(4) {
+            click_sidebar_link(&browser, &topic.path).await;
+            browser.wait_for_text("main h1", &topic.title).await;
+            assert_eq!(browser.path().await, href(&topic.path));
+        }
+        // A citation lands on its source, on the same page.
+        browser.goto(&host.url("roce/")).await;
+        browser
+            .find("main sup.cite a")
+            .await
+            .click()
+            .await
+            .expect("citation clicks");
+        browser
+            .wait_until(
+                "return location.hash.startsWith('#source-') && location.pathname.endsWith('/roce/')",
+                "the citation's source",
+            )
+            .await;
+        browser.goto(&host.url("verbs/")).await;
+        browser
+            .wait_for_text("main h1", "Verbs, doorbells and CQEs")
+            .await;
+        browser
+            .screenshot(&format!("no-script-verbs-{width}"))
+            .await;
+    }
+    host.assert_nothing_fetched_outside();
+    browser.close().await;
+}

@@ -49,8 +49,10 @@ mod site {
 
     const ASSETS_MARKER: &str = "<!-- lab:assets -->";
 
-    /// Applies a remembered theme before the first paint: the app is not running yet.
-    const THEME_SCRIPT: &str = r#"<script>try{const t=localStorage.getItem("rdma-lab.theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}</script>"#;
+    /// Before the first paint, while the shell is still loading: marks the page as scripted
+    /// (the stylesheet offers the menu, search and theme controls only then) and applies a
+    /// remembered theme.
+    const FIRST_PAINT_SCRIPT: &str = r#"<script>document.documentElement.classList.add("scripted");try{const t=localStorage.getItem("rdma-lab.theme");if(t==="light"||t==="dark")document.documentElement.dataset.theme=t}catch(e){}</script>"#;
 
     struct ViewModule {
         name: String,
@@ -168,7 +170,7 @@ mod site {
         let end = at + description.len() + html[at + description.len()..].find('"').unwrap_or(0);
         html.replace_range(at + description.len()..end, &escape(page.description));
 
-        let mut head = String::from(THEME_SCRIPT);
+        let mut head = String::from(FIRST_PAINT_SCRIPT);
         for module in modules {
             head.push_str(&format!(
                 "\n    <meta name=\"lab-view\" data-view=\"{}\" content=\"{}\" />",

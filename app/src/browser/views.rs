@@ -110,7 +110,8 @@ pub fn mount_in_page() {
                         .get_attribute("data-name")
                         .unwrap_or_else(|| "view".into());
                     let _ = preview.set_attribute("role", "alert");
-                    let _ = preview.class_list().add_1("view-failed");
+                    // No longer a preview: the slot stops holding the view's place.
+                    preview.set_class_name("view-failed");
                     preview.set_text_content(Some(&format!(
                         "The {name} could not load ({reason}). Reload the page to try again; the reference text below stands on its own."
                     )));

@@ -9,8 +9,10 @@ pub fn SearchBox() -> Html {
             <input
                 type="search"
                 class="search-input"
-                placeholder="Search ( / )"
+                placeholder="Search"
                 aria-label="Search the lab"
+                aria-keyshortcuts="/"
+                title="Search the lab (press / to come here)"
                 role="combobox"
                 aria-autocomplete="list"
                 aria-controls="search-results"

@@ -101,6 +101,9 @@ impl PacketWorker {
 impl Drop for PacketWorker {
     fn drop(&mut self) {
         self.worker.terminate();
+        // A reply already queued for this page must not reach the handlers dropped next.
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
     }
 }
 
