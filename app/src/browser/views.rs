@@ -102,9 +102,11 @@ pub fn mount_in_page() {
                 if let Some(preview) = preview {
                     preview.remove();
                 }
+                settle(slot).await;
             }
             Err(reason) => {
                 MOUNTED.with(|m| *m.borrow_mut() = Mounted::None);
+                let _ = slot.class_list().add_1("settled");
                 if let Some(preview) = preview {
                     let name = slot
                         .get_attribute("data-name")
@@ -119,6 +121,41 @@ pub fn mount_in_page() {
             }
         }
     });
+}
+
+/// Lets the slot take the view's own height once the view has grown past the screen (most
+/// do in their first frame; /live once the probe's first sample is in), or after
+/// `SETTLE_LIMIT_MS` when it stays short (a view waiting on something that does not come).
+async fn settle(slot: Element) {
+    const SETTLE_LIMIT_MS: u32 = 1500;
+    const STEP_MS: u32 = 50;
+    let screen = gloo::utils::window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let mut waited = 0;
+    while waited < SETTLE_LIMIT_MS {
+        let drawn = slot
+            .query_selector(".view-root")
+            .ok()
+            .flatten()
+            .map_or(0.0, |root| root.get_bounding_client_rect().height());
+        if drawn >= screen {
+            break;
+        }
+        sleep(STEP_MS).await;
+        waited += STEP_MS;
+    }
+    let _ = slot.class_list().add_1("settled");
+}
+
+async fn sleep(ms: u32) {
+    let wait = Promise::new(&mut |resolve, _| {
+        let _ = gloo::utils::window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+    });
+    let _ = JsFuture::from(wait).await;
 }
 
 /// Removes the view shown, if any, and forgets one still loading.
