@@ -88,11 +88,68 @@ pub fn compile(content_dir: &Path) -> Result<Vec<Page>, String> {
         .map_err(|e| format!("cannot read {}: {e}", topics_path.display()))?;
     let topics: TopicsFile = toml::from_str(&text)
         .map_err(|e| format!("{} is not valid: {e}", topics_path.display()))?;
+    // Content without a glossary (the rules' own fixtures) links no terms.
+    let glossary_file = content_dir.join(GLOSSARY_FILE);
+    let glossary = if glossary_file.exists() {
+        read_toml(&glossary_file)?
+    } else {
+        GlossaryFile { term: Vec::new() }
+    };
     topics
         .topic
         .into_iter()
-        .map(|topic| compile_page(content_dir, topic))
+        .map(|topic| compile_page(content_dir, topic, &glossary.term))
         .collect()
+}
+
+/// The glossary's data: each term's entry on the /glossary page, and the term every other
+/// page links there where it first uses it.
+const GLOSSARY_FILE: &str = "data/glossary.toml";
+const GLOSSARY_PATH: &str = "/glossary";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GlossaryTerm {
+    /// As the text writes it: `QP`, `P_Key`, `RoCE v2`.
+    pub term: String,
+    /// What the abbreviation stands for, if it is one.
+    pub name: Option<String>,
+    pub meaning: String,
+    /// The page (and heading) that explains it.
+    pub topic: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GlossaryFile {
+    pub term: Vec<GlossaryTerm>,
+}
+
+/// A term's anchor on the glossary page: `term-p-key` for `P_Key`.
+pub fn term_anchor(term: &str) -> String {
+    format!("term-{}", anchor(term))
+}
+
+/// Where `term` first appears in `text` as a word of its own (a trailing plural `s` may
+/// follow), as the byte range to link.
+fn find_term(text: &str, term: &str) -> Option<std::ops::Range<usize>> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(at) = text[from..].find(term) {
+        let start = from + at;
+        let mut end = start + term.len();
+        if text[end..].starts_with('s') && !text[end + 1..].starts_with(word) {
+            end += 1;
+        }
+        let before_ok = !text[..start].ends_with(word);
+        let after_ok = !text[end..].starts_with(word);
+        if before_ok && after_ok {
+            return Some(start..end);
+        }
+        from = start + term.len();
+    }
+    None
 }
 
 /// `content/topics/<slug>.md` for a topic path: `/qp` → `qp`, `/` → `overview`.
@@ -115,7 +172,11 @@ pub fn watched_files(content_dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn compile_page(content_dir: &Path, topic: TopicEntry) -> Result<Page, String> {
+fn compile_page(
+    content_dir: &Path,
+    topic: TopicEntry,
+    glossary: &[GlossaryTerm],
+) -> Result<Page, String> {
     let slug = slug(&topic.path);
     let file = content_dir.join("topics").join(format!("{slug}.md"));
     let source =
@@ -134,7 +195,13 @@ fn compile_page(content_dir: &Path, topic: TopicEntry) -> Result<Page, String> {
     };
     let mut citations = Citations::new(&front.sources);
     let locate = |offset: usize| body_line + body[..offset.min(body.len())].matches('\n').count();
-    render_markdown(body, &file, &locate, &mut citations, &mut page);
+    // The glossary's own page defines the terms rather than linking them.
+    let terms: Vec<&str> = if page.topic.path == GLOSSARY_PATH {
+        Vec::new()
+    } else {
+        glossary.iter().map(|t| t.term.as_str()).collect()
+    };
+    render_markdown(body, &file, &locate, &terms, &mut citations, &mut page);
 
     let data = data_table(content_dir, &slug, &mut citations, &mut page)?;
     page.html.push_str(&data);
@@ -316,6 +383,7 @@ fn render_markdown(
     body: &str,
     file: &Path,
     locate: &dyn Fn(usize) -> usize,
+    terms: &[&str],
     citations: &mut Citations,
     page: &mut Page,
 ) {
@@ -323,6 +391,7 @@ fn render_markdown(
     let events: Vec<(Event, std::ops::Range<usize>)> =
         Parser::new_ext(body, options).into_offset_iter().collect();
     let mut pass = MarkdownPass::new(file, locate, citations, page, events.len());
+    pass.unlinked_terms = terms.iter().map(|t| t.to_string()).collect();
     for (event, range) in events {
         pass.event(event, range);
     }
@@ -347,6 +416,10 @@ struct MarkdownPass<'a, 's> {
     /// markers. `pending_at` is where the first piece starts in the body.
     pending_text: String,
     pending_at: usize,
+    /// Glossary terms this page has not used yet: the first use of each links to its entry.
+    unlinked_terms: Vec<String>,
+    /// How many links the text is inside: no term link there.
+    no_term_links: usize,
 }
 
 impl<'a, 's> MarkdownPass<'a, 's> {
@@ -374,6 +447,8 @@ impl<'a, 's> MarkdownPass<'a, 's> {
             heading: None,
             pending_text: String::new(),
             pending_at: 0,
+            unlinked_terms: Vec::new(),
+            no_term_links: 0,
         }
     }
 
@@ -414,6 +489,11 @@ impl<'a, 's> MarkdownPass<'a, 's> {
             Event::Start(Tag::Link { ref dest_url, .. }) => {
                 let line = (self.locate)(range.start);
                 self.page.links.push((dest_url.to_string(), line));
+                self.no_term_links += 1;
+                self.out.push(event);
+            }
+            Event::End(TagEnd::Link) => {
+                self.no_term_links = self.no_term_links.saturating_sub(1);
                 self.out.push(event);
             }
             Event::Code(ref code) => {
@@ -440,6 +520,35 @@ impl<'a, 's> MarkdownPass<'a, 's> {
         }
     }
 
+    /// Writes `text`, its first use of each glossary term not yet linked on this page as a
+    /// link to the term's entry (never inside a link or a heading).
+    fn push_linking_terms(&mut self, text: &str) {
+        let mut rest = text;
+        if self.heading.is_none() && self.no_term_links == 0 {
+            while let Some((index, range)) = self
+                .unlinked_terms
+                .iter()
+                .enumerate()
+                .filter_map(|(i, term)| find_term(rest, term).map(|r| (i, r)))
+                .min_by_key(|(_, r)| r.start)
+            {
+                let term = self.unlinked_terms.remove(index);
+                let href = format!("{GLOSSARY_PATH}#{}", term_anchor(&term));
+                self.page
+                    .links
+                    .push((href.clone(), (self.locate)(self.pending_at)));
+                self.out
+                    .push(Event::Text(CowStr::from(rest[..range.start].to_string())));
+                self.out.push(Event::InlineHtml(CowStr::from(format!(
+                    "<a class=\"term\" href=\"{href}\">{}</a>",
+                    escape(&rest[range.clone()])
+                ))));
+                rest = &rest[range.end..];
+            }
+        }
+        self.out.push(Event::Text(CowStr::from(rest.to_string())));
+    }
+
     /// Writes the pending text with its citation markers turned into numbered links, and
     /// adds its plain words to the open unit and to the heading or section.
     fn flush_text(&mut self) {
@@ -451,9 +560,7 @@ impl<'a, 's> MarkdownPass<'a, 's> {
         let mut last = 0;
         for (range, key) in citation_markers(&text) {
             plain.push_str(&text[last..range.start]);
-            self.out.push(Event::Text(CowStr::from(
-                text[last..range.start].to_string(),
-            )));
+            self.push_linking_terms(&text[last..range.start]);
             match self.citations.cite(key) {
                 Some(html) => self.out.push(Event::InlineHtml(CowStr::from(html))),
                 None => self.problem(
@@ -467,8 +574,7 @@ impl<'a, 's> MarkdownPass<'a, 's> {
             last = range.end;
         }
         plain.push_str(&text[last..]);
-        self.out
-            .push(Event::Text(CowStr::from(text[last..].to_string())));
+        self.push_linking_terms(&text[last..]);
         if let Some(unit) = self.units.last_mut() {
             unit.text.push_str(&plain);
         }
@@ -543,7 +649,14 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 .collect::<Vec<_>>()
                 .join(" ");
         }
+        let start = page.html.len();
         html::push_html(&mut page.html, self.out.into_iter());
+        // A code block scrolls sideways on a narrow screen; focusable, a keyboard can scroll it.
+        let rendered = page
+            .html
+            .split_off(start)
+            .replace("<pre>", "<pre tabindex=\"0\">");
+        page.html.push_str(&rendered);
     }
 }
 
@@ -558,6 +671,7 @@ fn data_table(
         "nccl-env" => nccl_env_table(&content_dir.join("data/nccl-env.toml"), citations, page),
         "bandwidth" => bandwidth_table(&content_dir.join("data/bandwidth.toml"), citations, page),
         "live" => counters_table(&content_dir.join("data/counters.toml"), citations, page),
+        "glossary" => glossary_list(&content_dir.join(GLOSSARY_FILE), citations, page),
         _ => Ok(String::new()),
     }
 }
@@ -826,6 +940,37 @@ pub struct CounterNote {
 #[derive(Deserialize)]
 pub struct CountersFile {
     pub counter: Vec<CounterNote>,
+}
+
+/// The glossary page's entries: a definition list, one anchor per term.
+fn glossary_list(
+    file: &Path,
+    citations: &mut Citations,
+    page: &mut Page,
+) -> Result<String, String> {
+    let data: GlossaryFile = read_toml(file)?;
+    let mut out = String::from("<dl class=\"glossary\">");
+    for entry in &data.term {
+        let cites = cite_all(&entry.sources, file, &entry.term, citations, page);
+        page.links.push((entry.topic.clone(), 1));
+        let id = term_anchor(&entry.term);
+        let name = entry
+            .name
+            .as_ref()
+            .map(|n| format!(" <span class=\"glossary-name\">({})</span>", escape(n)))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "<dt id=\"{id}\">{}{name}</dt><dd>{}{cites} <a href=\"{}\">More on its page</a>.</dd>",
+            escape(&entry.term),
+            escape(&entry.meaning),
+            escape(&entry.topic),
+        );
+        // Not a search section of its own: searching a term should land on the page that
+        // explains it, which the entry links to.
+    }
+    out.push_str("</dl>\n");
+    Ok(out)
 }
 
 fn counters_table(

@@ -219,6 +219,16 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {script}: {e}"))
     }
 
+    /// Runs `script`, a function body that calls `done(value)` (WebDriver's async script:
+    /// `done` is the last argument), and returns the value.
+    pub async fn eval_async(&self, script: &str) -> Value {
+        let script = format!("const done = arguments[arguments.length - 1]; {script}");
+        self.client
+            .execute_async(&script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("async script failed: {e}"))
+    }
+
     pub async fn path(&self) -> String {
         self.client
             .current_url()

@@ -212,6 +212,56 @@ async fn narrow_screen_menu_and_keyboard_access() {
         "following a link folds the menu"
     );
 
+    // Escape folds the open menu and gives focus back to its button.
+    menu.click().await.expect("menu opens");
+    assert_eq!(browser.eval(sidebar_shown).await, true);
+    browser.press('\u{E00C}').await; // Escape
+    assert_eq!(
+        browser.eval(sidebar_shown).await,
+        false,
+        "Escape folds the menu"
+    );
+    assert_eq!(
+        browser
+            .eval("return document.activeElement.classList.contains('menu-button')")
+            .await,
+        true
+    );
+
+    // Nothing is wider than the phone: a long path in the text wraps, the brand is whole,
+    // and search results take the screen's width.
+    browser.goto(&site.url("/troubleshooting")).await;
+    browser.wait_for_text("main h1", "Troubleshooting").await;
+    assert_eq!(
+        browser
+            .eval("return document.documentElement.scrollWidth <= window.innerWidth")
+            .await,
+        true,
+        "/troubleshooting fits 375 px"
+    );
+    assert_eq!(
+        browser
+            .eval("const b = document.querySelector('.brand-name'); return b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().right <= document.querySelector('.search').getBoundingClientRect().left")
+            .await,
+        true,
+        "the brand is not cut off"
+    );
+    browser
+        .find(".search-input")
+        .await
+        .send_keys("PFC headroom")
+        .await
+        .expect("typing works");
+    browser.find("#search-results li[role=option] a").await;
+    assert_eq!(
+        browser
+            .eval("return document.querySelector('#search-results').getBoundingClientRect().width >= window.innerWidth - 20")
+            .await,
+        true,
+        "results are as wide as the phone"
+    );
+    browser.screenshot("phone-search-results").await;
+
     // Keyboard: the first Tab reaches the skip link, which moves focus to the content.
     browser.resize(DESKTOP).await;
     browser.goto(&site.url("/sharp")).await;
@@ -229,6 +279,30 @@ async fn narrow_screen_menu_and_keyboard_access() {
         .eval("return getComputedStyle(document.activeElement).outlineStyle")
         .await;
     assert_eq!(outline, "solid", "focus is visible");
+    // The end of each page leads on to the next topic; a term's first use leads to the glossary.
+    let next = browser.find(".next-topic a[rel=next]").await;
+    next.click().await.expect("next link clicks");
+    browser
+        .wait_for_text("main h1", "NCCL environment variables")
+        .await;
+    browser
+        .find("main .prose a.term")
+        .await
+        .click()
+        .await
+        .expect("term link clicks");
+    browser.wait_for_text("main h1", "Glossary").await;
+    assert_eq!(
+        browser
+            .eval("return !!document.getElementById(location.hash.slice(1)) && location.hash.startsWith('#term-')")
+            .await,
+        true,
+        "the glossary entry of the term"
+    );
+    browser.goto(&site.url("/sharp")).await;
+    browser
+        .wait_for_text("main h1", "SHARP and NVLink SHARP")
+        .await;
     let landmarks = browser
         .eval("return ['header','nav','main'].map(t => document.querySelectorAll(t).length)")
         .await;

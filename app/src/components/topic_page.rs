@@ -1,6 +1,7 @@
 use yew::prelude::*;
 
-use crate::topics::Topic;
+use crate::base;
+use crate::topics::{Topic, TOPICS};
 use crate::views::ViewSlot;
 
 #[derive(Properties, PartialEq)]
@@ -8,6 +9,14 @@ pub struct TopicPageProps {
     pub topic: &'static Topic,
     /// `content/topics/<slug>.md` as HTML, its links relative to the site root.
     pub text: AttrValue,
+}
+
+impl Topic {
+    /// The topic after this one in the sidebar's order, for the link at the end of a page.
+    pub fn next(&self) -> Option<&'static Topic> {
+        let at = TOPICS.iter().position(|t| t.path == self.path)?;
+        TOPICS.get(at + 1)
+    }
 }
 
 /// A topic's page: heading, summary, its view's place if it has one, and the reference text.
@@ -24,6 +33,14 @@ pub fn TopicPage(props: &TopicPageProps) -> Html {
             <div class="prose">
                 { Html::from_html_unchecked(props.text.clone()) }
             </div>
+            if let Some(next) = topic.next() {
+                <footer class="next-topic">
+                    <a href={base::href(next.path)} rel="next">
+                        <span class="next-topic-label">{ "Next: " }</span>{ next.title }
+                    </a>
+                    <p>{ next.summary }</p>
+                </footer>
+            }
         </article>
     }
 }

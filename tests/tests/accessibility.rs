@@ -1,0 +1,74 @@
+//! axe-core (installed by `./lab test`, path in `LAB_AXE`) run in every route's page, in both
+//! themes at desktop width and in the light theme on a phone, once the page's view has drawn
+//! itself: no serious or critical violation anywhere.
+
+use lab_tests::{
+    browser::{Browser, DESKTOP, PHONE},
+    site::Site,
+    topics,
+};
+
+fn axe_source() -> String {
+    let path = std::env::var("LAB_AXE").unwrap_or_else(|_| {
+        let home = std::env::var("HOME").unwrap_or_default();
+        format!("{home}/.cache/rdma-lab/node/node_modules/axe-core/axe.min.js")
+    });
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("axe-core is not at {path} ({e}); ./lab test installs it"))
+}
+
+/// The serious and critical violations on the page shown, one line each.
+async fn violations(browser: &Browser) -> Vec<String> {
+    let report = browser
+        .eval_async(
+            "axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations \
+               .filter(v => v.impact === 'serious' || v.impact === 'critical') \
+               .map(v => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}`)), \
+               e => done([`axe failed: ${e}`]))",
+        )
+        .await;
+    report
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test]
+async fn no_serious_violation_on_any_route_in_either_theme() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    let axe = axe_source();
+    let mut found = Vec::new();
+
+    for (size, theme) in [(DESKTOP, "light"), (DESKTOP, "dark"), (PHONE, "light")] {
+        browser.resize(size).await;
+        for topic in topics::all() {
+            browser.goto(&site.url(&topic.path)).await;
+            browser
+                .eval(&format!(
+                    "localStorage.setItem('rdma-lab.theme', '{theme}')"
+                ))
+                .await;
+            browser.client.refresh().await.expect("page reloads");
+            browser.wait_for_text("main h1", &topic.title).await;
+            browser
+                .wait_until(
+                    "return !document.querySelector('.view-slot:not(.settled)')",
+                    "the page's view to draw itself",
+                )
+                .await;
+            browser.eval(&axe).await;
+            for violation in violations(&browser).await {
+                found.push(format!(
+                    "{} ({theme}, {} px): {violation}",
+                    topic.path, size.0
+                ));
+            }
+        }
+    }
+    browser.eval("localStorage.clear()").await;
+    browser.close().await;
+    assert!(found.is_empty(), "axe-core found:\n{}", found.join("\n"));
+}
