@@ -339,6 +339,16 @@ fn corrupt_captures_keep_frames_read_so_far() {
 }
 
 #[test]
+fn an_empty_file_is_named_as_empty_and_a_capture_without_packets_is_no_error() {
+    let empty = read_capture(b"");
+    let message = empty.error.expect("an empty file is refused").message;
+    assert!(message.contains("empty"), "{message}");
+    let none = read_capture(&write_pcap(&[]).unwrap());
+    assert!(none.frames.is_empty());
+    assert!(none.error.is_none(), "a capture of 0 packets is valid: {:?}", none.error);
+}
+
+#[test]
 fn capture_decoding_continues_after_a_bad_frame() {
     let mut frames = sample_frames();
     frames[1].data.truncate(30);

@@ -255,10 +255,15 @@ impl CaptureCursor {
                 }
             }
             _ => {
+                let message = match bytes.len() {
+                    0 => "the file is empty (0 bytes): not a capture".to_string(),
+                    n @ 1..=3 => format!("the file holds only {n} bytes: too short for a capture"),
+                    _ => "not a pcap or pcapng file (unknown magic number)".to_string(),
+                };
                 c.error = Some(CaptureError {
                     frame: 0,
                     offset: 0,
-                    message: "not a pcap or pcapng file (unknown magic number)".into(),
+                    message,
                 })
             }
         }
