@@ -176,9 +176,28 @@ const STREAMS: &[(&str, f64, Width)] = &[
         5.0e4,
         Width::Bits64,
     ),
+    // The RoCE traffic bypasses the netdev; what it counts is the host's own TCP/IP (~700 B
+    // per packet here), and on lo small local messages.
+    (
+        "class/net/ens1f0np0/statistics/rx_packets",
+        85.0,
+        Width::Bits64,
+    ),
+    (
+        "class/net/ens1f0np0/statistics/tx_packets",
+        70.0,
+        Width::Bits64,
+    ),
     ("class/net/lo/statistics/rx_bytes", 1.0e4, Width::Bits64),
     ("class/net/lo/statistics/tx_bytes", 1.0e4, Width::Bits64),
+    ("class/net/lo/statistics/rx_packets", 50.0, Width::Bits64),
+    ("class/net/lo/statistics/tx_packets", 50.0, Width::Bits64),
 ];
+
+/// The device or interface a stream's file belongs to (`mlx5_0`, `eth0`).
+fn device_of(relative: &str) -> &str {
+    relative.split('/').nth(2).unwrap_or(relative)
+}
 
 /// The demo tree and the state of its counters.
 pub struct Demo {
@@ -225,11 +244,12 @@ impl Demo {
         let seconds = elapsed.as_secs_f64();
         self.clock_s += seconds;
         let root = self.sysfs_root();
-        // A slow swell between 70 % and 130 % of the mean, out of phase per stream.
-        for (index, ((relative, per_second, width), carry)) in
-            STREAMS.iter().zip(self.carry.iter_mut()).enumerate()
-        {
-            let phase = self.clock_s / 7.0 + index as f64;
+        // A slow swell between 70 % and 130 % of the mean, out of phase per device but in
+        // step within one, so a port's counters keep their ratios (no more CNPs sent than
+        // ECN-marked packets received, packets moving whenever bytes do).
+        for ((relative, per_second, width), carry) in STREAMS.iter().zip(self.carry.iter_mut()) {
+            let offset: u32 = device_of(relative).bytes().map(u32::from).sum();
+            let phase = self.clock_s / 7.0 + f64::from(offset);
             let amount = per_second * seconds * (1.0 + 0.3 * phase.sin()) + *carry;
             let whole = amount.floor();
             *carry = amount - whole;
@@ -274,6 +294,46 @@ mod tests {
     use super::*;
     use crate::sysfs::Trees;
     use engine::probe::{CounterStatus, Sample};
+
+    #[test]
+    fn the_demo_counters_keep_their_ratios_tick_by_tick() {
+        let mut demo = Demo::start().expect("the demo starts");
+        let root = demo.sysfs_root();
+        let read = |relative: &str| -> u64 {
+            let text = fs::read_to_string(root.join(relative)).expect("readable");
+            text.trim().parse().expect("a number")
+        };
+        let marked = "class/infiniband/mlx5_0/ports/1/hw_counters/np_ecn_marked_roce_packets";
+        let cnps = "class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
+        let interfaces = ["eth0", "ens1f0np0", "lo"];
+        for tick in 0..30 {
+            let before: Vec<u64> = [marked, cnps].iter().map(|f| read(f)).collect();
+            let net = |dir: &str, what: &str| format!("class/net/{dir}/statistics/{what}");
+            let bytes_before: Vec<u64> = interfaces
+                .iter()
+                .map(|i| read(&net(i, "rx_bytes")))
+                .collect();
+            let packets_before: Vec<u64> = interfaces
+                .iter()
+                .map(|i| read(&net(i, "rx_packets")))
+                .collect();
+            demo.advance(Duration::from_secs(1)).expect("advances");
+            let marked_now = read(marked) - before[0];
+            let cnps_now = read(cnps) - before[1];
+            assert!(
+                cnps_now <= marked_now,
+                "tick {tick}: {cnps_now} CNPs for {marked_now} marks"
+            );
+            for (k, interface) in interfaces.iter().enumerate() {
+                let bytes = read(&net(interface, "rx_bytes")) - bytes_before[k];
+                let packets = read(&net(interface, "rx_packets")) - packets_before[k];
+                assert!(
+                    bytes == 0 || packets > 0,
+                    "tick {tick}: {interface} got {bytes} B in 0 packets"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_demo_tree_reads_like_the_fixture_and_its_counters_move() {
