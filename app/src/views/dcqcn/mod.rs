@@ -35,6 +35,8 @@ use readout::{CursorReadout, FlowTable, RunSummary};
 use state::{Action, DcqcnState};
 use worker::PacketWorker;
 
+use super::timing::{lap, mark_start, measure, take_laps, Parts};
+
 pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
 const PACKET_MEASURE: &str = "lab-dcqcn-packet";
 /// The drawing part of a redraw, for a bench that wants to know where the time goes.
@@ -42,71 +44,6 @@ const DRAW_MEASURE: &str = "lab-dcqcn-draw";
 /// How long the parameters must rest before the URL's query and the shown run time follow
 /// them, ms.
 const SETTLE_MS: u32 = 300;
-
-fn performance() -> Option<web_sys::Performance> {
-    window().performance()
-}
-
-/// The page's clock, ms; `None` off the browser (the state's unit tests run natively).
-pub(crate) fn now_ms() -> Option<f64> {
-    if cfg!(target_arch = "wasm32") {
-        performance().map(|p| p.now())
-    } else {
-        None
-    }
-}
-
-/// Starts a timing: `name-start` mark.
-pub(crate) fn mark_start(name: &str) {
-    if let Some(p) = performance() {
-        p.clear_marks_with_mark_name(&format!("{name}-start"));
-        let _ = p.mark(&format!("{name}-start"));
-    }
-}
-
-/// Ends a timing begun by [`mark_start`]; returns its duration, ms.
-fn measure(name: &str) -> Option<f64> {
-    let p = performance()?;
-    let start = format!("{name}-start");
-    p.clear_measures_with_measure_name(name);
-    p.measure_with_start_mark(name, &start).ok()?;
-    let entries = p.get_entries_by_name_with_entry_type(name, "measure");
-    let last = entries.get(entries.length().checked_sub(1)?);
-    let entry: web_sys::PerformanceEntry = last.dyn_into().ok()?;
-    Some(entry.duration())
-}
-
-thread_local! {
-    /// Instants of a run's way to the screen, for `data-draw-parts`: each label names the
-    /// stretch that ended there (solve, queued for render, view, patch and effects).
-    static LAPS: RefCell<Vec<(&'static str, f64)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Marks the end of the stretch `label`; `"start"` begins a new record, and nothing is
-/// recorded outside one (renders that start no run leave no trace).
-pub(crate) fn lap(label: &'static str) {
-    if let Some(now) = now_ms() {
-        LAPS.with(|laps| {
-            let mut laps = laps.borrow_mut();
-            if label == "start" {
-                laps.clear();
-            } else if laps.is_empty() {
-                return;
-            }
-            laps.push((label, now));
-        });
-    }
-}
-
-/// The stretches since the last `"start"`, as `label:ms`, and a fresh record.
-fn take_laps() -> Vec<String> {
-    LAPS.with(|laps| {
-        let laps = std::mem::take(&mut *laps.borrow_mut());
-        laps.windows(2)
-            .map(|w| format!("{}:{:.2}", w[1].0, w[1].1 - w[0].1))
-            .collect()
-    })
-}
 
 #[function_component]
 pub fn DcqcnView() -> Html {
@@ -250,23 +187,15 @@ pub fn DcqcnView() -> Html {
                 // effect closes, if any, then each part of the drawing, as
                 // `data-draw-parts` on the charts' box.
                 lap("effects");
-                let mut parts = take_laps();
+                let mut parts = Parts::after(take_laps());
                 mark_start(DRAW_MEASURE);
-                let mut last = now_ms();
-                let mut split = |label: &str| {
-                    let now = now_ms();
-                    if let (Some(a), Some(b)) = (last, now) {
-                        parts.push(format!("{label}:{:.2}", b - a));
-                    }
-                    last = now;
-                };
                 let frame = Frame {
                     run,
                     pinned: pinned.as_ref(),
                     cursor_us,
                     palette: Palette::from_css(&el),
                 };
-                split("palette");
+                parts.split("palette");
                 // The legend's swatches follow the colour set the charts use.
                 if frame.palette.dark != dark {
                     dispatch.dispatch(Action::Theme {
@@ -279,16 +208,16 @@ pub fn DcqcnView() -> Html {
                 if let Some(el) = el.dyn_ref::<web_sys::HtmlElement>() {
                     let _ = el.client_width();
                 }
-                split("layout");
+                parts.split("layout");
                 for (kind, node) in ChartKind::ALL.iter().zip(canvases.iter()) {
                     if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
                         if let Err(e) = charts::draw(&canvas, *kind, &frame) {
                             web_sys::console::warn_1(&format!("chart {}: {e}", kind.id()).into());
                         }
                     }
-                    split(kind.id());
+                    parts.split(kind.id());
                 }
-                let _ = el.set_attribute("data-draw-parts", &parts.join(" "));
+                let _ = el.set_attribute("data-draw-parts", &parts.joined());
                 let _ = measure(DRAW_MEASURE);
                 // The run's time goes straight into the page, not through the state, which
                 // would render the whole view again after every drag; and its text once the

@@ -12,6 +12,7 @@ use yew::Reducible;
 use super::charts::Drawn;
 use super::fields::{field, field_for_error, stagger_us, with_flows, Group, FIELDS};
 use super::query::Requested;
+use crate::views::timing;
 
 /// A run pinned for comparison, with the scenario it ran, for "what changed".
 #[derive(Debug, Clone, PartialEq)]
@@ -197,14 +198,13 @@ impl DcqcnState {
     /// Runs the fluid model now, in the same update as the change that asked for it, so a
     /// slider drag costs one render (the page's frame budget; measure `lab-dcqcn-fluid`).
     pub fn run_fluid(&mut self) {
-        #[cfg(target_arch = "wasm32")]
-        super::mark_start(super::FLUID_MEASURE);
-        super::lap("start");
-        let started = super::now_ms();
+        timing::mark_start(super::FLUID_MEASURE);
+        timing::lap("start");
+        let started = timing::now_ms();
         let result = simulate_fluid(&self.current, &Limits::default())
             .map(|mut series| {
-                series.solve_ms = started.zip(super::now_ms()).map(|(a, b)| b - a);
-                super::lap("solve");
+                series.solve_ms = started.zip(timing::now_ms()).map(|(a, b)| b - a);
+                timing::lap("solve");
                 series
             })
             .map_err(|e| e.to_string());
