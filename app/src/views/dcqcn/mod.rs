@@ -35,6 +35,9 @@ use readout::{CursorReadout, FlowTable, RunSummary};
 use state::{Action, DcqcnState};
 use worker::PacketWorker;
 
+use query::Requested;
+
+use super::page_query;
 use super::timing::{lap, mark_start, measure, take_laps, Parts};
 
 pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
@@ -48,7 +51,7 @@ const SETTLE_MS: u32 = 300;
 #[function_component]
 pub fn DcqcnView() -> Html {
     lap("queued");
-    let state = use_reducer(|| DcqcnState::from_query(query::read()));
+    let state = use_reducer(|| DcqcnState::from_query(Requested::from_pairs(page_query::read())));
     let canvases: Vec<NodeRef> = ChartKind::ALL.iter().map(|_| NodeRef::default()).collect();
     let canvases = use_memo((), move |_| canvases);
     let charts_box = use_node_ref();
@@ -135,7 +138,7 @@ pub fn DcqcnView() -> Html {
             let (name, model) = (state_now.scenario_name.clone(), state_now.model);
             let (base, current) = (state_now.base.clone(), state_now.current.clone());
             *url_write.borrow_mut() = Some(Timeout::new(SETTLE_MS, move || {
-                query::write(&name, model, &base, &current)
+                page_query::replace(&query::pairs(&name, model, &base, &current))
             }));
             match state_now.model {
                 // The reducer already ran it (state.rs, `run_fluid`); close its timing

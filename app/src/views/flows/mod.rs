@@ -29,7 +29,7 @@ use player::{Action, Player, Show};
 use stage::Stage;
 use text::ns_text;
 
-use super::timing;
+use super::{page_query, timing};
 
 /// The measure a bench reads: the work of one animation frame.
 pub const FRAME_MEASURE: &str = "lab-flows-frame";
@@ -92,7 +92,7 @@ fn schedule(
 
 #[function_component]
 pub fn FlowsView() -> Html {
-    let player = use_reducer(|| url::read(prefers_reduced_motion()));
+    let player = use_reducer(|| url::from_pairs(&page_query::read(), prefers_reduced_motion()));
     let titles = use_memo((), |_| titles());
     let dispatch = {
         let player = player.clone();
@@ -100,8 +100,8 @@ pub fn FlowsView() -> Html {
     };
     use_frame_clock(player.playing || player.to_segment_end, player.dispatcher());
 
-    let query = url::query(&player);
-    use_effect_with(query, |query| url::write(query));
+    let query = url::pairs(&player);
+    use_effect_with(query, |query| page_query::replace(query));
 
     // Yew delegates events to the app's root, so the player is found by its ref, not as
     // the event's current target.

@@ -15,8 +15,7 @@ use std::rc::Rc;
 use engine::wire::capture::{write_pcap, CapturedFrame};
 use engine::wire::spec::{build, PacketSpec};
 use engine::wire::LinkType;
-use gloo::utils::window;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use builder::Builder;
@@ -24,40 +23,9 @@ use capture::CaptureView;
 use compare::Compare;
 use dissector::Dissector;
 use encap::Encapsulation;
-use form::{Form, CHOICES, TEXT_FIELDS};
+use form::Form;
 
-/// The form as the URL's query holds it.
-fn form_from_url() -> Form {
-    let search = window().location().search().unwrap_or_default();
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
-        return Form::default();
-    };
-    let keys = TEXT_FIELDS
-        .iter()
-        .map(|d| d.key)
-        .chain(CHOICES.iter().map(|(k, _)| *k));
-    Form::from_pairs(keys.filter_map(|k| params.get(k).map(|v| (k.to_string(), v))))
-}
-
-fn write_url(form: &Form) {
-    let Ok(params) = web_sys::UrlSearchParams::new() else {
-        return;
-    };
-    for (k, v) in form.changed_pairs() {
-        params.append(k, v);
-    }
-    let query = String::from(params.to_string());
-    let path = window().location().pathname().unwrap_or_default();
-    let hash = window().location().hash().unwrap_or_default();
-    let url = if query.is_empty() {
-        format!("{path}{hash}")
-    } else {
-        format!("{path}?{query}{hash}")
-    };
-    if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-    }
-}
+use super::page_query;
 
 /// Offers `bytes` as a one-frame pcap download.
 fn download_pcap(bytes: &[u8]) -> Result<(), String> {
@@ -100,7 +68,8 @@ fn RefLink(props: &RefLinkProps) -> Html {
 
 #[function_component]
 pub fn RoceView() -> Html {
-    let form = use_state(form_from_url);
+    // The URL's query holds the fields that differ from their defaults.
+    let form = use_state(|| Form::from_pairs(page_query::read().into_iter()));
     let edited = use_state(|| None::<Rc<Vec<u8>>>);
     let last_good = use_mut_ref(|| {
         let spec = PacketSpec::default();
@@ -108,9 +77,9 @@ pub fn RoceView() -> Html {
         (spec, Rc::new(bytes))
     });
     let download_error = use_state(|| None::<String>);
-    {
-        use_effect_with((*form).clone(), write_url);
-    }
+    use_effect_with((*form).clone(), |form| {
+        page_query::replace(&form.changed_pairs())
+    });
 
     let errors = match form.to_spec() {
         Ok(spec) => match build(&spec) {
