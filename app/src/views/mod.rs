@@ -11,6 +11,7 @@ pub mod live;
 pub mod qp;
 pub mod roce;
 
+pub mod download;
 pub mod page_query;
 mod slot;
 pub mod timing;

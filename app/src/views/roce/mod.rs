@@ -15,7 +15,6 @@ use std::rc::Rc;
 use engine::wire::capture::{write_pcap, CapturedFrame};
 use engine::wire::spec::{build, PacketSpec};
 use engine::wire::LinkType;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use builder::Builder;
@@ -25,7 +24,7 @@ use dissector::Dissector;
 use encap::Encapsulation;
 use form::Form;
 
-use super::page_query;
+use super::{download, page_query};
 
 /// Offers `bytes` as a one-frame pcap download.
 fn download_pcap(bytes: &[u8]) -> Result<(), String> {
@@ -36,22 +35,7 @@ fn download_pcap(bytes: &[u8]) -> Result<(), String> {
         data: bytes.to_vec(),
     };
     let file = write_pcap(&[frame]).map_err(|e| e.to_string())?;
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(file.as_slice()));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/vnd.tcpdump.pcap");
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-        .map_err(|_| "the browser refused to make the file".to_string())?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)
-        .map_err(|_| "the browser refused to make a download link".to_string())?;
-    let anchor: web_sys::HtmlAnchorElement = gloo::utils::document()
-        .create_element("a")
-        .map_err(|_| "no document".to_string())?
-        .unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download("roce-packet.pcap");
-    anchor.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
-    Ok(())
+    download::save_bytes(&file, "roce-packet.pcap", "application/vnd.tcpdump.pcap")
 }
 
 /// A link into the reference text (the shell follows it without reloading).
