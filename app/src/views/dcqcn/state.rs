@@ -223,6 +223,17 @@ impl DcqcnState {
         }
     }
 
+    /// Where the time cursor stands, µs: where the learner left it, within the shown run;
+    /// the run's end before that.
+    pub fn cursor_at_us(&self) -> f64 {
+        let end_us = self
+            .shown
+            .as_ref()
+            .and_then(|d| d.series.time_us.last().copied())
+            .unwrap_or(0.0);
+        self.cursor_us.unwrap_or(end_us).min(end_us)
+    }
+
     /// The text a field shows: what the learner typed, else the live value.
     pub fn text(&self, key: &'static str) -> Option<String> {
         if let Some(t) = self.texts.get(key) {
@@ -530,6 +541,21 @@ mod tests {
         });
         assert_eq!(s.current.flows.len(), 12);
         assert!(s.errors.contains_key("flows"));
+    }
+
+    #[test]
+    fn the_time_cursor_stays_within_the_shown_run() {
+        let s = Rc::new(fresh());
+        let end_us = s
+            .shown
+            .as_ref()
+            .and_then(|d| d.series.time_us.last().copied());
+        let end_us = end_us.expect("the fluid run is shown at once");
+        assert_eq!(s.cursor_at_us(), end_us);
+        let s = s.reduce(Action::Cursor(5.0));
+        assert_eq!(s.cursor_at_us(), 5.0);
+        let s = s.reduce(Action::Cursor(end_us * 2.0));
+        assert_eq!(s.cursor_at_us(), end_us);
     }
 
     #[test]
