@@ -11,7 +11,10 @@ pub mod live;
 pub mod qp;
 pub mod roce;
 
+pub mod download;
+pub mod page_query;
 mod slot;
+pub mod timing;
 
 pub use slot::ViewSlot;
 
@@ -21,9 +24,7 @@ pub const READY_MARK: &str = "lab-view-ready";
 
 /// Sets `READY_MARK`.
 pub fn mark_ready() {
-    if let Some(performance) = gloo::utils::window().performance() {
-        let _ = performance.mark(READY_MARK);
-    }
+    timing::mark(READY_MARK);
 }
 
 /// The exports of a view's module: `mount(element)` draws `$view` into the element and

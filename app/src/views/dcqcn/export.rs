@@ -9,33 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::charts::{flow_colour_name, ChartKind, Drawn, Palette, FLOW_COLOUR_NAMES};
-
-/// Saves `href` (a URL) as a download named `name`.
-fn download(href: &str, name: &str) {
-    let Ok(a) = document().create_element("a") else {
-        return;
-    };
-    let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() else {
-        return;
-    };
-    a.set_href(href);
-    a.set_download(name);
-    a.click();
-}
-
-fn download_text(text: &str, name: &str, mime: &str) {
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    download(&url, name);
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
+use crate::views::download;
 
 /// `dcqcn-incast-16-fluid.csv`: scenario and model in the name too.
 fn file_name(name: &str, run: &Drawn, ext: &str) -> String {
@@ -44,11 +18,8 @@ fn file_name(name: &str, run: &Drawn, ext: &str) -> String {
 
 /// Downloads the run as CSV.
 pub fn csv(name: &str, run: &Drawn) {
-    download_text(
-        &run_csv(&run.scenario, &run.series),
-        &file_name(name, run, "csv"),
-        "text/csv",
-    );
+    let text = run_csv(&run.scenario, &run.series);
+    let _ = download::save_bytes(text.as_bytes(), &file_name(name, run, "csv"), "text/csv");
 }
 
 /// The parameters of `now` that differ from `base`, the named scenario.
@@ -265,6 +236,6 @@ pub fn png(
         y += f64::from(canvas.height());
     }
     if let Ok(url) = out.to_data_url_with_type("image/png") {
-        download(&url, &file_name(name, run, "png"));
+        let _ = download::save_url(&url, &file_name(name, run, "png"));
     }
 }

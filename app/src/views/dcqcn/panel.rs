@@ -11,7 +11,8 @@ use std::rc::Rc;
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
-use super::fields::{field, Group};
+use super::fields::{field, Group, FIELDS};
+use super::state::{Action, DcqcnState};
 
 /// How long a number box must rest before its value is committed, ms.
 pub const COMMIT_MS: u32 = 400;
@@ -218,5 +219,78 @@ pub fn ParamGroup(props: &GroupProps) -> Html {
                 />
             }) }
         </details>
+    }
+}
+
+/// What one section shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupView {
+    pub group: Group,
+    pub rows: Vec<RowView>,
+    pub open: bool,
+}
+
+/// Every section as the state has it: each field's text, and the refusal of a value the
+/// engine did not take, with what it allows and the value kept.
+pub fn group_views(state: &DcqcnState) -> Vec<GroupView> {
+    Group::ALL
+        .iter()
+        .map(|&group| GroupView {
+            group,
+            open: state.is_open(group),
+            rows: FIELDS
+                .iter()
+                .filter(|f| f.group == group)
+                .map(|f| RowView {
+                    key: f.key,
+                    text: state.text(f.key),
+                    refusal: state.errors.get(f.key).map(|message| Refusal {
+                        message: message.clone(),
+                        allowed: f.allowed(&state.current),
+                        kept: f
+                            .value(&state.current)
+                            .map(|v| format!("{} {}", f.format(v), f.unit)),
+                    }),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PanelProps {
+    pub groups: Vec<GroupView>,
+    pub dispatch: Callback<Action>,
+}
+
+/// The parameter panel, one section per group.
+#[function_component]
+pub fn ParamPanel(props: &PanelProps) -> Html {
+    // Callbacks for the panel's lifetime: the sections compare their props, so a drag or a
+    // keystroke re-renders only the section whose field changed.
+    let dispatch = props.dispatch.clone();
+    let on_edit = use_callback(dispatch.clone(), |(key, text), dispatch| {
+        dispatch.emit(Action::Edit { key, text })
+    });
+    let on_type = use_callback(dispatch.clone(), |(key, text), dispatch| {
+        dispatch.emit(Action::Type { key, text })
+    });
+    let on_toggle = use_callback(dispatch, |(group, open), dispatch| {
+        dispatch.emit(Action::Toggle { group, open })
+    });
+    html! {
+        <div class="dcqcn-panel" role="group" aria-label="Parameters">
+            { for props.groups.iter().map(|g| html! {
+                <ParamGroup
+                    key={g.group.title()}
+                    group={g.group}
+                    rows={g.rows.clone()}
+                    open={g.open}
+                    on_toggle={on_toggle.clone()}
+                    on_type={on_type.clone()}
+                    on_edit={on_edit.clone()}
+                />
+            }) }
+        </div>
     }
 }

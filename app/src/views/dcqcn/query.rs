@@ -1,9 +1,6 @@
 //! The page's shareable state in the URL query: `?scenario=incast-16&model=packet&dcqcn.g=0.5`.
 //! Only parameters that differ from the named scenario are written, so a link stays short.
 
-use gloo::utils::window;
-use wasm_bindgen::JsValue;
-
 use engine::dcqcn::{Model, Scenario};
 
 use super::fields::FIELDS;
@@ -16,37 +13,30 @@ pub struct Requested {
     pub values: Vec<(String, String)>,
 }
 
-pub fn read() -> Requested {
-    let search = window().location().search().unwrap_or_default();
-    let mut requested = Requested {
-        scenario: None,
-        model: None,
-        values: Vec::new(),
-    };
-    for pair in search.trim_start_matches('?').split('&') {
-        let Some((key, value)) = pair.split_once('=') else {
-            continue;
+impl Requested {
+    /// Reads the query's pairs; the values are judged later, by the engine.
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> Requested {
+        let mut requested = Requested {
+            scenario: None,
+            model: None,
+            values: Vec::new(),
         };
-        let value = js_sys::decode_uri_component(value)
-            .ok()
-            .and_then(|v| v.as_string())
-            .unwrap_or_else(|| value.to_string());
-        match key {
-            "scenario" => requested.scenario = Some(value),
-            "model" => {
-                requested.model = match value.as_str() {
-                    "packet" => Some(Model::Packet),
-                    "fluid" => Some(Model::Fluid),
-                    _ => None,
+        for (key, value) in pairs {
+            match key.as_str() {
+                "scenario" => requested.scenario = Some(value),
+                "model" => {
+                    requested.model = match value.as_str() {
+                        "packet" => Some(Model::Packet),
+                        "fluid" => Some(Model::Fluid),
+                        _ => None,
+                    }
                 }
+                _ if FIELDS.iter().any(|f| f.key == key) => requested.values.push((key, value)),
+                _ => {}
             }
-            _ if FIELDS.iter().any(|f| f.key == key) => {
-                requested.values.push((key.to_string(), value))
-            }
-            _ => {}
         }
+        requested
     }
-    requested
 }
 
 pub fn model_name(model: Model) -> &'static str {
@@ -56,25 +46,45 @@ pub fn model_name(model: Model) -> &'static str {
     }
 }
 
-/// Rewrites the query for this state, keeping the path and any `#anchor`.
-pub fn write(name: &str, model: Model, base: &Scenario, current: &Scenario) {
-    let mut query = format!("?scenario={name}&model={}", model_name(model));
+/// The query for this state: the scenario, the model and the changed parameters.
+pub fn pairs(
+    name: &str,
+    model: Model,
+    base: &Scenario,
+    current: &Scenario,
+) -> Vec<(&'static str, String)> {
+    let mut pairs = vec![
+        ("scenario", name.to_string()),
+        ("model", model_name(model).to_string()),
+    ];
     for f in FIELDS {
         let now = f.value(current);
-        if now.is_some() && now != f.value(base) {
-            if let Some(v) = now {
-                query.push_str(&format!("&{}={}", f.key, f.format(v)));
-            }
+        if let Some(v) = now.filter(|_| now != f.value(base)) {
+            pairs.push((f.key, f.format(v)));
         }
     }
-    let location = window().location();
-    let path = location.pathname().unwrap_or_default();
-    let hash = location.hash().unwrap_or_default();
-    if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(
-            &JsValue::NULL,
-            "",
-            Some(&format!("{path}{query}{hash}")),
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::page_query;
+    use engine::dcqcn::named_scenario;
+
+    #[test]
+    fn only_changed_parameters_are_written_and_read_back() {
+        let base = named_scenario("incast-16").expect("a named scenario");
+        let mut now = base.clone();
+        now.dcqcn.g = 0.5;
+        let search = page_query::format(&pairs("incast-16", Model::Packet, &base, &now));
+        assert_eq!(search, "?scenario=incast-16&model=packet&dcqcn.g=0.5");
+        let back = Requested::from_pairs(page_query::parse(&format!("{search}&junk=1")));
+        assert_eq!(back.scenario.as_deref(), Some("incast-16"));
+        assert_eq!(back.model, Some(Model::Packet));
+        assert_eq!(
+            back.values,
+            vec![("dcqcn.g".to_string(), "0.5".to_string())]
         );
     }
 }

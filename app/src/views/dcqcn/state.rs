@@ -12,6 +12,7 @@ use yew::Reducible;
 use super::charts::Drawn;
 use super::fields::{field, field_for_error, stagger_us, with_flows, Group, FIELDS};
 use super::query::Requested;
+use crate::views::timing;
 
 /// A run pinned for comparison, with the scenario it ran, for "what changed".
 #[derive(Debug, Clone, PartialEq)]
@@ -197,14 +198,13 @@ impl DcqcnState {
     /// Runs the fluid model now, in the same update as the change that asked for it, so a
     /// slider drag costs one render (the page's frame budget; measure `lab-dcqcn-fluid`).
     pub fn run_fluid(&mut self) {
-        #[cfg(target_arch = "wasm32")]
-        super::mark_start(super::FLUID_MEASURE);
-        super::lap("start");
-        let started = super::now_ms();
+        timing::mark_start(super::FLUID_MEASURE);
+        timing::lap("start");
+        let started = timing::now_ms();
         let result = simulate_fluid(&self.current, &Limits::default())
             .map(|mut series| {
-                series.solve_ms = started.zip(super::now_ms()).map(|(a, b)| b - a);
-                super::lap("solve");
+                series.solve_ms = started.zip(timing::now_ms()).map(|(a, b)| b - a);
+                timing::lap("solve");
                 series
             })
             .map_err(|e| e.to_string());
@@ -221,6 +221,17 @@ impl DcqcnState {
             }
             Err(message) => self.run_error = Some(message),
         }
+    }
+
+    /// Where the time cursor stands, µs: where the learner left it, within the shown run;
+    /// the run's end before that.
+    pub fn cursor_at_us(&self) -> f64 {
+        let end_us = self
+            .shown
+            .as_ref()
+            .and_then(|d| d.series.time_us.last().copied())
+            .unwrap_or(0.0);
+        self.cursor_us.unwrap_or(end_us).min(end_us)
     }
 
     /// The text a field shows: what the learner typed, else the live value.
@@ -530,6 +541,21 @@ mod tests {
         });
         assert_eq!(s.current.flows.len(), 12);
         assert!(s.errors.contains_key("flows"));
+    }
+
+    #[test]
+    fn the_time_cursor_stays_within_the_shown_run() {
+        let s = Rc::new(fresh());
+        let end_us = s
+            .shown
+            .as_ref()
+            .and_then(|d| d.series.time_us.last().copied());
+        let end_us = end_us.expect("the fluid run is shown at once");
+        assert_eq!(s.cursor_at_us(), end_us);
+        let s = s.reduce(Action::Cursor(5.0));
+        assert_eq!(s.cursor_at_us(), 5.0);
+        let s = s.reduce(Action::Cursor(end_us * 2.0));
+        assert_eq!(s.cursor_at_us(), end_us);
     }
 
     #[test]

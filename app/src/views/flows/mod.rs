@@ -29,10 +29,10 @@ use player::{Action, Player, Show};
 use stage::Stage;
 use text::ns_text;
 
+use super::{page_query, timing};
+
 /// The measure a bench reads: the work of one animation frame.
 pub const FRAME_MEASURE: &str = "lab-flows-frame";
-const FRAME_START: &str = "lab-flows-frame-start";
-const FRAME_END: &str = "lab-flows-frame-end";
 
 fn prefers_reduced_motion() -> bool {
     window()
@@ -77,22 +77,11 @@ fn schedule(
 ) {
     let next_slot = slot.clone();
     let handle = request_animation_frame(move |now| {
-        let performance = window().performance();
-        if let Some(p) = &performance {
-            let _ = p.mark(FRAME_START);
-        }
+        let frame = timing::measure_span(FRAME_MEASURE);
         let ms = last.map_or(0.0, |last| now - last);
         dispatch.dispatch(Action::Tick(ms));
         // Yew renders in a microtask queued by the dispatch; this one runs after it.
-        yew::platform::spawn_local(async move {
-            if let Some(p) = performance {
-                let _ = p.mark(FRAME_END);
-                let _ =
-                    p.measure_with_start_mark_and_end_mark(FRAME_MEASURE, FRAME_START, FRAME_END);
-                p.clear_marks_with_mark_name(FRAME_START);
-                p.clear_marks_with_mark_name(FRAME_END);
-            }
-        });
+        yew::platform::spawn_local(async move { frame.end() });
         // A slot emptied by the effect's cleanup means the clock was stopped.
         if next_slot.borrow().is_some() {
             schedule(next_slot.clone(), dispatch, Some(now));
@@ -103,7 +92,7 @@ fn schedule(
 
 #[function_component]
 pub fn FlowsView() -> Html {
-    let player = use_reducer(|| url::read(prefers_reduced_motion()));
+    let player = use_reducer(|| url::from_pairs(&page_query::read(), prefers_reduced_motion()));
     let titles = use_memo((), |_| titles());
     let dispatch = {
         let player = player.clone();
@@ -111,8 +100,8 @@ pub fn FlowsView() -> Html {
     };
     use_frame_clock(player.playing || player.to_segment_end, player.dispatcher());
 
-    let query = url::query(&player);
-    use_effect_with(query, |query| url::write(query));
+    let query = url::pairs(&player);
+    use_effect_with(query, |query| page_query::replace(query));
 
     // Yew delegates events to the app's root, so the player is found by its ref, not as
     // the event's current target.

@@ -3,11 +3,10 @@
 //! `step` counts from 1, as the page does.
 
 use engine::flows::ParamField;
-use gloo::utils::window;
-use wasm_bindgen::JsValue;
 
 use super::form::{FieldText, UNITS};
 use super::player::{comparison_index, Player};
+use crate::views::page_query;
 
 const KEYS: [(ParamField, &str); 8] = [
     (ParamField::MessageBytes, "size"),
@@ -28,14 +27,9 @@ fn plain(text: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
 }
 
-/// The player a query describes.
-pub fn parse(query: &str, reduced_motion: bool) -> Player {
-    let pairs: Vec<(&str, &str)> = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .collect();
-    let get = |key: &str| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+/// The player a query's pairs describe.
+pub fn from_pairs(pairs: &[(String, String)], reduced_motion: bool) -> Player {
+    let get = |key: &str| page_query::value(pairs, key);
     let compare = get("compare")
         .and_then(|v| v.split_once(','))
         .and_then(|(l, r)| comparison_index(l, r));
@@ -66,18 +60,12 @@ pub fn parse(query: &str, reduced_motion: bool) -> Player {
     Player::open(get("scenario"), compare, &fields, step, reduced_motion)
 }
 
-/// The player the page's URL describes.
-pub fn read(reduced_motion: bool) -> Player {
-    let search = window().location().search().unwrap_or_default();
-    parse(&search, reduced_motion)
-}
-
-/// The query for a player's state (without the `?`).
-pub fn query(player: &Player) -> String {
-    let mut parts: Vec<String> = Vec::new();
+/// The query for a player's state.
+pub fn pairs(player: &Player) -> Vec<(&'static str, String)> {
+    let mut parts = Vec::new();
     match player.comparison() {
-        Some(pair) => parts.push(format!("compare={},{}", pair.left, pair.right)),
-        None => parts.push(format!("scenario={}", player.scenario)),
+        Some(pair) => parts.push(("compare", format!("{},{}", pair.left, pair.right))),
+        None => parts.push(("scenario", player.scenario.clone())),
     }
     let shown = player.fields();
     for (field, key) in KEYS {
@@ -90,30 +78,16 @@ pub fn query(player: &Player) -> String {
         let text = text.trim();
         if field == ParamField::MessageBytes {
             let unit = UNITS.get(player.form.unit).map_or("B", |u| u.0);
-            parts.push(format!("{key}={text}{unit}"));
+            parts.push((key, format!("{text}{unit}")));
         } else {
-            parts.push(format!("{key}={text}"));
+            parts.push((key, text.to_string()));
         }
     }
     let started = player.index > 0 || player.progress > 0.0;
     if started {
-        parts.push(format!("step={}", player.index + 1));
+        parts.push(("step", (player.index + 1).to_string()));
     }
-    parts.join("&")
-}
-
-/// Replaces the URL's query, keeping the path, when it changed.
-pub fn write(query: &str) {
-    let location = window().location();
-    let current = location.search().unwrap_or_default();
-    if current.trim_start_matches('?') == query {
-        return;
-    }
-    let path = location.pathname().unwrap_or_default();
-    if let Ok(history) = window().history() {
-        let _ =
-            history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}?{query}")));
-    }
+    parts
 }
 
 /// Every comparison, as `compare=` values, for tests.
@@ -128,6 +102,14 @@ fn compare_values() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(search: &str, reduced_motion: bool) -> Player {
+        from_pairs(&page_query::parse(search), reduced_motion)
+    }
+
+    fn query(player: &Player) -> String {
+        page_query::format(&pairs(player))
+    }
 
     #[test]
     fn a_query_round_trips() {

@@ -3,11 +3,11 @@
 //! what happened and what to do.
 
 use gloo::utils::window;
-use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use super::failure::Advice;
 use crate::browser::navigation::reveal_anchor;
+use crate::views::page_query;
 
 /// The section of this page's reference text (`content/topics/live.md`) on hosted copies.
 pub const HOSTED_SECTION: &str = "connecting-from-a-hosted-copy-of-the-lab";
@@ -53,16 +53,11 @@ pub fn HostedIntro(props: &HostedIntroProps) -> Html {
     // The link stays on this page whatever path the site is served under.
     let here = window().location().pathname().unwrap_or_default();
     let href = format!("{here}#{HOSTED_SECTION}");
-    let onclick = {
-        let href = href.clone();
-        Callback::from(move |event: MouseEvent| {
-            event.prevent_default();
-            if let Ok(history) = window().history() {
-                let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&href));
-            }
-            reveal_anchor();
-        })
-    };
+    let onclick = Callback::from(|event: MouseEvent| {
+        event.prevent_default();
+        page_query::replace_anchor(HOSTED_SECTION);
+        reveal_anchor();
+    });
     // What to do depends on whether any flag can let this page in (a `file:` page: none).
     let (ask, command, in_one_go) = match &props.allow {
         Some(flag) => (

@@ -26,6 +26,8 @@ use links::ReferenceLinks;
 use query::Query;
 use walkthrough::ConnectionStepper;
 
+use super::page_query;
+
 /// The QP number the page's QP gets (any 24-bit value; this one is the walkthrough's A).
 const PAGE_QPN: u32 = 0x1a4;
 /// How many event results the log keeps.
@@ -322,14 +324,14 @@ impl Reducible for QpPage {
 /// The whole interactive part of `/qp`.
 #[function_component]
 pub fn QpView() -> Html {
-    let page = use_reducer(|| QpPage::from_query(&Query::read()));
+    let page = use_reducer(|| QpPage::from_query(&Query::from_pairs(&page_query::read())));
     let dispatch = {
         let page = page.clone();
         Callback::from(move |action: Action| page.dispatch(action))
     };
     {
         let query = page.query();
-        use_effect_with(query, |query| query.write());
+        use_effect_with(query, |query| page_query::replace(&query.pairs()));
     }
     html! {
         <div class="qp-view">

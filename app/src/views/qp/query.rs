@@ -1,9 +1,7 @@
 //! The page's shareable state in the URL query: `?type=RC&state=RTS&walk=tcp&step=4`.
-//! Read once on load, rewritten with `history.replaceState` as the learner changes it.
+//! Read once on load, rewritten (`views::page_query`) as the learner changes it.
 
 use engine::qp::{QpState, QpType, Walkthrough};
-use gloo::utils::window;
-use wasm_bindgen::JsValue;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Query {
@@ -42,14 +40,11 @@ pub fn walk_from_slug(slug: &str) -> Option<Walkthrough> {
 }
 
 impl Query {
-    /// Parses a query string; unknown keys and unreadable values keep their defaults.
-    pub fn parse(search: &str) -> Query {
+    /// Reads the query's pairs; unknown keys and unreadable values keep their defaults.
+    pub fn from_pairs(pairs: &[(String, String)]) -> Query {
         let mut q = Query::default();
-        for pair in search.trim_start_matches('?').split('&') {
-            let Some((key, value)) = pair.split_once('=') else {
-                continue;
-            };
-            match key {
+        for (key, value) in pairs {
+            match key.as_str() {
                 "type" => q.qp_type = QpType::parse(value).unwrap_or(q.qp_type),
                 "state" => q.state = QpState::parse(value).unwrap_or(q.state),
                 "walk" => q.walk = walk_from_slug(value).unwrap_or(q.walk),
@@ -66,42 +61,25 @@ impl Query {
         q
     }
 
-    pub fn to_search(self) -> String {
-        format!(
-            "?type={}&state={}&walk={}&step={}",
-            self.qp_type.name(),
-            self.state.name(),
-            walk_slug(self.walk),
-            self.step + 1
-        )
-    }
-
-    pub fn read() -> Query {
-        Query::parse(&window().location().search().unwrap_or_default())
-    }
-
-    /// Replaces the URL's query, keeping the path and any `#anchor`.
-    pub fn write(&self) {
-        let location = window().location();
-        let search = self.to_search();
-        if location.search().ok().as_deref() == Some(search.as_str()) {
-            return;
-        }
-        let url = format!(
-            "{}{}{}",
-            location.pathname().unwrap_or_default(),
-            search,
-            location.hash().unwrap_or_default()
-        );
-        if let Ok(history) = window().history() {
-            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-        }
+    /// Every value, defaults too: a copied link says what it shows.
+    pub fn pairs(self) -> [(&'static str, String); 4] {
+        [
+            ("type", self.qp_type.name().to_string()),
+            ("state", self.state.name().to_string()),
+            ("walk", walk_slug(self.walk).to_string()),
+            ("step", (self.step + 1).to_string()),
+        ]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::views::page_query;
+
+    fn parse(search: &str) -> Query {
+        Query::from_pairs(&page_query::parse(search))
+    }
 
     #[test]
     fn query_round_trips_and_ignores_junk() {
@@ -111,11 +89,12 @@ mod tests {
             walk: Walkthrough::RetryExceeded,
             step: 4,
         };
-        assert_eq!(Query::parse(&q.to_search()), q);
+        assert_eq!(parse(&page_query::format(&q.pairs())), q);
         assert_eq!(
-            Query::parse("?type=nope&state=&step=0&walk=x&y"),
-            Query::default()
+            page_query::format(&q.pairs()),
+            "?type=UD&state=RTS&walk=retry-exceeded&step=5"
         );
+        assert_eq!(parse("?type=nope&state=&step=0&walk=x&y"), Query::default());
         for w in Walkthrough::ALL {
             assert_eq!(walk_from_slug(walk_slug(w)), Some(w));
         }

@@ -21,6 +21,7 @@ use yew::prelude::*;
 
 use super::dissector::Dissector;
 use super::form::parse_number;
+use crate::views::timing;
 
 /// Frames decoded between two looks at the clock.
 const STEP: usize = 512;
@@ -161,14 +162,7 @@ impl Reducible for CaptureState {
 }
 
 fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or(0.0)
-}
-
-fn mark_open() {
-    if let Some(p) = window().performance() {
-        p.clear_marks_with_mark_name(OPEN_MARK);
-        let _ = p.mark(OPEN_MARK);
-    }
+    timing::now_ms().unwrap_or(0.0)
 }
 
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
@@ -259,9 +253,7 @@ async fn decode(
             bytes.resize(old + part.length() as usize, 0);
             part.copy_to(&mut bytes[old..]);
             if old == 0 {
-                if let Some(p) = window().performance() {
-                    let _ = p.measure_with_start_mark(READ_MEASURE, OPEN_MARK);
-                }
+                timing::measure_since(READ_MEASURE, OPEN_MARK);
             }
         }
         let complete = bytes.len() >= size || file.is_none();
@@ -334,7 +326,7 @@ fn open(
     current: Rc<Cell<u32>>,
     dispatch: UseReducerDispatcher<CaptureState>,
 ) {
-    mark_open();
+    timing::reset_mark(OPEN_MARK);
     let generation = current.get().wrapping_add(1);
     current.set(generation);
     dispatch.dispatch(CaptureAction::Loading(name.clone()));
@@ -375,9 +367,7 @@ pub fn CaptureView() -> Html {
     // The packet list is complete once rendered: close the measure begun at the choice.
     use_effect_with((state.generation, done), |(_, done)| {
         if *done {
-            if let Some(p) = window().performance() {
-                let _ = p.measure_with_start_mark(DECODE_MEASURE, OPEN_MARK);
-            }
+            timing::measure_since(DECODE_MEASURE, OPEN_MARK);
         }
     });
     let convs = state.conversations.clone();

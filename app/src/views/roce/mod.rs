@@ -15,8 +15,6 @@ use std::rc::Rc;
 use engine::wire::capture::{write_pcap, CapturedFrame};
 use engine::wire::spec::{build, PacketSpec};
 use engine::wire::LinkType;
-use gloo::utils::window;
-use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 use builder::Builder;
@@ -24,40 +22,9 @@ use capture::CaptureView;
 use compare::Compare;
 use dissector::Dissector;
 use encap::Encapsulation;
-use form::{Form, CHOICES, TEXT_FIELDS};
+use form::Form;
 
-/// The form as the URL's query holds it.
-fn form_from_url() -> Form {
-    let search = window().location().search().unwrap_or_default();
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
-        return Form::default();
-    };
-    let keys = TEXT_FIELDS
-        .iter()
-        .map(|d| d.key)
-        .chain(CHOICES.iter().map(|(k, _)| *k));
-    Form::from_pairs(keys.filter_map(|k| params.get(k).map(|v| (k.to_string(), v))))
-}
-
-fn write_url(form: &Form) {
-    let Ok(params) = web_sys::UrlSearchParams::new() else {
-        return;
-    };
-    for (k, v) in form.changed_pairs() {
-        params.append(k, v);
-    }
-    let query = String::from(params.to_string());
-    let path = window().location().pathname().unwrap_or_default();
-    let hash = window().location().hash().unwrap_or_default();
-    let url = if query.is_empty() {
-        format!("{path}{hash}")
-    } else {
-        format!("{path}?{query}{hash}")
-    };
-    if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-    }
-}
+use super::{download, page_query};
 
 /// Offers `bytes` as a one-frame pcap download.
 fn download_pcap(bytes: &[u8]) -> Result<(), String> {
@@ -68,22 +35,7 @@ fn download_pcap(bytes: &[u8]) -> Result<(), String> {
         data: bytes.to_vec(),
     };
     let file = write_pcap(&[frame]).map_err(|e| e.to_string())?;
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(file.as_slice()));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/vnd.tcpdump.pcap");
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-        .map_err(|_| "the browser refused to make the file".to_string())?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)
-        .map_err(|_| "the browser refused to make a download link".to_string())?;
-    let anchor: web_sys::HtmlAnchorElement = gloo::utils::document()
-        .create_element("a")
-        .map_err(|_| "no document".to_string())?
-        .unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download("roce-packet.pcap");
-    anchor.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
-    Ok(())
+    download::save_bytes(&file, "roce-packet.pcap", "application/vnd.tcpdump.pcap")
 }
 
 /// A link into the reference text (the shell follows it without reloading).
@@ -100,7 +52,8 @@ fn RefLink(props: &RefLinkProps) -> Html {
 
 #[function_component]
 pub fn RoceView() -> Html {
-    let form = use_state(form_from_url);
+    // The URL's query holds the fields that differ from their defaults.
+    let form = use_state(|| Form::from_pairs(page_query::read().into_iter()));
     let edited = use_state(|| None::<Rc<Vec<u8>>>);
     let last_good = use_mut_ref(|| {
         let spec = PacketSpec::default();
@@ -108,9 +61,9 @@ pub fn RoceView() -> Html {
         (spec, Rc::new(bytes))
     });
     let download_error = use_state(|| None::<String>);
-    {
-        use_effect_with((*form).clone(), write_url);
-    }
+    use_effect_with((*form).clone(), |form| {
+        page_query::replace(&form.changed_pairs())
+    });
 
     let errors = match form.to_spec() {
         Ok(spec) => match build(&spec) {
