@@ -44,7 +44,7 @@ pub fn CursorReadout(props: &CursorProps) -> Html {
                     t / 1000.0, queue / 1024.0, if paused { "PAUSED" } else { "not paused" },
                     s.cnps_in_interval(k)) }
             </p>
-            <div class="dcqcn-table-wrap">
+            <div class="dcqcn-table-wrap" tabindex="0">
                 <table class="dcqcn-table">
                     <thead>
                         <tr>
@@ -170,7 +170,7 @@ pub fn FlowTable(props: &FlowTableProps) -> Html {
     html! {
         <details class="dcqcn-flow-details" open=true>
             <summary>{ format!("Each flow's first cut and completion ({} flows)", sum.first_cut.len()) }</summary>
-            <div class="dcqcn-table-wrap">
+            <div class="dcqcn-table-wrap" tabindex="0">
                 <table class="dcqcn-table dcqcn-flow-table">
                     <thead>
                         <tr>

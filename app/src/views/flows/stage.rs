@@ -203,7 +203,7 @@ pub fn Stage(props: &StageProps) -> Html {
     };
 
     html! {
-        <div class="flow-stage-scroll">
+        <div class="flow-stage-scroll" tabindex="0">
             <svg class="flow-stage" role="img" viewBox={format!("0 -18 {width} {}", height + 18.0)}
                  aria-label={description.clone()} data-scenario={s.id.clone()}>
                 <title>{ description }</title>

@@ -81,7 +81,7 @@ pub fn Compare(props: &CompareProps) -> Html {
                 })
             });
             html! {
-                <table class="compare-table">
+                <table class="compare-table" tabindex="0">
                     <caption>{ format!("A {len}-byte message at {rate} Gb/s") }</caption>
                     <thead><tr><th scope="col">{ "MTU" }</th><th scope="col">{ "Fabric" }</th><th scope="col">{ "Packets" }</th><th scope="col">{ "Bytes on the wire" }</th><th scope="col">{ "Efficiency" }</th><th scope="col">{ "Goodput" }</th></tr></thead>
                     <tbody>
@@ -114,7 +114,7 @@ pub fn Compare(props: &CompareProps) -> Html {
                 </section>
             </div>
             if let Some(c) = costs {
-                <table class="compare-table">
+                <table class="compare-table" tabindex="0">
                     <caption>{ "This packet on the wire" }</caption>
                     <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "Frame" }</th><th scope="col">{ "Link bytes" }</th><th scope="col">{ "Overhead" }</th></tr></thead>
                     <tbody>

@@ -278,7 +278,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
             }) }
             <div class="dissector-panes">
                 <ul class="layer-tree" aria-label="Decoded layers">{ for tree }</ul>
-                <div class="hex-pane">
+                <div class="hex-pane" tabindex="0">
                     <div class="hex-dump" aria-label={format!("Frame bytes, {} in all", bytes.len())}>{ for hex_rows }</div>
                     <p class="hex-status" aria-live="polite">{ status }</p>
                 </div>
