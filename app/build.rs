@@ -51,8 +51,8 @@ fn main() {
         for section in &page.sections {
             writeln!(
                 out,
-                "    engine::search::Section {{ path: {:?}, anchor: {:?}, heading: {:?}, text: {:?} }},",
-                page.topic.path, section.anchor, section.heading, section.text
+                "    engine::search::Section {{ path: {:?}, anchor: {:?}, heading: {:?}, keywords: {:?}, text: {:?} }},",
+                page.topic.path, section.anchor, section.heading, section.keywords, section.text
             )
             .expect("writing to a String cannot fail");
         }

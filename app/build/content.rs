@@ -53,8 +53,14 @@ pub struct Section {
     /// The heading's anchor; empty for the text above the first heading.
     pub anchor: String,
     pub heading: String,
+    /// Other words for the section, from the `<!-- search: … -->` line under its heading.
+    pub keywords: String,
     pub text: String,
 }
+
+/// The line under a heading that lists other words for its section: `<!-- search: a, b -->`.
+/// It is an HTML comment, so a Markdown viewer hides it too; the compiler strips it.
+pub const SEARCH_LINE: &str = "<!-- search:";
 
 /// Something in a content file that breaks the lab's rules, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -410,6 +416,8 @@ struct MarkdownPass<'a, 's> {
     units: Vec<Unit>,
     /// The search section being gathered.
     section: Section,
+    /// Whether a paragraph, list, table or code block has started since the last heading.
+    section_has_blocks: bool,
     /// The open heading: its level, its text so far, and where its placeholder is in `out`.
     heading: Option<(HeadingLevel, String, usize)>,
     /// Text arrives in pieces (`[`, `^key]`); the pieces are joined before looking for
@@ -434,6 +442,7 @@ impl<'a, 's> MarkdownPass<'a, 's> {
         let section = Section {
             anchor: String::new(),
             heading: page.topic.title.clone(),
+            keywords: String::new(),
             text: format!("{} ", page.topic.summary),
         };
         MarkdownPass {
@@ -444,6 +453,7 @@ impl<'a, 's> MarkdownPass<'a, 's> {
             out: Vec::with_capacity(events),
             units: Vec::new(),
             section,
+            section_has_blocks: false,
             heading: None,
             pending_text: String::new(),
             pending_at: 0,
@@ -464,6 +474,18 @@ impl<'a, 's> MarkdownPass<'a, 's> {
         if !matches!(event, Event::Text(_)) {
             self.flush_text();
         }
+        if matches!(
+            event,
+            Event::Start(
+                Tag::Paragraph
+                    | Tag::List(_)
+                    | Tag::Table(_)
+                    | Tag::CodeBlock(_)
+                    | Tag::BlockQuote(_)
+            )
+        ) {
+            self.section_has_blocks = true;
+        }
         match event {
             Event::Text(text) => {
                 if self.pending_text.is_empty() {
@@ -472,6 +494,11 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 self.pending_text.push_str(&text);
             }
             Event::Start(Tag::Heading { level, .. }) => self.start_heading(level, range.start),
+            Event::Html(ref html) if html.trim_start().starts_with(SEARCH_LINE) => {
+                let line = (self.locate)(range.start);
+                self.search_line(html, line);
+            }
+
             Event::End(TagEnd::Heading(level)) => self.end_heading(level),
             Event::Start(Tag::Paragraph | Tag::Item | Tag::TableRow | Tag::TableHead) => {
                 // A paragraph inside a list item is its own unit; the item keeps only its loose text.
@@ -514,6 +541,8 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 if let Some(unit) = self.units.last_mut() {
                     unit.text.push_str(" | ");
                 }
+                // Cells are words apart in the search text too.
+                self.section.text.push(' ');
                 self.out.push(event);
             }
             other => self.out.push(other),
@@ -586,6 +615,48 @@ impl<'a, 's> MarkdownPass<'a, 's> {
         }
     }
 
+    /// `<!-- search: a, b -->` right under a heading (or above the first one, for the page's
+    /// top): the words become the section's keywords, and nothing reaches the HTML.
+    fn search_line(&mut self, html: &str, line: usize) {
+        let words = html
+            .trim()
+            .strip_prefix(SEARCH_LINE)
+            .and_then(|rest| rest.strip_suffix("-->"))
+            .filter(|words| !words.contains('\n') && !words.contains("-->"));
+        let Some(words) = words else {
+            self.problem(
+                line,
+                format!("a search line is one line, `{SEARCH_LINE} word, other words -->`"),
+            );
+            return;
+        };
+        if self.section_has_blocks {
+            self.problem(
+                line,
+                "put the search line right under its heading, before the section's text".into(),
+            );
+        }
+        if !self.section.keywords.is_empty() {
+            self.problem(line, "one search line per heading".into());
+        }
+        let words: Vec<&str> = words
+            .split(',')
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.is_empty() {
+            self.problem(line, "the search line lists no words".into());
+        }
+        // Keywords cite nothing, so they name things and state no figures.
+        if let Some(word) = words.iter().find(|w| states_a_number(w)) {
+            self.problem(
+                line,
+                format!("a search word states a number, which it cannot cite: {word:?}"),
+            );
+        }
+        self.section.keywords = words.join(", ");
+    }
+
     fn start_heading(&mut self, level: HeadingLevel, at: usize) {
         if level == HeadingLevel::H1 {
             self.problem(
@@ -610,9 +681,11 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 Section {
                     anchor: id,
                     heading: text,
+                    keywords: String::new(),
                     text: String::new(),
                 },
             );
+            self.section_has_blocks = false;
             if !finished.text.trim().is_empty() || !finished.anchor.is_empty() {
                 self.page.sections.push(finished);
             }
@@ -759,6 +832,7 @@ fn nccl_env_table(
         page.sections.push(Section {
             anchor: id,
             heading: v.name.clone(),
+            keywords: String::new(),
             text: format!(
                 "{} Default {}. {} {}",
                 v.name, v.default, v.meaning, v.when_to_change
@@ -901,6 +975,7 @@ fn bandwidth_table(
         page.sections.push(Section {
             anchor: link.id.clone(),
             heading: link.name.clone(),
+            keywords: String::new(),
             text: format!(
                 "{} {} Gb/s per direction, {} GB/s per direction, {} Gb/s bidirectional, {} GB/s bidirectional. Latency: {}. {}",
                 link.name,
@@ -1014,6 +1089,7 @@ fn counters_table(
         page.sections.push(Section {
             anchor: id,
             heading: note.file.clone(),
+            keywords: String::new(),
             text: format!("{} {}", note.file, note.meaning),
         });
     }

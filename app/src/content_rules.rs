@@ -185,6 +185,48 @@ fn the_checker_reports_each_kind_of_mistake() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn search_lines_become_keywords_and_leave_the_html() {
+    let dir = std::env::temp_dir().join(format!("rdma-lab-search-line-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("topics")).unwrap();
+    std::fs::write(
+        dir.join("topics.toml"),
+        "[[topic]]\npath = \"/\"\ntitle = \"T\"\ngroup = \"G\"\nsummary = \"S\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("topics/overview.md"),
+        "+++\n\n+++\n<!-- search: start, map of the lab -->\n\nTop text.\n\n\
+         ## Sockets\n<!-- search: socket fallback,  TCP , -->\n\nText.\n\n\
+         ## Late\n\nText first.\n\n<!-- search: late -->\n\n\
+         ## Figures\n<!-- search: 3 GB/s, mlx5 -->\n\n\
+         ## Broken\n<!-- search: never closed\n",
+    )
+    .unwrap();
+    let pages = compile(&dir).unwrap();
+    let page = &pages[0];
+    let keywords = |anchor: &str| {
+        page.sections
+            .iter()
+            .find(|s| s.anchor == anchor)
+            .map(|s| s.keywords.as_str())
+    };
+    assert_eq!(keywords(""), Some("start, map of the lab"));
+    assert_eq!(keywords("sockets"), Some("socket fallback, TCP"));
+    assert!(!page.html.contains("search:"), "{}", page.html);
+    let messages: Vec<String> = page.problems.iter().map(ToString::to_string).collect();
+    let has = |needle: &str, line: usize| {
+        messages
+            .iter()
+            .any(|m| m.contains(needle) && m.contains(&format!("overview.md:{line}:")))
+    };
+    assert!(has("right under its heading", 17), "{messages:#?}");
+    assert!(has("states a number", 20), "{messages:#?}");
+    assert!(has("is one line", 23), "{messages:#?}");
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The bar chart and the engine's link model state the same rates: every link the engine
 /// models has a row in `content/data/bandwidth.toml` with the same per-direction rate.
 #[test]

@@ -1,5 +1,5 @@
 //! The search index as published: `search.json` is not JSON-heavy machinery but one line per
-//! section, `path TAB anchor TAB heading TAB text`, which `prerender` writes and the browser
+//! section, `path TAB anchor TAB heading TAB keywords TAB text`, which `prerender` writes and the browser
 //! reads without a parser library.
 
 use engine::search::Section;
@@ -15,7 +15,7 @@ fn field(text: &str) -> String {
 pub fn encode(sections: &[Section]) -> String {
     let mut out = String::new();
     for s in sections {
-        for (index, part) in [s.path, s.anchor, s.heading, s.text]
+        for (index, part) in [s.path, s.anchor, s.heading, s.keywords, s.text]
             .into_iter()
             .enumerate()
         {
@@ -29,7 +29,7 @@ pub fn encode(sections: &[Section]) -> String {
     out
 }
 
-/// The sections in `text`; an error names the first line that is not four fields.
+/// The sections in `text`; an error names the first line that is not five fields.
 pub fn decode(text: &str) -> Result<Vec<Section<'_>>, String> {
     text.lines()
         .enumerate()
@@ -37,14 +37,17 @@ pub fn decode(text: &str) -> Result<Vec<Section<'_>>, String> {
         .map(|(index, line)| {
             let fields: Vec<&str> = line.split('\t').collect();
             match fields[..] {
-                [path, anchor, heading, text] if path.starts_with('/') => Ok(Section {
-                    path,
-                    anchor,
-                    heading,
-                    text,
-                }),
+                [path, anchor, heading, keywords, text] if path.starts_with('/') => {
+                    Ok(Section {
+                        path,
+                        anchor,
+                        heading,
+                        keywords,
+                        text,
+                    })
+                }
                 _ => Err(format!(
-                    "{FILE} line {}: expected path, anchor, heading and text separated by tabs",
+                    "{FILE} line {}: expected path, anchor, heading, keywords and text separated by tabs",
                     index + 1
                 )),
             }
@@ -63,24 +66,29 @@ mod tests {
                 path: "/",
                 anchor: "",
                 heading: "Overview",
+                keywords: "start, map",
                 text: "one\ttwo\nthree",
             },
             Section {
                 path: "/qp",
                 anchor: "rts",
                 heading: "RTS",
+                keywords: "",
                 text: "ready to send",
             },
         ];
         let text = encode(&sections);
         let back = decode(&text).expect("its own file reads back");
         assert_eq!(back[0].text, "one two three");
+        assert_eq!(back[0].keywords, "start, map");
         assert_eq!(back[1], sections[1]);
     }
 
     #[test]
     fn a_broken_line_is_named() {
-        let error = decode("/qp\ta\tb\tc\nnot a section\n").unwrap_err();
+        let error = decode("/qp\ta\tb\t\tc\nnot a section\n").unwrap_err();
         assert!(error.contains("line 2"), "{error}");
+        let four_fields = decode("/qp\ta\tb\tc\n").unwrap_err();
+        assert!(four_fields.contains("line 1"), "{four_fields}");
     }
 }

@@ -78,6 +78,26 @@ mod tests {
         assert_eq!(first("NCCL_IB_TIMEOUT").0, "/nccl-env");
     }
 
+    /// Issue 18, item 8: what a learner types, and the section that answers it.
+    #[test]
+    fn natural_questions_land_on_the_section_that_answers_them() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let sockets = ("/troubleshooting", "nccl-falls-back-to-sockets");
+        for (query, want) in [
+            ("nccl socket fallback", sockets),
+            ("slow all-reduce", sockets),
+            ("why is my allreduce slow", sockets),
+            ("3 GB/s", sockets),
+            ("dcqnc", ("/dcqcn", "")),
+            ("sokcets fallback", sockets),
+            ("retries exceeded", ("/troubleshooting", "retry-exceeded")),
+        ] {
+            let hits = index.search(query, 8);
+            let first = hits.first().map(|h| (h.section.path, h.section.anchor));
+            assert_eq!(first, Some(want), "{query:?}");
+        }
+    }
+
     #[test]
     fn every_page_is_searchable_by_its_title() {
         let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
