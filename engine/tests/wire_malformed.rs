@@ -345,7 +345,11 @@ fn an_empty_file_is_named_as_empty_and_a_capture_without_packets_is_no_error() {
     assert!(message.contains("empty"), "{message}");
     let none = read_capture(&write_pcap(&[]).unwrap());
     assert!(none.frames.is_empty());
-    assert!(none.error.is_none(), "a capture of 0 packets is valid: {:?}", none.error);
+    assert!(
+        none.error.is_none(),
+        "a capture of 0 packets is valid: {:?}",
+        none.error
+    );
 }
 
 #[test]
