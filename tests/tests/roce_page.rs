@@ -85,6 +85,21 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     )
     .await;
 
+    // One packet carries at most the largest path MTU: a 9000-byte payload is refused at its
+    // field with the rule, not drawn as a single 9098-byte frame.
+    browser
+        .goto(&site.url("/roce?operation=write&payload=9000"))
+        .await;
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    wait_eval(
+        &browser,
+        "const e = document.getElementById('roce-payload-err'); return !!e && e.textContent.includes('4096') && e.textContent.includes('FIRST')",
+        Value::Bool(true),
+    )
+    .await;
+    browser.goto(&site.url("/roce?payload=32&psn=7")).await;
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+
     // The reload restores the builder from the URL.
     browser.client.refresh().await.expect("reloads");
     browser.wait_for_text("main h1", "RoCE v2 packets").await;

@@ -111,7 +111,23 @@ impl Default for Payload {
     }
 }
 
+/// The most payload one packet can carry: the largest path MTU of InfiniBand and RoCE,
+/// 4096 bytes (rdma-core's `libibverbs/verbs.h`, `enum ibv_mtu`, whose largest value is
+/// `IBV_MTU_4096`). A longer message is several packets, FIRST, MIDDLE… LAST (see `segment`).
+pub const MAX_PACKET_PAYLOAD: usize = 4096;
+
 impl Payload {
+    pub fn len(&self) -> usize {
+        match self {
+            Payload::Size(n) => *n as usize,
+            Payload::Text(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn bytes(&self) -> Vec<u8> {
         match self {
             Payload::Size(n) => (0..*n).map(|i| i as u8).collect(),
@@ -326,6 +342,17 @@ pub fn to_repr(s: &PacketSpec) -> Result<RoceFrameRepr, BuildError> {
     let info = opcode
         .info()
         .ok_or_else(|| invalid("operation", "no such opcode"))?;
+    if info.headers.payload && s.payload.len() > MAX_PACKET_PAYLOAD {
+        return Err(invalid(
+            "payload",
+            format!(
+                "{} bytes do not fit one packet: the largest RoCE and InfiniBand path MTU \
+                 (4096) carries at most {MAX_PACKET_PAYLOAD} bytes of payload; a longer \
+                 message is sent as FIRST, MIDDLE and LAST packets",
+                s.payload.len()
+            ),
+        ));
+    }
     let payload = if info.headers.payload {
         s.payload.bytes()
     } else {
@@ -736,6 +763,23 @@ mod tests {
             };
             assert_eq!(build(&spec).is_ok(), op.carries_payload(), "{op:?}");
         }
+    }
+
+    #[test]
+    fn one_packet_carries_at_most_the_largest_path_mtu() {
+        let spec = |payload| PacketSpec {
+            operation: SpecOperation::Write,
+            payload,
+            ..PacketSpec::default()
+        };
+        assert!(build(&spec(Payload::Size(4096))).is_ok());
+        let refused = build(&spec(Payload::Size(9000))).unwrap_err().to_string();
+        assert!(
+            refused.starts_with("payload: 9000 bytes do not fit one packet"),
+            "{refused}"
+        );
+        assert!(refused.contains("4096"), "{refused}");
+        assert!(build(&spec(Payload::Text("x".repeat(4097)))).is_err());
     }
 
     #[test]

@@ -239,8 +239,8 @@ impl Form {
             spec.payload = if self.get("payload_kind") == "text" {
                 Payload::Text(self.get("payload").to_string())
             } else {
-                // A jumbo frame's worth is plenty for one packet on this page.
-                Payload::Size(num("payload", 9000) as u32)
+                // The engine holds it to one packet's worth and says why.
+                Payload::Size(num("payload", u64::from(u32::MAX)) as u32)
             };
         }
         if spec.operation == SpecOperation::Nak {
