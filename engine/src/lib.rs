@@ -5,6 +5,7 @@
 //! builds for native targets and `wasm32-unknown-unknown` alike.
 
 pub mod dcqcn;
+pub mod exercise;
 pub mod flows;
 pub mod probe;
 pub mod qp;

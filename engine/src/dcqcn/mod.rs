@@ -9,9 +9,11 @@
 //!   return a [`Series`] of the same shape so they can be plotted together.
 //! - [`named_scenario`]: the teaching scenarios; [`series_to_csv`]: the series as CSV,
 //!   [`run_csv`]: the same behind `#` lines naming the scenario, model and parameters.
+//! - [`exercise`]: the view's "try this" tasks, checked on each run.
 
 mod cp;
 mod error;
+pub mod exercise;
 mod export;
 mod fluid;
 mod np;

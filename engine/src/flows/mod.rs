@@ -10,6 +10,7 @@
 //! - [`scenario_ids`], [`build_scenario`], [`comparisons`]: the registry.
 //! - [`playback`]: opening parameters, editable fields, wires, routes and the state of a
 //!   flow at a moment, for a player.
+//! - [`exercise`]: the view's "try this" tasks, checked on the step shown.
 //!
 //! Conventions: time in ns from the first step; steps on the critical path follow each other
 //! without gaps, so the breakdown by category sums to the end-to-end latency; steps off the
@@ -20,6 +21,7 @@
 
 mod congestion;
 pub mod costs;
+pub mod exercise;
 pub mod link;
 pub mod model;
 mod nccl;

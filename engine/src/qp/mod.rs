@@ -11,9 +11,11 @@
 //! - [`builder`]: attribute values as typed text, the equivalent C call, a QP brought to a
 //!   given state.
 //! - [`walkthrough`]: two peers bringing up an RC connection, as data, with failure variants.
+//! - [`exercise`]: the view's "try this" tasks, checked on each [`exercise::QpMove`].
 
 pub mod attr;
 pub mod builder;
+pub mod exercise;
 pub mod sim;
 pub mod state;
 pub mod table;

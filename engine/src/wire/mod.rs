@@ -17,7 +17,8 @@
 //! * segmentation and per-packet overhead ([`segment`]), pcap/pcapng files ([`capture`]),
 //! * a serde packet description and builder ([`spec`]),
 //! * the packet list and PSN conversations of a capture ([`listing`]), editable hex
-//!   ([`hex`]), the purpose of each layer ([`encap`]) and the lab's sample capture ([`sample`]).
+//!   ([`hex`]), the purpose of each layer ([`encap`]) and the lab's sample capture ([`sample`]),
+//! * the /roce view's "try this" tasks ([`exercise`]).
 //!
 //! Nothing here panics on input bytes: every failure is a [`WireError`] saying which
 //! header failed, at which byte offset of the frame, and why.
@@ -29,6 +30,7 @@ pub mod dissect;
 pub mod encap;
 mod error;
 pub mod ethernet;
+pub mod exercise;
 pub mod ext;
 pub mod fuzz;
 pub mod hex;
