@@ -15,6 +15,7 @@ pub mod download;
 pub mod page_query;
 mod slot;
 pub mod timing;
+pub mod try_this;
 
 pub use slot::ViewSlot;
 

@@ -19,6 +19,7 @@ mod results;
 mod state;
 mod worker;
 
+use engine::dcqcn::exercise::EXERCISES;
 use yew::prelude::*;
 
 use controls::ScenarioControls;
@@ -35,6 +36,7 @@ use state::{Action, DcqcnState};
 
 use super::page_query;
 use super::timing::lap;
+use super::try_this::{attempts, TryThis};
 
 pub(crate) const FLUID_MEASURE: &str = "lab-dcqcn-fluid";
 const PACKET_MEASURE: &str = "lab-dcqcn-packet";
@@ -67,6 +69,7 @@ pub fn DcqcnView() -> Html {
         <section class="dcqcn-view" aria-labelledby="dcqcn-view-title">
             <h2 id="dcqcn-view-title" class="dcqcn-title">{ "DCQCN simulator" }</h2>
             <p class="dcqcn-description">{ state.current.description.clone() }</p>
+            <TryThis view="dcqcn" attempts={attempts(&EXERCISES, state.tried)} />
             <ScenarioControls scenario={state.scenario_name.clone()} model={state.model} dispatch={dispatch.clone()} />
             <div class="dcqcn-layout">
                 <ParamPanel groups={group_views(&state)} dispatch={dispatch.clone()} />

@@ -4,9 +4,11 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use engine::dcqcn::exercise::EXERCISES;
 use engine::dcqcn::{
     named_scenario, simulate_fluid, DcqcnParams, Limits, Model, Scenario, Series, SimError,
 };
+use engine::exercise::Progress;
 use yew::Reducible;
 
 use super::charts::Drawn;
@@ -54,6 +56,8 @@ pub struct DcqcnState {
     pub cursor_us: Option<f64>,
     /// Bumped on theme changes and resizes: the charts redraw.
     pub redraw: u64,
+    /// The "try this" tasks the runs so far have fulfilled.
+    pub tried: Progress,
 }
 
 pub enum Action {
@@ -118,6 +122,7 @@ impl DcqcnState {
             pinned: None,
             cursor_us: None,
             redraw: 0,
+            tried: Progress::default(),
         };
         for (key, text) in q.values {
             if let Some(f) = field(&key) {
@@ -215,6 +220,7 @@ impl DcqcnState {
         self.running = false;
         match result {
             Ok(series) => {
+                self.tried = self.tried.observe(&EXERCISES, &series);
                 self.shown = Some(Drawn::new(series, self.current.clone()));
                 self.shown_run = run;
                 self.run_error = None;

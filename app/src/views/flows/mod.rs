@@ -17,7 +17,9 @@ mod url;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use engine::flows::{build_scenario, default_params, scenario_ids, Scenario};
+use engine::exercise::Progress;
+use engine::flows::exercise::EXERCISES;
+use engine::flows::{build_scenario, default_params, scenario_ids, Scenario, StepKind};
 use gloo::render::{request_animation_frame, AnimationFrame};
 use gloo::utils::window;
 use yew::prelude::*;
@@ -29,6 +31,7 @@ use player::{Action, Player, Show};
 use stage::Stage;
 use text::ns_text;
 
+use super::try_this::{attempts, TryThis};
 use super::{page_query, timing};
 
 /// The measure a bench reads: the work of one animation frame.
@@ -94,6 +97,7 @@ fn schedule(
 pub fn FlowsView() -> Html {
     let player = use_reducer(|| url::from_pairs(&page_query::read(), prefers_reduced_motion()));
     let titles = use_memo((), |_| titles());
+    let tried = use_state(Progress::default);
     let dispatch = {
         let player = player.clone();
         Callback::from(move |action: Action| player.dispatch(action))
@@ -143,6 +147,37 @@ pub fn FlowsView() -> Html {
         ),
     };
 
+    // A pair is shown at one moment; before the first step, at none.
+    let pair_time = if player.index == 0 && progress == 0.0 {
+        -1.0
+    } else {
+        player.show.time_at(player.index, progress)
+    };
+    let shown_kinds: Vec<StepKind> = match &player.show {
+        Show::One(scenario) => (player.index > 0 || progress > 0.0)
+            .then(|| scenario.steps.get(player.index))
+            .flatten()
+            .map(|s| s.kind)
+            .into_iter()
+            .collect(),
+        Show::Pair { left, right, .. } => [left, right]
+            .iter()
+            .filter_map(|s| s.step_at(pair_time).and_then(|i| s.steps.get(i)))
+            .map(|s| s.kind)
+            .collect(),
+    };
+    {
+        let tried = tried.clone();
+        use_effect_with(shown_kinds, move |kinds| {
+            let next = kinds
+                .iter()
+                .fold(*tried, |p, kind| p.observe(&EXERCISES, kind));
+            if next != *tried {
+                tried.set(next);
+            }
+        });
+    }
+
     let body = match &player.show {
         Show::One(scenario) => {
             let started = player.index > 0 || progress > 0.0;
@@ -168,11 +203,7 @@ pub fn FlowsView() -> Html {
             right,
             ..
         } => {
-            let t = if player.index == 0 && progress == 0.0 {
-                -1.0
-            } else {
-                player.show.time_at(player.index, progress)
-            };
+            let t = pair_time;
             let scale = left.totals.end_to_end_ns.max(right.totals.end_to_end_ns);
             let side = |scenario: &Rc<Scenario>, name: &str| {
                 let step = scenario.step_at(t);
@@ -204,7 +235,8 @@ pub fn FlowsView() -> Html {
         }
     };
 
-    html! {
+    html! { <>
+        <TryThis view="flows" attempts={attempts(&EXERCISES, *tried)} />
         <section class="flows" aria-label="Packet flows player" tabindex="0" ref={section} {onkeydown}
                  data-index={player.index.to_string()} data-segments={segments.to_string()}
                  data-playing={player.playing.to_string()} data-done={player.done().to_string()}>
@@ -218,5 +250,5 @@ pub fn FlowsView() -> Html {
             <p class="flow-keys">{ "Keys in the player, outside its fields and menus: ← back, → forward, space play/pause. \
                   On a button space presses it; on a stage that scrolls sideways the arrows scroll it." }</p>
         </section>
-    }
+    </> }
 }

@@ -11,7 +11,9 @@ mod walkthrough;
 
 use std::rc::Rc;
 
+use engine::exercise::Progress;
 use engine::qp::builder::{build_call, example_send, example_text, qp_in_state, FieldError};
+use engine::qp::exercise::{QpMove, EXERCISES};
 use engine::qp::sim::RecvWr;
 use engine::qp::{
     check_transition, AttrMask, AttrName, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, QpState,
@@ -27,6 +29,7 @@ use query::Query;
 use walkthrough::ConnectionStepper;
 
 use super::page_query;
+use super::try_this::{attempts, TryThis};
 
 /// The QP number the page's QP gets (any 24-bit value; this one is the walkthrough's A).
 const PAGE_QPN: u32 = 0x1a4;
@@ -112,6 +115,8 @@ pub struct QpPage {
     pub note: Option<String>,
     /// The answer to the last state picked in the diagram, until the QP or the target moves.
     pub pick: Option<Pick>,
+    /// The "try this" tasks done so far.
+    pub tried: Progress,
 }
 
 pub enum Action {
@@ -174,6 +179,7 @@ impl QpPage {
             step: q.step.min(steps.saturating_sub(1)),
             note,
             pick: None,
+            tried: Progress::default(),
         }
     }
 
@@ -210,6 +216,17 @@ impl QpPage {
             walk: self.walk,
             step: self.step,
         }
+    }
+
+    /// Ticks off the tasks this move fulfils.
+    fn observe(&mut self, before: QpState, modify_to: Option<QpState>, refused: bool) {
+        let seen = QpMove {
+            before,
+            after: self.qp.state(),
+            modify_to,
+            refused,
+        };
+        self.tried = self.tried.observe(&EXERCISES, &seen);
     }
 
     fn log(&mut self, entry: LogEntry) {
@@ -266,7 +283,8 @@ impl Reducible for QpPage {
                 page.ticked = cell.map_or(AttrMask::EMPTY, |c| c.required) | AttrName::State;
             }
             Action::Apply => {
-                page.result = Some(match page.request() {
+                let (before, target) = (page.qp.state(), page.target);
+                let result = match page.request() {
                     Err(errors) => ModifyResult::FieldsInvalid(errors),
                     Ok(req) => match page.qp.modify(&req) {
                         Ok(outcome) => {
@@ -277,9 +295,16 @@ impl Reducible for QpPage {
                         }
                         Err(e) => ModifyResult::Refused(e),
                     },
-                });
+                };
+                // Fields that do not read never reach the kernel: no move to observe.
+                if !matches!(result, ModifyResult::FieldsInvalid(_)) {
+                    let refused = matches!(result, ModifyResult::Refused(_));
+                    page.observe(before, Some(target), refused);
+                }
+                page.result = Some(result);
             }
             Action::Event(event) => {
+                let before = page.qp.state();
                 let qp_type = page.qp.qp_type();
                 let wr_id = page.next_wr_id;
                 let result = match event {
@@ -303,6 +328,7 @@ impl Reducible for QpPage {
                     page.result = None;
                     page.pick = None;
                 }
+                page.observe(before, None, result.is_err());
                 page.log(LogEntry { label, result });
             }
             Action::SetWalk(walk) => {
@@ -335,6 +361,7 @@ pub fn QpView() -> Html {
     }
     html! {
         <div class="qp-view">
+            <TryThis view="qp" attempts={attempts(&EXERCISES, page.tried)} />
             if let Some(note) = &page.note {
                 <p class="qp-note" role="note">{ note }</p>
             }
@@ -393,5 +420,25 @@ mod tests {
         let p = p.reduce(Action::Apply);
         assert!(matches!(p.result, Some(ModifyResult::FieldsInvalid(_))));
         assert_eq!(p.qp.state(), QpState::Reset);
+    }
+
+    #[test]
+    fn only_a_call_the_kernel_judged_counts_as_a_try() {
+        // With only IBV_QP_STATE ticked, INIT → RTR lacks what the kernel requires.
+        let p = page(QpType::Rc, QpState::Init)
+            .reduce(Action::Toggle(AttrName::PathMtu))
+            .reduce(Action::SetText(AttrName::PathMtu, "IBV_MTU_9000".into()))
+            .reduce(Action::Apply);
+        assert!(matches!(p.result, Some(ModifyResult::FieldsInvalid(_))));
+        assert_eq!(
+            p.tried.count(),
+            0,
+            "a field that does not read never reached the kernel"
+        );
+        let p = p
+            .reduce(Action::Toggle(AttrName::PathMtu))
+            .reduce(Action::Apply);
+        assert!(matches!(p.result, Some(ModifyResult::Refused(_))));
+        assert!(p.tried.is_done(1), "{:?}", p.tried);
     }
 }
