@@ -229,6 +229,24 @@ impl Browser {
             .unwrap_or_else(|e| panic!("async script failed: {e}"))
     }
 
+    /// The ids of the view's "try this" tasks marked done, in the box's order.
+    pub async fn exercises_done(&self) -> Vec<String> {
+        let done = self
+            .eval("return [...document.querySelectorAll('.try-task[data-done=true]')].map(t => t.dataset.exercise)")
+            .await;
+        serde_json::from_value(done).expect("a list of exercise ids")
+    }
+
+    /// Waits until the task `id` of the view's "try this" box is marked done, and checks it
+    /// says what it showed.
+    pub async fn wait_for_exercise(&self, id: &str) {
+        self.wait_until(
+            &format!("return document.querySelector('.try-task[data-exercise={id}][data-done=true] .try-lesson') !== null"),
+            &format!("the \"{id}\" task to be marked done"),
+        )
+        .await;
+    }
+
     pub async fn path(&self) -> String {
         self.client
             .current_url()

@@ -731,3 +731,45 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
     browser.assert_no_console_errors("the DCQCN exports").await;
     browser.close().await;
 }
+
+/// Issue 18, item 11: the view's "try this" tasks, done the way a learner would, each
+/// ticked off once a run shows it.
+#[tokio::test]
+async fn dcqcn_try_this_tasks_tick_off_when_a_run_shows_them() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    open_fresh(&browser, &site, "scenario=two-flow&model=fluid").await;
+    assert_eq!(browser.exercises_done().await, Vec::<String>::new());
+
+    // mlx5's minimum decrease factor bounds every cut.
+    type_into(&browser, "dcqcn.rp_min_dec_fac_pct", "\u{E003}80\u{E007}").await;
+    browser.wait_for_exercise("gentle-cut").await;
+
+    // Sixteen senders at line rate reach XOFF before the first CNP is back.
+    browser
+        .set_value(".dcqcn-controls select", "incast-16", "change")
+        .await;
+    browser
+        .find("input[name=dcqcn-model][value=packet]")
+        .await
+        .click()
+        .await
+        .expect("the packet model is chosen");
+    browser.wait_for_exercise("pfc-first").await;
+
+    // 24 KB between XOFF and the end of a 1 MiB buffer is far less than the senders still
+    // have on the wire when the PAUSE reaches them.
+    type_into(&browser, "cp.pfc.xoff_bytes", "\u{E003}1024000\u{E007}").await;
+    browser.wait_for_exercise("headroom-overrun").await;
+    assert_eq!(
+        browser.exercises_done().await,
+        ["pfc-first", "headroom-overrun", "gentle-cut"]
+    );
+    browser
+        .eval("document.querySelector('.try-this').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("dcqcn-try-this-light").await;
+    browser.assert_no_console_errors("the DCQCN tasks").await;
+    browser.close().await;
+}

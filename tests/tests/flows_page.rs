@@ -510,3 +510,83 @@ async fn keys_work_in_the_player_as_the_hint_says() {
     browser.assert_no_console_errors("flows keys").await;
     browser.close().await;
 }
+
+/// Steps the focused player forward with → until the shown step's title contains `title`.
+async fn step_to(browser: &Browser, title: &str) {
+    for _ in 0..60 {
+        let shown = browser
+            .eval("return document.querySelector('.flow-step-title')?.textContent ?? ''")
+            .await;
+        if shown.as_str().is_some_and(|t| t.contains(title)) {
+            return;
+        }
+        let index = player(browser, "index").await;
+        browser.press(Key::Right.into()).await;
+        browser
+            .wait_until(
+                &format!(
+                    "return document.querySelector('section.flows').dataset.index !== '{index}'"
+                ),
+                "the player to move on",
+            )
+            .await;
+    }
+    panic!("no step titled {title:?}");
+}
+
+/// Picks scenario `id` in the player's menu, as a learner does, and focuses the player.
+async fn pick_scenario(browser: &Browser, id: &str) {
+    browser
+        .set_value("select.flow-scenario", id, "change")
+        .await;
+    browser
+        .find(&format!("svg.flow-stage[data-scenario='{id}']"))
+        .await;
+    focus(browser, "section.flows").await;
+}
+
+/// Issue 18, item 11: the view's "try this" tasks tick off when the player shows the step,
+/// and stay ticked in the other scenarios.
+#[tokio::test]
+async fn flows_try_this_tasks_tick_off_at_their_steps() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/flows?scenario=post-send")).await;
+    browser
+        .find("svg.flow-stage[data-scenario='post-send']")
+        .await;
+    browser.find(".try-this").await;
+    focus(&browser, "section.flows").await;
+    // Every step of the first scenario, and none of the tasks.
+    let segments: usize = player(&browser, "segments").await.parse().expect("a count");
+    for _ in 0..segments {
+        browser.press(Key::Right.into()).await;
+    }
+    browser
+        .wait_until(
+            "return document.querySelector('section.flows').dataset.done === 'true'",
+            "the first scenario to end",
+        )
+        .await;
+    assert_eq!(browser.exercises_done().await, Vec::<String>::new());
+
+    pick_scenario(&browser, "go-back-n").await;
+    step_to(&browser, "NAK").await;
+    browser.wait_for_exercise("find-nak").await;
+    pick_scenario(&browser, "pfc-pause").await;
+    step_to(&browser, "PAUSE").await;
+    browser.wait_for_exercise("find-pause").await;
+    pick_scenario(&browser, "tcp-socket").await;
+    step_to(&browser, "copies").await;
+    browser.wait_for_exercise("find-cpu-copy").await;
+    assert_eq!(
+        browser.exercises_done().await,
+        ["find-nak", "find-pause", "find-cpu-copy"]
+    );
+    browser
+        .eval("document.querySelector('.try-this').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("flows-try-this-light").await;
+    browser.assert_no_console_errors("the flows tasks").await;
+    browser.close().await;
+}

@@ -121,6 +121,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.goto(&site.url("/qp?type=RC&state=RESET")).await;
     browser.wait_for_text("main h1", "QP state machine").await;
     assert_eq!(lit_state(&browser).await, "RESET");
+    assert_eq!(browser.exercises_done().await, Vec::<String>::new());
 
     // Mid-way through the first modify: the live check already names what is missing.
     tick(&browser, "IBV_QP_PKEY_INDEX").await;
@@ -144,6 +145,8 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         "{error}"
     );
     assert_eq!(text_of(&browser, ".qp-current").await, "INIT");
+    browser.wait_for_exercise("refused-rtr").await;
+    assert_eq!(browser.exercises_done().await, ["refused-rtr"]);
 
     // A bad value is refused next to its field, and the C call leaves it out.
     type_value(&browser, "IBV_QP_MIN_RNR_TIMER", "40").await;
@@ -176,6 +179,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     apply(&browser).await;
     browser.wait_for_text(".qp-current", "RTS").await;
     assert_eq!(lit_state(&browser).await, "RTS");
+    browser.wait_for_exercise("bring-up").await;
     let open = browser
         .eval(
             "return document.querySelectorAll('.qp-edge.open[data-from=RTS][data-to=SQD]').length",
@@ -198,6 +202,16 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         log.contains("IBV_WC_WR_FLUSH_ERR") && log.contains("IBV_EVENT_QP_FATAL"),
         "{log}"
     );
+    // Out of ERROR: the builder aims at RESET, the one state a modify can reach from there.
+    apply(&browser).await;
+    browser.wait_for_text(".qp-current", "RESET").await;
+    browser.wait_for_exercise("recover-from-error").await;
+    assert_eq!(
+        browser.exercises_done().await,
+        ["bring-up", "refused-rtr", "recover-from-error"]
+    );
+    show(&browser, ".try-this").await;
+    browser.screenshot("qp-try-this-light").await;
 
     // Deep link: RTS in the URL again, reload, restored.
     browser

@@ -382,3 +382,162 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .await;
     browser.close().await;
 }
+
+/// Presses `key` (a WebDriver key code) `times` times on whatever has focus.
+async fn press_times(browser: &Browser, key: char, times: usize) {
+    for _ in 0..times {
+        browser.press(key).await;
+    }
+}
+
+const HOVERED_BYTES: &str = "return [...document.querySelectorAll('.roce-section .dissector')[0].querySelectorAll('.hex-byte.hov')].map(e => Number(e.dataset.offset))";
+
+/// Replaces byte `at` of the builder's hex with `at`'s value XOR `mask` and applies it.
+async fn flip_byte(browser: &Browser, at: usize, mask: u8) {
+    browser
+        .eval(&format!(
+            "const t = document.getElementById('builder-hex-edit');
+             const b = t.value.trim().split(/\\s+/);
+             b[{at}] = (parseInt(b[{at}], 16) ^ {mask}).toString(16).padStart(2, '0');
+             t.value = b.join(' ');
+             t.dispatchEvent(new InputEvent('input', {{ bubbles: true }}));
+             return null"
+        ))
+        .await;
+    browser
+        .find(".hex-apply")
+        .await
+        .click()
+        .await
+        .expect("applies");
+}
+
+#[tokio::test]
+async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser
+        .goto(&site.url("/roce?operation=write&payload=32"))
+        .await;
+    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    browser.find(".try-this").await;
+    assert_eq!(browser.exercises_done().await, Vec::<String>::new());
+    assert_eq!(
+        browser
+            .eval("return document.querySelectorAll('.compare-table th:empty').length")
+            .await,
+        0,
+        "every header cell names its column"
+    );
+
+    // Focus on a field shows its bytes, as pointing does: the PSN is BTH bytes 9–11, 51–53.
+    browser
+        .find("button[data-layer='infiniband.bth']")
+        .await
+        .click()
+        .await
+        .expect("layer opens");
+    browser
+        .eval("document.querySelector(\"button[data-field='infiniband.bth.psn']\").focus(); return null")
+        .await;
+    wait_eval(&browser, HOVERED_BYTES, serde_json::json!([51, 52, 53])).await;
+
+    // The hex pane by keyboard: focus puts a cursor on byte 0; two rows down and 15 right is
+    // byte 47, the first of the destination QP (Ethernet 14 + IPv4 20 + UDP 8 + BTH 5).
+    browser
+        .eval("document.querySelector('.roce-section .hex-pane').focus(); return null")
+        .await;
+    wait_eval(
+        &browser,
+        "return document.querySelector('.hex-byte.cursor')?.dataset.offset",
+        Value::from("0"),
+    )
+    .await;
+    press_times(&browser, '\u{E015}', 2).await; // ↓
+    press_times(&browser, '\u{E014}', 15).await; // →
+    wait_eval(
+        &browser,
+        "return document.querySelector('.hex-byte.cursor')?.dataset.offset",
+        Value::from("47"),
+    )
+    .await;
+    wait_eval(&browser, HOVERED_BYTES, serde_json::json!([47, 48, 49])).await;
+    let status = browser.find(".hex-status").await.text().await.unwrap();
+    assert!(
+        status.contains("Byte 47") && status.contains("infiniband.bth.destqp"),
+        "{status}"
+    );
+    assert!(
+        browser.exercises_done().await.is_empty(),
+        "pointing is not picking"
+    );
+    browser.press('\u{E007}').await; // Enter picks the field
+    wait_eval(&browser, SELECTED_BYTES, serde_json::json!([47, 48, 49])).await;
+    browser.wait_for_exercise("find-dest-qp").await;
+    browser.screenshot("roce-hex-keyboard-light").await;
+
+    // The TTL is a variant field: the ICRC still holds. A BTH byte is not: it fails.
+    const TTL_BYTE: &str =
+        "return document.querySelector('.hex-byte[data-offset=\"22\"]').textContent";
+    let ttl = browser.eval(TTL_BYTE).await;
+    flip_byte(&browser, 22, 0x01).await;
+    wait_eval(
+        &browser,
+        &format!("{TTL_BYTE} !== {ttl}"),
+        Value::Bool(true),
+    )
+    .await;
+    assert_eq!(browser.eval(ICRC_STATE).await, "true", "TTL is masked");
+    assert!(!browser
+        .exercises_done()
+        .await
+        .contains(&"break-icrc".to_string()));
+    flip_byte(&browser, 47, 0x01).await;
+    wait_eval(&browser, ICRC_STATE, Value::from("false")).await;
+    browser.wait_for_exercise("break-icrc").await;
+
+    // A VLAN tag, and its priority bits picked by keyboard: the tag's TCI is byte 14.
+    browser
+        .find("#roce-vlan")
+        .await
+        .click()
+        .await
+        .expect("VLAN on");
+    browser.find("button[data-layer='vlan']").await;
+    browser
+        .eval("document.querySelector('.roce-section .hex-pane').focus(); return null")
+        .await;
+    press_times(&browser, '\u{E014}', 14).await;
+    browser.press('\u{E007}').await;
+    browser.wait_for_exercise("find-priority").await;
+    assert_eq!(
+        browser.exercises_done().await,
+        ["find-dest-qp", "break-icrc", "find-priority"]
+    );
+    browser
+        .eval("document.querySelector('.try-this').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-try-this-light").await;
+
+    // A valid capture with no packets says so.
+    let empty = std::env::temp_dir().join(format!("lab-empty-{}.pcap", std::process::id()));
+    let mut header = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+    header.extend([0u8; 8]);
+    header.extend(65535u32.to_le_bytes());
+    header.extend(1u32.to_le_bytes());
+    std::fs::write(&empty, header).expect("a temp file");
+    browser
+        .find("#cap-file")
+        .await
+        .send_keys(&empty.display().to_string())
+        .await
+        .expect("file chosen");
+    wait_eval(
+        &browser,
+        "const p = document.querySelector('.capture-empty'); return !!p && p.textContent.includes('0 frames') && p.textContent.includes('no packets')",
+        Value::Bool(true),
+    )
+    .await;
+    let _ = std::fs::remove_file(&empty);
+    browser.assert_no_console_errors("/roce keyboard").await;
+}

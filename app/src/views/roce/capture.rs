@@ -603,6 +603,9 @@ pub fn CaptureView() -> Html {
                     if total > 0 { format!(" (the {total} frames before it are shown)") } else { String::new() }) }</p>
             }
             { progress.unwrap_or_default() }
+            if done && total == 0 && state.error.is_none() {
+                <p class="capture-empty" role="status">{ format!("{}: 0 frames. The file is a valid capture that holds no packets.", state.name) }</p>
+            }
             if done && total > 0 {
                 { filters }
                 { list }

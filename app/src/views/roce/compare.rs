@@ -116,7 +116,7 @@ pub fn Compare(props: &CompareProps) -> Html {
             if let Some(c) = costs {
                 <table class="compare-table" tabindex="0">
                     <caption>{ "This packet on the wire" }</caption>
-                    <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "Frame" }</th><th scope="col">{ "Link bytes" }</th><th scope="col">{ "Overhead" }</th></tr></thead>
+                    <thead><tr><th scope="col">{ "Fabric" }</th><th scope="col">{ "Frame" }</th><th scope="col">{ "Link bytes" }</th><th scope="col">{ "Overhead" }</th></tr></thead>
                     <tbody>
                         <tr><th scope="row">{ "RoCE v2 (with FCS, preamble, gap)" }</th><td>{ c.roce.frame }</td><td>{ c.roce.wire }</td><td>{ c.roce.overhead() }</td></tr>
                         if let Some(ib) = c.ib {

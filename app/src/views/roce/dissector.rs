@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use engine::wire::exercise::Inspection;
 use engine::wire::hex::{format_hex, parse_hex};
 use engine::wire::listing::{row_from, IcrcStatus};
 use engine::wire::{dissect, DecodedFrame, Field, LinkType};
@@ -17,6 +18,9 @@ pub struct DissectorProps {
     pub on_edit: Option<Callback<Vec<u8>>>,
     /// Prefix for element ids, so two dissectors can share a page.
     pub id: AttrValue,
+    /// Told the frame and the picked field whenever either changes (the "try this" checks).
+    #[prop_or_default]
+    pub on_inspect: Option<Callback<Inspection>>,
 }
 
 /// A highlighted byte range and the field it belongs to.
@@ -50,6 +54,22 @@ fn field_at(d: &DecodedFrame, at: usize) -> Option<(usize, &Field)> {
         .min_by_key(|(_, f)| f.len)
 }
 
+/// Where the keyboard's byte cursor goes from `at` on `key`, in a frame of `len` bytes
+/// shown 16 to a row; `None` for a key that does not move it.
+fn cursor_step(key: &str, at: usize, len: usize) -> Option<usize> {
+    let last = len.checked_sub(1)?;
+    let next = match key {
+        "ArrowLeft" => at.saturating_sub(1),
+        "ArrowRight" => at + 1,
+        "ArrowUp" => at.saturating_sub(16),
+        "ArrowDown" => at + 16,
+        "Home" => 0,
+        "End" => last,
+        _ => return None,
+    };
+    Some(next.min(last))
+}
+
 fn layer_of(d: &DecodedFrame, at: usize) -> Option<usize> {
     d.layers
         .iter()
@@ -66,6 +86,8 @@ pub fn Dissector(props: &DissectorProps) -> Html {
     let expanded = use_state(Vec::<usize>::new);
     let selected = use_state(|| None::<Mark>);
     let hovered = use_state(|| None::<Mark>);
+    // The byte the keyboard is on while the hex pane has focus.
+    let cursor = use_state(|| None::<usize>);
     let draft = use_state(|| format_hex(&props.bytes));
     let hex_error = use_state(|| None::<String>);
     {
@@ -74,6 +96,18 @@ pub fn Dissector(props: &DissectorProps) -> Html {
             draft.set(format_hex(b));
             hex_error.set(None);
             selected.set(None);
+        });
+    }
+    {
+        let on_inspect = props.on_inspect.clone();
+        let picked = selected.as_ref().map(|m| m.name.clone());
+        use_effect_with((decoded.clone(), picked), move |(frame, picked)| {
+            if let Some(on_inspect) = on_inspect {
+                on_inspect.emit(Inspection {
+                    frame: (**frame).clone(),
+                    picked: picked.clone(),
+                });
+            }
         });
     }
 
@@ -140,6 +174,15 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                 let hovered = hovered.clone();
                 Callback::from(move |_| hovered.set(None))
             };
+            // Focus shows a field's bytes as hover does, for the keyboard.
+            let onfocus = {
+                let (hovered, mark) = (hovered.clone(), mark.clone());
+                Callback::from(move |_| hovered.set(Some(mark.clone())))
+            };
+            let onblur = {
+                let hovered = hovered.clone();
+                Callback::from(move |_| hovered.set(None))
+            };
             let value = match &fl.value {
                 engine::wire::FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
                 engine::wire::FieldValue::Uint(v) => v.to_string(),
@@ -152,7 +195,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                         class={classes!("field", is_sel.then_some("sel"), is_hov.then_some("hov"))}
                         data-field={fl.name.clone()} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
                         aria-pressed={is_sel.to_string()}
-                        {onclick} {onmouseenter} {onmouseleave}>
+                        {onclick} {onmouseenter} {onmouseleave} {onfocus} {onblur}>
                         <span class="field-label">{ &fl.label }</span>{ ": " }
                         <span class="field-value">{ value }</span>
                         if !fl.meaning.is_empty() { <span class="field-meaning">{ format!(" — {}", fl.meaning) }</span> }
@@ -180,6 +223,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
             let band = layer_of(&decoded, at).map(|l| format!("band-{}", l % 6));
             let sel = selected.as_ref().is_some_and(|m| m.covers(at));
             let hov = hovered.as_ref().is_some_and(|m| m.covers(at));
+            let here = *cursor == Some(at);
             let onmouseenter = {
                 let (hovered, d) = (hovered.clone(), decoded.clone());
                 Callback::from(move |_| hovered.set(field_at(&d, at).map(|(_, f)| Mark::of(f))))
@@ -197,7 +241,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                 })
             };
             html! {
-                <span class={classes!("hex-byte", band, sel.then_some("sel"), hov.then_some("hov"))}
+                <span class={classes!("hex-byte", band, sel.then_some("sel"), hov.then_some("hov"), here.then_some("cursor"))}
                     data-offset={at.to_string()} {onmouseenter} {onmouseleave} {onclick}>
                     { format!("{b:02x}") }
                 </span>
@@ -222,15 +266,71 @@ pub fn Dissector(props: &DissectorProps) -> Html {
         }
     });
 
-    let status = match selected.as_ref().or(hovered.as_ref()) {
-        Some(m) => format!(
+    let cursor_status = cursor.and_then(|at| {
+        let byte = bytes.get(at)?;
+        Some(match field_at(&decoded, at) {
+            Some((_, f)) => format!(
+                "Byte {at} = {byte:#04x}, in {}: bytes {}–{} ({} bytes). Enter picks it.",
+                f.name,
+                f.offset,
+                f.offset + f.len.max(1) - 1,
+                f.len
+            ),
+            None => format!("Byte {at} = {byte:#04x}, in no decoded field."),
+        })
+    });
+    let status = match (cursor_status, selected.as_ref().or(hovered.as_ref())) {
+        (Some(on_byte), _) => on_byte,
+        (None, Some(m)) => format!(
             "{}: bytes {}–{} ({} bytes)",
             m.name,
             m.offset,
             m.offset + m.len.max(1) - 1,
             m.len
         ),
-        None => "Select a field or a byte to link the two panes.".to_string(),
+        (None, None) => "Select a field or a byte to link the two panes.".to_string(),
+    };
+
+    // The hex pane's keyboard: a byte cursor that shows its field, as pointing does.
+    let move_cursor = {
+        let (cursor, hovered, d) = (cursor.clone(), hovered.clone(), decoded.clone());
+        move |at: usize| {
+            cursor.set(Some(at));
+            hovered.set(field_at(&d, at).map(|(_, f)| Mark::of(f)));
+        }
+    };
+    let onfocus = {
+        let (move_cursor, selected) = (move_cursor.clone(), selected.clone());
+        let len = bytes.len();
+        Callback::from(move |_: FocusEvent| {
+            if len > 0 {
+                move_cursor(selected.as_ref().map_or(0, |m| m.offset.min(len - 1)));
+            }
+        })
+    };
+    let onblur = {
+        let (cursor, hovered) = (cursor.clone(), hovered.clone());
+        Callback::from(move |_: FocusEvent| {
+            cursor.set(None);
+            hovered.set(None);
+        })
+    };
+    let onkeydown = {
+        let (cursor, select, d) = (cursor.clone(), select.clone(), decoded.clone());
+        let len = bytes.len();
+        Callback::from(move |e: KeyboardEvent| {
+            let Some(at) = *cursor else { return };
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                if let Some((l, f)) = field_at(&d, at) {
+                    select.emit((l, Mark::of(f)));
+                }
+            } else if let Some(next) = cursor_step(&e.key(), at, len) {
+                // The arrows would scroll the pane or the page as well.
+                e.prevent_default();
+                move_cursor(next);
+            }
+        })
     };
 
     let editor = props.on_edit.as_ref().map(|on_edit| {
@@ -278,12 +378,32 @@ pub fn Dissector(props: &DissectorProps) -> Html {
             }) }
             <div class="dissector-panes">
                 <ul class="layer-tree" aria-label="Decoded layers">{ for tree }</ul>
-                <div class="hex-pane" tabindex="0">
+                <div class="hex-pane" tabindex="0" aria-describedby={format!("{}-hex-keys", props.id)}
+                    {onfocus} {onblur} {onkeydown}>
                     <div class="hex-dump" aria-label={format!("Frame bytes, {} in all", bytes.len())}>{ for hex_rows }</div>
                     <p class="hex-status" aria-live="polite">{ status }</p>
+                    <p class="hex-keys" id={format!("{}-hex-keys", props.id)}>
+                        { "With the bytes focused: arrow keys move byte by byte, Home and End to the ends, Enter picks the byte's field." }
+                    </p>
                 </div>
             </div>
             { editor.unwrap_or_default() }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cursor_step;
+
+    #[test]
+    fn the_byte_cursor_moves_by_byte_and_by_row_and_stays_in_the_frame() {
+        assert_eq!(cursor_step("ArrowRight", 3, 60), Some(4));
+        assert_eq!(cursor_step("ArrowDown", 50, 60), Some(59));
+        assert_eq!(cursor_step("ArrowUp", 5, 60), Some(0));
+        assert_eq!(cursor_step("ArrowLeft", 0, 60), Some(0));
+        assert_eq!(cursor_step("End", 0, 60), Some(59));
+        assert_eq!(cursor_step("Tab", 3, 60), None);
+        assert_eq!(cursor_step("Home", 0, 0), None);
     }
 }

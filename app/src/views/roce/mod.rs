@@ -12,7 +12,9 @@ mod form;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use engine::exercise::Progress;
 use engine::wire::capture::{write_pcap, CapturedFrame};
+use engine::wire::exercise::{Inspection, EXERCISES};
 use engine::wire::spec::{build, PacketSpec};
 use engine::wire::LinkType;
 use yew::prelude::*;
@@ -24,6 +26,7 @@ use dissector::Dissector;
 use encap::Encapsulation;
 use form::Form;
 
+use super::try_this::{attempts, TryThis};
 use super::{download, page_query};
 
 /// Offers `bytes` as a one-frame pcap download.
@@ -61,6 +64,16 @@ pub fn RoceView() -> Html {
         (spec, Rc::new(bytes))
     });
     let download_error = use_state(|| None::<String>);
+    let tried = use_state(Progress::default);
+    let on_inspect = {
+        let tried = tried.clone();
+        Callback::from(move |seen: Inspection| {
+            let next = tried.observe(&EXERCISES, &seen);
+            if next != *tried {
+                tried.set(next);
+            }
+        })
+    };
     use_effect_with((*form).clone(), |form| {
         page_query::replace(&form.changed_pairs())
     });
@@ -105,6 +118,7 @@ pub fn RoceView() -> Html {
 
     html! {
         <div class="roce-view">
+            <TryThis view="roce" attempts={attempts(&EXERCISES, *tried)} />
             <nav class="roce-refs" aria-label="Background reading">
                 { "Background: " }
                 <RefLink href="/roce#roce-v2-header-by-header">{ "headers" }</RefLink>{ " · " }
@@ -134,8 +148,8 @@ pub fn RoceView() -> Html {
 
             <section class="roce-section" aria-labelledby="roce-dissect">
                 <h2 id="roce-dissect">{ "The packet, layer by layer" }</h2>
-                <p class="roce-help">{ "Open a layer and pick a field to see its bytes; point at a byte to find its field." }</p>
-                <Dissector bytes={bytes.clone()} link={LinkType::Ethernet} on_edit={on_edit} id="builder" />
+                <p class="roce-help">{ "Open a layer and pick a field to see its bytes; point at a byte, or focus the bytes and use the arrow keys, to find its field." }</p>
+                <Dissector bytes={bytes.clone()} link={LinkType::Ethernet} on_edit={on_edit} id="builder" {on_inspect} />
             </section>
 
             <section class="roce-section" aria-labelledby="roce-encap">
