@@ -260,6 +260,11 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         2,
         "{notes:?}"
     );
+    // At desktop width the whole list, Note column included, fits its box.
+    let overflow = browser
+        .eval("const w = document.querySelector('.capture-list-wrap'); return w.scrollWidth - w.clientWidth")
+        .await;
+    assert_eq!(overflow, 0, "the packet list is cut at the right");
     let retx_marks = browser
         .eval("return document.querySelectorAll('.qp-timeline g[data-role=Retransmission]').length")
         .await;
@@ -496,18 +501,21 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     wait_eval(&browser, ICRC_STATE, Value::from("false")).await;
     browser.wait_for_exercise("break-icrc").await;
 
-    // A VLAN tag, and its priority bits picked by keyboard: the tag's TCI is byte 14.
+    // A VLAN tag, and its priority bits picked in the tree by keyboard (byte 14 also holds
+    // the narrower DEI bit, which is what the byte cursor names).
+    let vlan = browser.find("#roce-vlan").await;
     browser
-        .find("#roce-vlan")
-        .await
-        .click()
-        .await
-        .expect("VLAN on");
-    browser.find("button[data-layer='vlan']").await;
-    browser
-        .eval("document.querySelector('.roce-section .hex-pane').focus(); return null")
+        .eval("document.getElementById('roce-vlan').scrollIntoView({block: 'center'}); return null")
         .await;
-    press_times(&browser, '\u{E014}', 14).await;
+    vlan.click().await.expect("VLAN on");
+    let layer = browser.find("button[data-layer='vlan']").await;
+    browser
+        .eval("document.querySelector(\"button[data-layer='vlan']\").scrollIntoView({block: 'center'}); return null")
+        .await;
+    layer.click().await.expect("the VLAN layer opens");
+    browser
+        .eval("document.querySelector(\"button[data-field='vlan.priority']\").focus(); return null")
+        .await;
     browser.press('\u{E007}').await;
     browser.wait_for_exercise("find-priority").await;
     assert_eq!(

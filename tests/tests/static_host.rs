@@ -93,15 +93,15 @@ fn width_name((width, _): (u32, u32)) -> &'static str {
     }
 }
 
-/// The stylesheet loaded and applies (a page without it still shows its h1).
+/// The stylesheet loaded and applies (a page without it still shows its h1). The not-found
+/// page inserts its stylesheet once its script has found the site root, after the h1 shows.
 async fn assert_styled(browser: &Browser, context: &str) {
-    let rules = browser
-        .eval("const s = document.querySelector('link[rel=stylesheet]')?.sheet; return s ? s.cssRules.length : 0")
+    browser
+        .wait_until(
+            "const s = document.querySelector('link[rel=stylesheet]')?.sheet; return s && s.cssRules.length > 50",
+            &format!("the stylesheet to apply on {context}"),
+        )
         .await;
-    assert!(
-        rules.as_u64().is_some_and(|n| n > 50),
-        "the stylesheet applies on {context}: {rules} rules"
-    );
 }
 
 /// The live view has no probe to reach on a static host, and Chromium logs its refused

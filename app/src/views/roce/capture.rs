@@ -678,7 +678,9 @@ fn CaptureList(props: &CaptureListProps) -> Html {
                 <td>{ r.psn.map(|p| p.to_string()).unwrap_or_default() }</td>
                 <td>{ r.len }</td>
                 <td>{ match r.icrc { IcrcStatus::Valid => "ok", IcrcStatus::Invalid => "BAD", IcrcStatus::Absent => "—" } }</td>
-                <td>{ note }</td>
+                // A long error is cut to the column; all of it is in the title and, once the
+                // frame is picked, in its dissection.
+                <td class="capture-note" title={note.clone()}>{ note }</td>
             </tr>
         })
     });
