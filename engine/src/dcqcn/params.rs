@@ -86,26 +86,31 @@ pub struct DcqcnParams {
 }
 
 impl DcqcnParams {
-    /// The paper's parameters (Zhu et al., SIGCOMM 2015).
+    /// The paper's parameters (Zhu et al., SIGCOMM 2015), as its co-authors' fluid-model
+    /// code states them: `fluidmodel/dcqcn/dcqcn2.m` in github.com/jitupadhye-zz/rdma at
+    /// commit 06f786ff5632be6c18c6d3228fc7768f4ef6922d (the CoNEXT 2016 follow-up in the same
+    /// repository, `conext2016/`, gives F = 5, R_AI = 40 Mbit/s, K_max = 200 KB as defaults).
+    /// KB and MB there are decimal: the code writes them as `5 * 8 * 1e3` and `10 * 8 * 1e6`
+    /// bits.
     ///
-    /// - N = 50 µs CNP interval and K = 55 µs alpha period (§3.1, NP and RP algorithm).
-    /// - g = 1/256, T = 55 µs, B = 10 MB, F = 5, R_AI = 40 Mbit/s (§5 parameter choice;
-    ///   the same values are what later work cites as "the default parameter setting" of
-    ///   DCQCN, e.g. Kmin 5 KB, Kmax 200 KB, Pmax 1 %, g 1/256).
-    /// - R_HAI: **not verified against the paper text.** 200 Mbit/s is the value in the
-    ///   authors' released ns-3 configuration (`RATE_HAI 200Mb/s` next to
-    ///   `RATE_AI 40Mb/s`), used here for lack of a value we could read in the paper.
+    /// - `tau = 50e-6` (the code calls it the feedback delay; the CNP interval N here),
+    ///   `tauprime = 55e-6` (the α-update period K), `timer = 55e-6` (T), F = 5,
+    ///   B = 10 MB (10 000 000 bytes), R_AI = 40 Mbit/s, g = 1/256.
+    /// - R_HAI: **not given** in either text (the convergence analysis omits hyper-increase).
+    ///   200 Mbit/s is the value in the authors' released ns-3 configuration
+    ///   (`RATE_HAI 200Mb/s` next to `RATE_AI 40Mb/s`), used because a simulation needs one.
     /// - The paper names no minimum rate; 1 Mbit/s (the mlx5 default floor) is used so
     ///   that a rate can never reach zero.
     /// - The paper cuts by α/2 on every CNP and sets R_T ← R_C each time:
     ///   `rp_gd = 11`, `rp_clamp_tgt_rate = true`, no monitor period, no extra cut bound
-    ///   (α/2 ≤ 1/2 already, so `rp_min_dec_fac = 50` never binds), initial α = 1.
+    ///   (α/2 ≤ 1/2 already, so `rp_min_dec_fac = 50` never binds), initial α = 1 (the
+    ///   model code starts every α at 1).
     pub fn paper() -> Self {
         DcqcnParams {
             rp_clamp_tgt_rate: true,
             rp_clamp_tgt_rate_ati: true,
             rp_time_reset_us: 55.0,
-            rp_byte_reset_bytes: 10 * 1024 * 1024,
+            rp_byte_reset_bytes: 10_000_000,
             rp_threshold: 5,
             rp_ai_rate_mbps: 40.0,
             rp_hai_rate_mbps: 200.0,
@@ -284,8 +289,9 @@ impl CongestionPointParams {
     pub fn paper(buffer_bytes: u64, pfc: Option<PfcThresholds>) -> Self {
         CongestionPointParams {
             buffer_bytes,
-            kmin_bytes: 5 * 1024,
-            kmax_bytes: 200 * 1024,
+            // dcqcn2.m: Kmin = 5 KB, Kmax = 200 KB (decimal), pmax = 1 %.
+            kmin_bytes: 5_000,
+            kmax_bytes: 200_000,
             pmax: 0.01,
             pfc,
         }

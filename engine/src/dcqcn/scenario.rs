@@ -305,10 +305,11 @@ fn two_flow() -> Scenario {
                 size_bytes: None,
             },
         ],
-        // 32 steps per 100 µs sample, just under the 3.2 µs feedback delay: the rates move
-        // over tens of µs, and against a 0.05 µs reference these steps stay within 2.5 KB
-        // of the queue and 0.08 Gb/s of each rate.
-        fluid_step_us: 3.125,
+        // 40 steps per 100 µs sample: the rates move over tens of µs, and against a 0.05 µs
+        // reference these steps stay within about 1 KB of the queue. (3.125 µs steps, just
+        // under the 3.2 µs feedback delay, came to 4.5 KB once K_min and K_max were the
+        // decimal 5 KB and 200 KB: a step then straddles the marking curve's kinks.)
+        fluid_step_us: 2.5,
     }
 }
 
