@@ -16,7 +16,8 @@ pub enum Entry {
 
 include!(concat!(env!("OUT_DIR"), "/fixture.rs"));
 
-/// How wide a demo counter is, so the 32-bit ones wrap the way such hardware would.
+/// How wide a demo counter is, so the 32-bit ones saturate the way IB port counters do (they
+/// stop at all ones; see `engine::probe::counter`).
 #[derive(Debug, Clone, Copy)]
 enum Width {
     Bits32,
@@ -88,8 +89,9 @@ const STREAMS: &[(&str, f64, Width)] = &[
         2.0e6,
         Width::Bits64,
     ),
-    // mlx5_1: counters recorded as 32-bit and near 2^32, so they wrap within seconds
-    // (2.5e8 words/s is 1 GB/s; a 32-bit word counter then wraps every ~17 s).
+    // mlx5_1: counters recorded as 32-bit and near 2^32, so they reach 2^32 − 1 within
+    // seconds and stay there (2.5e8 words/s is 1 GB/s; a 32-bit word counter fills in ~17 s),
+    // the case the legacy PortCounters attribute shows on a busy port.
     (
         "class/infiniband/mlx5_1/ports/1/counters/port_xmit_data",
         2.5e8,
@@ -259,7 +261,7 @@ impl Demo {
             // `whole` is at most a few times 1e10 per tick, far inside u64.
             let advanced = value.wrapping_add(whole as u64);
             let advanced = match width {
-                Width::Bits32 => advanced % (1 << 32),
+                Width::Bits32 => advanced.min(u64::from(u32::MAX)),
                 Width::Bits64 => advanced,
             };
             fs::write(&path, format!("{advanced}\n"))?;
@@ -362,9 +364,13 @@ mod tests {
         let tx = busy.tx_bytes_per_second.unwrap();
         // 2.3e9 words/s ± 30 %, in octets.
         assert!((0.7 * 9.2e9..=1.3 * 9.2e9).contains(&tx), "{tx}");
-        // The 32-bit port starts within a second of 2^32 and wraps on the first step.
-        let wrapping = &sample.ports[1].counters["port_xmit_data"];
-        assert_eq!(wrapping.status, CounterStatus::Wrapped);
-        assert!(wrapping.per_second.unwrap() > 0.0);
+        // The 32-bit port starts within a second of 2^32 − 1: it reaches it on the first
+        // step, then counts no more.
+        demo.advance(Duration::from_secs(1)).unwrap();
+        let later = trees.reading(2_000);
+        let capped = &Sample::between(&after, &later).ports[1].counters["port_xmit_data"];
+        assert_eq!(capped.value, Some(u64::from(u32::MAX)));
+        assert_eq!(capped.status, CounterStatus::Saturated);
+        assert_eq!(capped.per_second, None);
     }
 }

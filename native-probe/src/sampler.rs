@@ -176,27 +176,26 @@ mod tests {
     }
 
     #[test]
-    fn a_32_bit_counter_that_wraps_keeps_its_rate() {
+    fn a_32_bit_counter_that_falls_is_reset_and_one_pinned_at_its_top_saturated() {
         let dir = copied_fixture();
         let mut sampler = sampler(dir.path());
         let file = dir
             .path()
             .join("sysfs/class/infiniband/mlx5_1/ports/1/counters/port_rcv_packets");
-        std::fs::write(&file, format!("{}\n", (1u64 << 32) - 10)).unwrap();
-        sampler.tick();
-        // So the sample spans at least a millisecond, the unit of its timestamps.
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        std::fs::write(&file, "5\n").unwrap();
-        let tick = sampler.tick();
-        let packets = &sample_of(&tick).ports[1].counters["port_rcv_packets"];
-        assert_eq!(packets.status, CounterStatus::Wrapped);
-        let elapsed_s = sample_of(&tick).elapsed_ms as f64 / 1000.0;
-        // 10 steps up to 2^32 and 5 past it.
-        let expected = 15.0 / elapsed_s;
-        assert!(
-            (packets.per_second.unwrap() - expected).abs() < 1e-6 * expected,
-            "{packets:?}"
-        );
+        let top = u64::from(u32::MAX);
+        let mut status_after = |value: u64| {
+            // So a sample spans at least a millisecond, the unit of its timestamps.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            std::fs::write(&file, format!("{value}\n")).unwrap();
+            let tick = sampler.tick();
+            let packets = &sample_of(&tick).ports[1].counters["port_rcv_packets"];
+            (packets.status, packets.per_second)
+        };
+        status_after(top - 10);
+        // IB port counters cap rather than wrap: a fall is a clear, with no rate made up.
+        assert_eq!(status_after(5), (CounterStatus::Reset, None));
+        assert!(matches!(status_after(top), (CounterStatus::Ok, Some(r)) if r > 0.0));
+        assert_eq!(status_after(top), (CounterStatus::Saturated, None));
     }
 
     #[test]

@@ -380,7 +380,13 @@ fn rates(
             };
             (
                 name.clone(),
-                counter::sample(before, *value, elapsed_ms, scale),
+                counter::sample(
+                    before,
+                    *value,
+                    elapsed_ms,
+                    scale,
+                    counter::saturation_limit(name),
+                ),
             )
         })
         .collect()

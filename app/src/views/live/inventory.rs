@@ -132,7 +132,6 @@ pub struct CounterTableProps {
 fn status_text(counter: &CounterSample) -> String {
     match (counter.status, counter.per_second) {
         (CounterStatus::Ok, Some(rate)) => format!("{}/s", human(rate)),
-        (CounterStatus::Wrapped, Some(rate)) => format!("{}/s (wrapped)", human(rate)),
         (CounterStatus::First, _) => "first reading".into(),
         (CounterStatus::Reset, _) => "reset: interval skipped".into(),
         (CounterStatus::Saturated, _) => "saturated".into(),
