@@ -270,3 +270,176 @@ fn rows_without_a_sourced_latency_say_so() {
         unsourced
     );
 }
+
+/// A value a page gives an NCCL variable: `NCCL_X=V` written out, or "default … V" in the
+/// sentence that names it.
+#[derive(Debug)]
+struct StatedValue {
+    page: String,
+    line: usize,
+    name: String,
+    value: String,
+    /// Stated as the default (else as a setting to use).
+    default: bool,
+}
+
+/// The first value-like word of `text`: a number or a backticked literal.
+fn first_value(text: &str) -> Option<String> {
+    let text = text.trim_start_matches([' ', ':', '(', '=']);
+    let text = text.strip_prefix("is ").unwrap_or(text);
+    let text = text.strip_prefix("of ").unwrap_or(text);
+    let token = if let Some(rest) = text.strip_prefix('`') {
+        rest.split('`').next()?
+    } else {
+        text.split(|c: char| c.is_whitespace() || ",;)`".contains(c))
+            .next()?
+            .trim_end_matches('.')
+    };
+    token
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == '-')
+        .then(|| token.to_string())
+}
+
+/// Every NCCL variable value stated in the prose of the topic pages (front matter, source
+/// definitions and tables generated from data are left out).
+fn stated_values(names: &[String]) -> Vec<StatedValue> {
+    let mut found = Vec::new();
+    let dir = content_dir().join("topics");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("content/topics reads")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    for file in files {
+        let source = std::fs::read_to_string(&file).expect("a topic reads");
+        let page = file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        // The body starts after the second `+++` line of the front matter.
+        let body_from = source
+            .match_indices("+++")
+            .nth(1)
+            .map_or(0, |(at, _)| source[..at].lines().count());
+        for (n, line) in source.lines().enumerate().skip(body_from) {
+            if line.starts_with("[^") || line.starts_with('|') {
+                continue;
+            }
+            for name in names {
+                for (at, _) in line.match_indices(name.as_str()) {
+                    let after = &line[at + name.len()..];
+                    // `NCCL_IB_TC` must not count as a mention of `NCCL_IB_T…`-prefixed names.
+                    if after.starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric()) {
+                        continue;
+                    }
+                    if let Some(value) = after.strip_prefix('=').and_then(first_value) {
+                        found.push(StatedValue {
+                            page: page.clone(),
+                            line: n + 1,
+                            name: name.clone(),
+                            value,
+                            default: false,
+                        });
+                    }
+                    // "default" belongs to this variable up to the sentence's end or the next
+                    // variable it names.
+                    let sentence = after.split(". ").next().unwrap_or_default();
+                    let sentence = sentence.split("NCCL_").next().unwrap_or_default();
+                    if let Some((_, rest)) = sentence.split_once("default") {
+                        let rest = rest
+                            .trim_start_matches(['s', ' '])
+                            .trim_start_matches("to ");
+                        if let Some(value) = first_value(rest) {
+                            found.push(StatedValue {
+                                page: page.clone(),
+                                line: n + 1,
+                                name: name.clone(),
+                                value,
+                                default: true,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// One fact, one entry: what a page says an NCCL variable's default is, or which value to set
+/// it to, is what that variable's row in `content/data/nccl-env.toml` says, so the pages and
+/// the /nccl-env table cannot drift apart.
+#[test]
+fn pages_give_nccl_variables_the_values_of_their_data_row() {
+    let data: toml::Table =
+        super::content_compiler::read_toml(&content_dir().join("data/nccl-env.toml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let rows: Vec<&toml::Table> = data["variable"]
+        .as_array()
+        .expect("[[variable]] rows")
+        .iter()
+        .filter_map(toml::Value::as_table)
+        .collect();
+    let names: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.get("name")?.as_str().map(str::to_string))
+        .collect();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r.get("name").and_then(toml::Value::as_str) == Some(name))
+            .copied()
+    };
+    let words = |text: &str, value: &str| {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+            .any(|w| w.trim_end_matches('.') == value)
+    };
+    let stated = stated_values(&names);
+    let mut wrong = Vec::new();
+    for s in &stated {
+        let Some(row) = row(&s.name) else { continue };
+        let default = row
+            .get("default")
+            .and_then(toml::Value::as_str)
+            .unwrap_or("");
+        let agrees = if s.default {
+            words(default, &s.value)
+        } else {
+            row.values()
+                .filter_map(toml::Value::as_str)
+                .any(|text| words(text, &s.value))
+        };
+        if !agrees {
+            wrong.push(format!(
+                "content/topics/{} line {}: {} {} {}, which its row in data/nccl-env.toml does not say",
+                s.page,
+                s.line,
+                s.name,
+                if s.default { "defaults to" } else { "set to" },
+                s.value
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "pages disagree with the data:\n{}",
+        wrong.join("\n")
+    );
+    // The check sees what it checks: NCCL_IB_TC=104 on /lossless and the RoCE version's
+    // default on /troubleshooting are among its findings.
+    assert!(
+        stated
+            .iter()
+            .any(|s| s.name == "NCCL_IB_TC" && s.value == "104" && !s.default),
+        "{stated:?}"
+    );
+    assert!(
+        stated
+            .iter()
+            .any(|s| s.name == "NCCL_IB_ROCE_VERSION_NUM" && s.value == "2" && s.default),
+        "{stated:?}"
+    );
+}
