@@ -73,6 +73,12 @@ impl Site {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
     }
+
+    /// The probe's process id, for a test that pauses it (`kill -STOP`) as a hung machine
+    /// would be: its sockets stay open and nothing more arrives.
+    pub fn pid(&self) -> u32 {
+        self.process.id()
+    }
 }
 
 impl Drop for Site {

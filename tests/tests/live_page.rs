@@ -1,9 +1,16 @@
 //! The live page in real Chromium, connected over a real WebSocket to the real probe: this
 //! machine's interfaces, and the recorded RDMA fixture with every counter explained.
 
-use std::{path::PathBuf, process::Command, time::Duration};
+use std::{
+    path::PathBuf,
+    process::Command,
+    time::{Duration, Instant},
+};
 
-use lab_tests::{browser::Browser, site::Site};
+use lab_tests::{
+    browser::{Browser, DESKTOP, PHONE},
+    site::Site,
+};
 
 /// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters.
 fn fixture_copy() -> PathBuf {
@@ -41,6 +48,8 @@ async fn live_page_shows_this_machines_interfaces() {
             .is_some_and(|t| t.contains("Bytes the interface received")),
         "{explained}"
     );
+    // Whatever statistics this kernel has for lo, each is explained.
+    assert_every_netdev_counter_explained(&browser, "this machine").await;
     browser.screenshot("live-this-machine").await;
     browser.assert_no_console_errors("live page").await;
     browser.close().await;
@@ -95,6 +104,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         .await;
     assert!(cnp[0].as_str().is_some_and(|t| t.contains("CNPs")), "{cnp}");
     assert_eq!(cnp[1], "/dcqcn/#three-roles");
+    assert_every_netdev_counter_explained(&browser, "the fixture").await;
 
     // Move a counter on disk and watch the rate appear: 250 000 words in 200 ms is 5 MB/s.
     let xmit = sysfs.join("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
@@ -215,5 +225,428 @@ async fn a_dead_probe_is_reported_and_retried() {
         })
         .collect();
     assert!(errors.is_empty(), "unexpected console errors: {errors:#?}");
+    browser.close().await;
+}
+
+/// Every interface statistic on the page says what it counts, and none is "not explained".
+async fn assert_every_netdev_counter_explained(browser: &Browser, context: &str) {
+    let unexplained = browser
+        .eval(
+            "const rows = [...document.querySelectorAll(\"[aria-label^='Interface '] tr[data-counter]\")];\
+             return [rows.length, [...new Set(rows.filter(r => r.textContent.includes('Not explained')).map(r => r.dataset.counter))]]",
+        )
+        .await;
+    assert!(
+        unexplained[0].as_u64().is_some_and(|n| n > 0),
+        "no interface statistics on the page ({context})"
+    );
+    assert_eq!(
+        unexplained[1],
+        serde_json::json!([]),
+        "interface statistics not explained ({context})"
+    );
+}
+
+/// Puts `address` in the probe field as typing would and asks to connect. Set in one step:
+/// the page redraws as messages arrive, and a redraw between clearing the field and typing
+/// would bring the old text back.
+async fn connect_to(browser: &Browser, address: &str) {
+    browser.set_value("#probe-url", address, "input").await;
+    browser
+        .eval("document.querySelector('.live-connect').scrollIntoView({block: 'center'}); return true")
+        .await;
+    browser
+        .find(".live-connect button[type=submit]")
+        .await
+        .click()
+        .await
+        .expect("connect clicks");
+}
+
+/// How much wider than the window the page is, with the elements that stick out (outside a
+/// box that scrolls on its own), for the failure message.
+async fn page_overflow(browser: &Browser) -> (f64, String) {
+    let found = browser
+        .eval(
+            "const w = document.documentElement.clientWidth;\
+             const out = [...document.querySelectorAll('body *')].filter(e => {\
+               const r = e.getBoundingClientRect();\
+               return r.width > 0 && r.right > w + 1 && !e.parentElement.closest('.table-scroll');\
+             }).slice(0, 8).map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')} right=${Math.round(e.getBoundingClientRect().right)}`);\
+             return [document.documentElement.scrollWidth - w, out.join('; ')]",
+        )
+        .await;
+    (
+        found[0].as_f64().unwrap_or(f64::MAX),
+        found[1].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+async fn assert_fits_the_phone(browser: &Browser, context: &str) {
+    let (overflow, culprits) = page_overflow(browser).await;
+    assert!(
+        overflow <= 0.0,
+        "/live {context} is {overflow} px wider than the phone; sticking out: {culprits}"
+    );
+}
+
+/// Each table of the view keeps to the screen, and one wider than its box scrolls inside it
+/// with its first column in view.
+async fn assert_wide_tables_scroll_in_their_box(browser: &Browser) {
+    let tables = browser
+        .eval(
+            "return [...document.querySelectorAll('.live-view .table-scroll')].map(box => {\
+               const caption = box.getAttribute('aria-labelledby') ?? '';\
+               const first = box.querySelector('tbody tr > :first-child');\
+               const last = box.querySelector('tbody tr > :last-child');\
+               const wide = box.scrollWidth > box.clientWidth + 1;\
+               const lastBefore = last.getBoundingClientRect().left;\
+               box.scrollLeft = box.scrollWidth;\
+               const boxLeft = box.getBoundingClientRect().left;\
+               const kept = first.getBoundingClientRect().left >= boxLeft - 1;\
+               const moved = last.getBoundingClientRect().left < lastBefore - 1;\
+               box.scrollLeft = 0;\
+               const held = first.getBoundingClientRect().width;\
+               const widest = Math.max(...[...box.querySelectorAll('tr > :not(:first-child)')].map(c => c.getBoundingClientRect().width));\
+               const seen = !wide || widest <= box.clientWidth - held + 1;\
+               return { caption, wide, kept, moved, seen, held, widest, room: box.clientWidth, right: box.getBoundingClientRect().right, focusable: box.tabIndex >= 0 };\
+             })",
+        )
+        .await;
+    let tables = tables.as_array().cloned().unwrap_or_default();
+    assert!(!tables.is_empty(), "no tables on /live");
+    assert!(
+        tables.iter().any(|t| t["wide"] == true),
+        "no table is wider than a phone, so nothing here tests scrolling: {tables:#?}"
+    );
+    for table in &tables {
+        assert!(
+            table["right"].as_f64().is_some_and(|r| r <= PHONE.0 as f64),
+            "a table's box sticks out of the screen: {table}"
+        );
+        if table["wide"] == true {
+            assert!(
+                table["moved"] == true && table["kept"] == true && table["focusable"] == true,
+                "a wide table must scroll in its own box (by keyboard too) and keep its first column in view: {table}"
+            );
+            assert!(
+                table["seen"] == true,
+                "a column beside the held first one is wider than the room left for it, so part of it can never be seen: {table}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn live_page_fits_a_phone_with_and_without_a_probe() {
+    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
+    let browser = Browser::start().await;
+    browser.resize(PHONE).await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    browser
+        .wait_until(
+            "return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate')?.textContent.endsWith('/s')",
+            "the demo's rates",
+        )
+        .await;
+    assert_fits_the_phone(&browser, "connected to the demo").await;
+    assert_wide_tables_scroll_in_their_box(&browser).await;
+    browser.screenshot("live-demo-phone").await;
+    browser
+        .eval("document.querySelector('.live-devices').scrollIntoView({block: 'start'}); window.scrollBy(0, -70); return true")
+        .await;
+    browser.screenshot("live-demo-phone-tables").await;
+    browser
+        .eval("document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] .live-counters').scrollIntoView({block: 'start'}); window.scrollBy(0, -70); return true")
+        .await;
+    browser.screenshot("live-demo-phone-counters").await;
+
+    // A mistyped address: the reason under the field wraps too.
+    browser
+        .set_value(
+            "#probe-url",
+            "ftp://a-rather-long-host-name.example.org:7878/ws",
+            "input",
+        )
+        .await;
+    assert_fits_the_phone(&browser, "with a refused address").await;
+
+    // Nowhere: the probe's data goes, the advice comes.
+    connect_to(&browser, "127.0.0.1:9").await;
+    browser
+        .wait_until(
+            "return document.querySelector('.live-problem')?.textContent.includes('Nothing answered')",
+            "the advice for a dead address",
+        )
+        .await;
+    assert_fits_the_phone(&browser, "not connected").await;
+    browser
+        .eval("window.scrollTo(0, 0); document.querySelector('.live-connect').scrollIntoView({block: 'start'}); window.scrollBy(0, -70); return true")
+        .await;
+    browser.screenshot("live-dead-phone").await;
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_demo_shows_ports_before_interfaces_and_explains_every_statistic() {
+    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    browser
+        .wait_until(
+            "return document.querySelectorAll(\"[aria-label^='Interface '] tr[data-counter]\").length > 0",
+            "the demo's interface panels",
+        )
+        .await;
+    // The panels in page order: every RDMA port comes before the first interface, and the
+    // device table before the interface table.
+    let order = browser
+        .eval("return [...document.querySelectorAll('.live-panel[aria-label], .live-devices, .live-netdevs')].map(e => e.getAttribute('aria-label') ?? e.className)")
+        .await;
+    let order: Vec<String> = order
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let last_port = order.iter().rposition(|l| l.starts_with("RDMA port"));
+    let first_interface = order.iter().position(|l| l.starts_with("Interface"));
+    let devices = order.iter().position(|l| l.contains("live-devices"));
+    let netdevs = order.iter().position(|l| l.contains("live-netdevs"));
+    assert!(
+        matches!((last_port, first_interface), (Some(p), Some(i)) if p < i),
+        "RDMA ports come before interfaces: {order:?}"
+    );
+    assert!(
+        matches!((devices, netdevs), (Some(d), Some(n)) if d < n),
+        "the device table comes before the interface table: {order:?}"
+    );
+    assert_every_netdev_counter_explained(&browser, "the demo").await;
+    browser.assert_no_console_errors("the demo").await;
+    browser.close().await;
+}
+
+/// What the view says about its data: the "not live" note, and whether panels are there.
+const DATA_STATE: &str = "return {\
+    stale: document.querySelector('.live-stale')?.textContent ?? null,\
+    panels: document.querySelectorAll('.live-panel[aria-label]').length,\
+    tables: document.querySelectorAll('.live-devices, .live-netdevs, .live-counters').length,\
+    titles: [...document.querySelectorAll('.live-panel[aria-label] .live-panel-title')].map(t => t.textContent),\
+    source: document.querySelector('.live-source')?.textContent ?? null,\
+    status: document.querySelector('.live-status')?.textContent ?? '',\
+}";
+
+#[tokio::test]
+async fn a_probe_that_stops_leaves_its_data_marked_not_live_until_another_address() {
+    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    browser
+        .wait_until(
+            "return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate')?.textContent.endsWith('/s')",
+            "the demo's rates",
+        )
+        .await;
+    let live = browser.eval(DATA_STATE).await;
+    assert_eq!(
+        live["stale"],
+        serde_json::Value::Null,
+        "live data is not marked stale: {live}"
+    );
+    assert!(
+        live["titles"].as_array().is_some_and(|t| !t.is_empty()
+            && t.iter()
+                .all(|t| !t.as_str().unwrap_or_default().contains("not live"))),
+        "{live}"
+    );
+
+    // The probe dies: at once the data says when it was last seen and that it is not live.
+    drop(site);
+    let died = Instant::now();
+    let stale = browser
+        .wait_until(
+            "const s = document.querySelector('.live-stale')?.textContent ?? ''; return /Last seen at \\d\\d:\\d\\d:\\d\\d, not live/.test(s) && s",
+            "the not-live note",
+        )
+        .await;
+    assert!(
+        died.elapsed() < Duration::from_secs(3),
+        "the note took {:?} to appear",
+        died.elapsed()
+    );
+    let dead = browser.eval(DATA_STATE).await;
+    assert!(
+        dead["panels"].as_u64().is_some_and(|n| n > 0),
+        "the last data stays to read: {dead}"
+    );
+    assert!(
+        dead["titles"].as_array().is_some_and(|t| t
+            .iter()
+            .all(|t| t.as_str().unwrap_or_default().contains("not live"))),
+        "every panel is labelled not live: {dead}"
+    );
+    assert!(
+        !dead["status"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Connected"),
+        "{dead}"
+    );
+    browser
+        .eval(
+            "document.querySelector('.live-stale').scrollIntoView({block: 'center'}); return true",
+        )
+        .await;
+    browser.screenshot("live-probe-gone").await;
+    browser.resize(PHONE).await;
+    assert_fits_the_phone(&browser, "with the last readings of a probe that stopped").await;
+    browser
+        .eval("document.querySelector('.live-stale').scrollIntoView({block: 'start'}); window.scrollBy(0, -70); return true")
+        .await;
+    browser.screenshot("live-probe-gone-phone").await;
+    browser
+        .eval("document.querySelector('.live-panel[aria-label]').scrollIntoView({block: 'start'}); window.scrollBy(0, -70); return true")
+        .await;
+    browser.screenshot("live-probe-gone-phone-panel").await;
+    browser.resize(DESKTOP).await;
+
+    // Another address that answers nothing: the old probe's data and banner go with it.
+    connect_to(&browser, "127.0.0.1:9").await;
+    browser
+        .wait_until(
+            "return document.querySelector('.live-problem')?.textContent.includes('Nothing answered at 127.0.0.1:9')",
+            "the advice for the new address",
+        )
+        .await;
+    let elsewhere = browser.eval(DATA_STATE).await;
+    assert_eq!(elsewhere["panels"], 0, "old panels cleared: {elsewhere}");
+    assert_eq!(elsewhere["tables"], 0, "old tables cleared: {elsewhere}");
+    assert_eq!(elsewhere["stale"], serde_json::Value::Null, "{elsewhere}");
+    assert_eq!(
+        elsewhere["source"],
+        serde_json::Value::Null,
+        "the demo note goes too: {elsewhere}"
+    );
+    drop(stale);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_invalid_address_is_refused_once_with_its_reason() {
+    let site = Site::start_with(&["--interval-ms", "200"]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    // Count every socket and request the page opens from here on.
+    browser
+        .eval(
+            "window.labAttempts = [];\
+             const Socket = window.WebSocket;\
+             window.WebSocket = function (url, ...rest) { window.labAttempts.push(String(url)); return new Socket(url, ...rest); };\
+             window.WebSocket.prototype = Socket.prototype;\
+             const get = window.fetch;\
+             window.fetch = function (url, ...rest) { window.labAttempts.push(String(url)); return get.call(window, url, ...rest); };\
+             return true",
+        )
+        .await;
+    browser.set_value("#probe-url", "ws://[::1", "input").await;
+    // The learner asks to connect (Enter in the field, or the button if it is enabled).
+    browser
+        .eval("document.querySelector('.live-connect').requestSubmit(); return true")
+        .await;
+    tokio::time::sleep(Duration::from_millis(3_500)).await;
+    let seen = browser
+        .eval(
+            "return {\
+               attempts: window.labAttempts,\
+               help: document.querySelector('#probe-url-help.error')?.textContent ?? '',\
+               page: document.querySelector('.live-view').textContent,\
+             }",
+        )
+        .await;
+    let attempts = seen["attempts"].as_array().map_or(usize::MAX, Vec::len);
+    assert!(
+        attempts <= 1,
+        "the address was tried {attempts} times in 3.5 s: {seen}"
+    );
+    let help = seen["help"].as_str().unwrap_or_default();
+    assert!(
+        help.contains("[::1") && help.contains("]"),
+        "the field says what is wrong with the address: {seen}"
+    );
+    assert!(
+        !seen["page"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("retrying"),
+        "{seen}"
+    );
+    browser.screenshot("live-invalid-address").await;
+    drop(site);
+    browser.close().await;
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to the probe's process.
+fn signal(site: &Site, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(site.pid().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} failed");
+}
+
+#[tokio::test]
+async fn a_probe_that_hangs_with_its_socket_open_is_marked_not_live_until_it_sends_again() {
+    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    browser
+        .wait_until(
+            "return document.querySelectorAll('.live-panel[aria-label]').length > 0",
+            "the demo's panels",
+        )
+        .await;
+    // Paused, the probe neither sends nor closes: only the silence tells.
+    signal(&site, "STOP");
+    let paused = Instant::now();
+    browser
+        .wait_until(
+            "return /Last seen at \\d\\d:\\d\\d:\\d\\d, not live: the probe at .* has sent nothing since/.test(document.querySelector('.live-stale')?.textContent ?? '')",
+            "the not-live note for a silent probe",
+        )
+        .await;
+    let waited = paused.elapsed();
+    let state = browser.eval(DATA_STATE).await;
+    signal(&site, "CONT");
+    assert!(
+        waited < Duration::from_secs(8),
+        "the silence took {waited:?} to be noticed"
+    );
+    assert!(
+        state["status"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("gone quiet"),
+        "{state}"
+    );
+    assert!(
+        state["titles"].as_array().is_some_and(|t| !t.is_empty()
+            && t.iter()
+                .all(|t| t.as_str().unwrap_or_default().contains("not live"))),
+        "{state}"
+    );
+    // Running again, it sends again: live, with no note.
+    browser
+        .wait_until(
+            "return !document.querySelector('.live-stale') && document.querySelector('.live-status').textContent === 'Connected'",
+            "the readings to be live again",
+        )
+        .await;
+    browser.assert_no_console_errors("a probe that hung").await;
     browser.close().await;
 }

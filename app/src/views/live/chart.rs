@@ -1,5 +1,6 @@
 //! A small line chart on a `<canvas>`, drawn with plotters.
 
+use gloo::events::EventListener;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use yew::prelude::*;
@@ -121,12 +122,29 @@ pub fn human(value: f64) -> String {
 #[function_component]
 pub fn LineChart(props: &LineChartProps) -> Html {
     let canvas = use_node_ref();
+    // What the chart shows now, for a redraw that is not caused by new data.
+    let shown = use_mut_ref(Vec::new);
     {
         let canvas = canvas.clone();
+        let shown = shown.clone();
         use_effect_with(props.series.clone(), move |series| {
+            *shown.borrow_mut() = series.clone();
             if let Some(element) = canvas.cast::<web_sys::HtmlCanvasElement>() {
                 let _ = draw(element, series);
             }
+        });
+    }
+    // The canvas is drawn at its box's width in pixels: a window that changes size (a phone
+    // turned, a probe that no longer sends) would otherwise stretch the old drawing.
+    {
+        let canvas = canvas.clone();
+        use_effect_with((), move |_| {
+            let listener = EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                if let Some(element) = canvas.cast::<web_sys::HtmlCanvasElement>() {
+                    let _ = draw(element, &shown.borrow());
+                }
+            });
+            move || drop(listener)
         });
     }
     let latest: Vec<String> = props

@@ -20,6 +20,8 @@ use super::history::History;
 use super::presence::{self, Answer};
 
 const FIRST_RETRY_MS: u32 = 1_000;
+/// The shortest silence after which the readings are no longer called live.
+const SILENCE_AT_LEAST_MS: u32 = 3_000;
 const LONGEST_RETRY_MS: u32 = 30_000;
 
 /// A probe address the learner typed, as a WebSocket URL.
@@ -27,7 +29,8 @@ pub struct ProbeUrl(pub String);
 
 impl ProbeUrl {
     /// Accepts `host:port`, `http(s)://host:port` or a `ws(s)://` URL; `/ws` is added when
-    /// no path is given.
+    /// no path is given. An address the browser could not open is refused here, with what is
+    /// wrong with it, so that it is never tried at all.
     pub fn parse(text: &str) -> Result<ProbeUrl, String> {
         let text = text.trim();
         if text.is_empty() {
@@ -46,19 +49,94 @@ impl ProbeUrl {
             }
             None => ("ws", text),
         };
-        let (host, path) = match rest.split_once('/') {
-            Some((host, path)) => (host, format!("/{path}")),
-            None => (rest, String::new()),
+        // The authority ends where the path, query or fragment begins.
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(end);
+        check_authority(authority)?;
+        let path = match tail {
+            "" | "/" => "/ws".to_string(),
+            query if query.starts_with(['?', '#']) => format!("/ws{query}"),
+            path => path.to_string(),
         };
-        if host.is_empty() {
-            return Err("The address names no host.".into());
+        Ok(ProbeUrl(format!("{scheme}://{authority}{path}")))
+    }
+}
+
+/// Why `host[:port]` is not an address a WebSocket URL can name, if it is not.
+fn check_authority(authority: &str) -> Result<(), String> {
+    if authority.is_empty() {
+        return Err("The address names no host.".into());
+    }
+    if authority.contains('@') {
+        return Err("A probe address has no user name: leave out the part up to @.".into());
+    }
+    let (host, port) = if let Some(inside) = authority.strip_prefix('[') {
+        let Some((v6, after)) = inside.split_once(']') else {
+            return Err(format!(
+                "{authority} opens an IPv6 address with [ but never closes it with ]: write it as [::1]:7878."
+            ));
+        };
+        if v6.is_empty()
+            || !v6
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
+        {
+            return Err(format!(
+                "[{v6}] is not an IPv6 address: only hex digits, colons and dots go between the brackets."
+            ));
         }
-        let path = if path.is_empty() || path == "/" {
-            "/ws".to_string()
-        } else {
-            path
+        let port = match after {
+            "" => None,
+            after => match after.strip_prefix(':') {
+                Some(port) => Some(port),
+                None => {
+                    return Err(format!(
+                        "After ] comes :port or nothing, not {after}: e.g. [{v6}]:7878."
+                    ))
+                }
+            },
         };
-        Ok(ProbeUrl(format!("{scheme}://{host}{path}")))
+        (None, port)
+    } else {
+        if authority.contains(['[', ']']) {
+            return Err(format!(
+                "{authority} has a bracket out of place: only an IPv6 address goes in brackets, e.g. [::1]:7878."
+            ));
+        }
+        match authority.split_once(':') {
+            Some((_, port)) if port.contains(':') => {
+                return Err(format!(
+                    "{authority} has more than one colon: an IPv6 address goes in brackets, e.g. [::1]:7878."
+                ))
+            }
+            Some((host, port)) => (Some(host), Some(port)),
+            None => (Some(authority), None),
+        }
+    };
+    if let Some(host) = host {
+        if host.is_empty() {
+            return Err("The address names no host before its port.".into());
+        }
+        if let Some(bad) = host
+            .chars()
+            .find(|c| !(c.is_alphanumeric() || matches!(c, '-' | '.' | '_')))
+        {
+            return Err(format!(
+                "{host} is not a host name: {bad} cannot be part of one."
+            ));
+        }
+    }
+    match port {
+        None => Ok(()),
+        Some("") => Err(format!(
+            "{authority} ends in a colon without a port: add it, e.g. {authority}7878."
+        )),
+        Some(port) => match port.parse::<u16>() {
+            Ok(1..) if port.chars().all(|c| c.is_ascii_digit()) => Ok(()),
+            _ => Err(format!(
+                "The port must be a number from 1 to 65535, not {port}."
+            )),
+        },
     }
 }
 
@@ -92,6 +170,73 @@ pub enum ConnectionState {
     Stopped(Failure),
 }
 
+/// Everything one probe has said since its `hello`, kept with the address it came from: when
+/// the connection ends it is still shown, as the last reading, and it goes when the learner
+/// points the view at another address.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Readings {
+    /// The WebSocket URL these came from.
+    pub url: String,
+    pub source: Source,
+    pub host: String,
+    pub interval_ms: u64,
+    pub inventory: Option<Inventory>,
+    pub latest: Option<Sample>,
+    pub history: History,
+    pub lagged: u64,
+    /// When the last message arrived, by this browser's clock (ms since the Unix epoch): the
+    /// time a learner compares with their own.
+    pub last_seen_ms: f64,
+    /// The socket is still open but the probe has sent nothing for several intervals (a
+    /// stopped process, a network that drops everything): no close event says so.
+    pub silent: bool,
+}
+
+impl Readings {
+    fn new(url: String, source: Source, at_ms: f64) -> Readings {
+        Readings {
+            url,
+            source,
+            host: String::new(),
+            interval_ms: 0,
+            inventory: None,
+            latest: None,
+            history: History::default(),
+            lagged: 0,
+            last_seen_ms: at_ms,
+            silent: false,
+        }
+    }
+
+    /// How long the probe may say nothing before its readings are no longer live: three of
+    /// its intervals, and never under three seconds (a busy page can be late by one).
+    pub fn silence_after_ms(&self) -> u32 {
+        self.interval_ms
+            .saturating_mul(3)
+            .clamp(u64::from(SILENCE_AT_LEAST_MS), u64::from(u32::MAX)) as u32
+    }
+}
+
+/// Whether what the view shows is current.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Freshness {
+    Live,
+    /// The connection ended (or is being made again): the readings are its last.
+    Disconnected {
+        last_seen_ms: f64,
+    },
+    /// The connection is open but the probe stopped sending.
+    Silent {
+        last_seen_ms: f64,
+    },
+}
+
+impl Freshness {
+    pub fn is_live(self) -> bool {
+        self == Freshness::Live
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeView {
     pub page: Page,
@@ -102,13 +247,8 @@ pub struct ProbeView {
     /// Counts attempts: each new one opens a new socket, and late answers about an earlier
     /// one are ignored.
     pub attempt: u32,
-    pub source: Option<Source>,
-    pub host: String,
-    pub interval_ms: u64,
-    pub inventory: Option<Inventory>,
-    pub latest: Option<Sample>,
-    pub history: History,
-    pub lagged: u64,
+    /// What the probe at `url` said last, live or not.
+    pub readings: Option<Readings>,
     pub error: Option<String>,
     /// Why the last attempt at this address failed, kept while the next one runs so what it
     /// says does not flicker away and back with every retry.
@@ -125,13 +265,7 @@ impl ProbeView {
             home: Home::Asking,
             state: ConnectionState::Connecting,
             attempt: 0,
-            source: None,
-            host: String::new(),
-            interval_ms: 0,
-            inventory: None,
-            latest: None,
-            history: History::default(),
-            lagged: 0,
+            readings: None,
             error: None,
             last_failure: None,
             failures: 0,
@@ -143,13 +277,34 @@ impl ProbeView {
     pub fn needs_a_probe(&self) -> bool {
         self.home == Home::Hosted && self.state != ConnectionState::Open
     }
+
+    /// Whether the readings are current: `None` when there are none.
+    pub fn freshness(&self) -> Option<Freshness> {
+        let readings = self.readings.as_ref()?;
+        let last_seen_ms = readings.last_seen_ms;
+        Some(match self.state {
+            ConnectionState::Open if readings.silent => Freshness::Silent { last_seen_ms },
+            ConnectionState::Open => Freshness::Live,
+            _ => Freshness::Disconnected { last_seen_ms },
+        })
+    }
 }
 
 pub enum ProbeAction {
     /// The learner asked for this address.
     Connect(String),
     Opened,
-    Received(String),
+    /// A message from the probe, and when it arrived (ms since the Unix epoch).
+    Received {
+        text: String,
+        at_ms: f64,
+    },
+    /// Nothing has come since the message that arrived at `last_seen_ms`, on attempt
+    /// `attempt`, for as long as the probe may be quiet.
+    Quiet {
+        attempt: u32,
+        last_seen_ms: f64,
+    },
     /// The socket closed; its close event's code and reason.
     Closed {
         code: u16,
@@ -209,7 +364,7 @@ impl ProbeView {
         self.try_url(LOCAL_PROBE.to_string());
     }
 
-    fn receive(&mut self, text: &str) {
+    fn receive(&mut self, text: &str, at_ms: f64) {
         let envelope: Envelope = match serde_json::from_str(text) {
             Ok(envelope) => envelope,
             Err(error) => {
@@ -226,21 +381,30 @@ impl ProbeView {
             ));
             return;
         }
-        self.source = Some(envelope.source);
+        // A `hello` begins a connection's readings; anything else adds to them.
+        let fresh = matches!(envelope.message, ProbeMessage::Hello(_))
+            || self.readings.as_ref().is_none_or(|r| r.url != self.url);
+        if fresh {
+            self.readings = Some(Readings::new(self.url.clone(), envelope.source, at_ms));
+        }
+        let Some(readings) = self.readings.as_mut() else {
+            return;
+        };
+        readings.source = envelope.source;
+        readings.last_seen_ms = at_ms;
+        readings.silent = false;
         match envelope.message {
             ProbeMessage::Hello(hello) => {
-                self.host = hello.host;
-                self.interval_ms = hello.interval_ms;
-                self.inventory = Some(hello.inventory);
-                self.latest = None;
-                self.history = History::default();
+                readings.host = hello.host;
+                readings.interval_ms = hello.interval_ms;
+                readings.inventory = Some(hello.inventory);
             }
             ProbeMessage::Sample(sample) => {
-                self.history.record(&sample);
-                self.latest = Some(sample);
+                readings.history.record(&sample);
+                readings.latest = Some(sample);
             }
-            ProbeMessage::Change(change) => self.inventory = Some(change.inventory),
-            ProbeMessage::Lagged(lagged) => self.lagged += lagged.missed,
+            ProbeMessage::Change(change) => readings.inventory = Some(change.inventory),
+            ProbeMessage::Lagged(lagged) => readings.lagged += lagged.missed,
             ProbeMessage::Error(error) => {
                 self.error = Some(format!("The probe reports: {}", error.message))
             }
@@ -254,7 +418,15 @@ impl Reducible for ProbeView {
     fn reduce(self: Rc<Self>, action: ProbeAction) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            ProbeAction::Connect(url) => next.try_url(url),
+            ProbeAction::Connect(url) => {
+                // Another probe's readings say nothing about this one: they go, with what
+                // that probe reported.
+                if next.readings.as_ref().is_some_and(|r| r.url != url) {
+                    next.readings = None;
+                    next.error = None;
+                }
+                next.try_url(url);
+            }
             ProbeAction::Opened => {
                 if next.asking_home() {
                     next.home = Home::Probe;
@@ -264,7 +436,19 @@ impl Reducible for ProbeView {
                 next.last_failure = None;
                 next.error = None;
             }
-            ProbeAction::Received(text) => next.receive(&text),
+            ProbeAction::Received { text, at_ms } => next.receive(&text, at_ms),
+            ProbeAction::Quiet {
+                attempt,
+                last_seen_ms,
+            } => {
+                let open = next.state == ConnectionState::Open && attempt == next.attempt;
+                match next.readings.as_mut() {
+                    Some(readings) if open && readings.last_seen_ms == last_seen_ms => {
+                        readings.silent = true
+                    }
+                    _ => return self,
+                }
+            }
             ProbeAction::Closed { code, reason } => match next.state {
                 ConnectionState::Open => {
                     let reason = match (code, reason) {
@@ -359,6 +543,27 @@ pub fn use_probe() -> UseReducerHandle<ProbeView> {
             move || drop(timer)
         });
     }
+    // A probe that stops sending while its socket stays open: the readings stop being live
+    // once it has been quiet too long. Each message starts the wait again.
+    {
+        let dispatch = view.clone();
+        let quiet = view
+            .readings
+            .as_ref()
+            .filter(|_| view.state == ConnectionState::Open)
+            .map(|r| (r.last_seen_ms.to_bits(), r.silence_after_ms()));
+        use_effect_with((view.attempt, quiet), move |&(attempt, quiet)| {
+            let timer = quiet.map(|(seen, after_ms)| {
+                Timeout::new(after_ms, move || {
+                    dispatch.dispatch(ProbeAction::Quiet {
+                        attempt,
+                        last_seen_ms: f64::from_bits(seen),
+                    })
+                })
+            });
+            move || drop(timer)
+        });
+    }
     // After a failed handshake, the question to the address's `/probe`.
     {
         let dispatch = view.clone();
@@ -404,7 +609,8 @@ fn connect(socket: WebSocket, view: UseReducerHandle<ProbeView>) -> Live {
                 .dyn_ref::<MessageEvent>()
                 .and_then(|m| m.data().as_string());
             if let Some(text) = text {
-                view.dispatch(ProbeAction::Received(text));
+                let at_ms = js_sys::Date::now();
+                view.dispatch(ProbeAction::Received { text, at_ms });
             }
         })
     };
@@ -466,6 +672,29 @@ mod tests {
         assert!(ProbeUrl::parse("ftp://x").is_err());
         assert!(ProbeUrl::parse("a b").is_err());
         assert!(ProbeUrl::parse("ws:///ws").is_err());
+        assert_eq!(ok("[::1]:7878"), Ok("ws://[::1]:7878/ws".into()));
+        assert_eq!(
+            ok("box:9000?token=x"),
+            Ok("ws://box:9000/ws?token=x".into())
+        );
+    }
+
+    #[test]
+    fn addresses_a_browser_could_not_open_are_refused_with_what_is_wrong() {
+        let refused = |s: &str| ProbeUrl::parse(s).err().unwrap_or_default();
+        assert!(refused("ws://[::1").contains("never closes it with ]"));
+        assert!(refused("[::1:7878").contains("never closes it with ]"));
+        assert!(refused("[fe80::1%eth0]:1").contains("not an IPv6 address"));
+        assert!(refused("[::1]7878").contains("After ] comes :port"));
+        assert!(refused("::1:7878").contains("more than one colon"));
+        assert!(refused("box]:1").contains("bracket out of place"));
+        assert!(refused("127.0.0.1:").contains("without a port"));
+        assert!(refused("127.0.0.1:0").contains("from 1 to 65535, not 0"));
+        assert!(refused("127.0.0.1:70000").contains("not 70000"));
+        assert!(refused("127.0.0.1:+80").contains("not +80"));
+        assert!(refused(":7878").contains("no host before its port"));
+        assert!(refused("user@box:1").contains("no user name"));
+        assert!(refused("bo<x:1").contains("< cannot be part of one"));
     }
 
     #[test]
@@ -488,17 +717,120 @@ mod tests {
             "http://127.0.0.1:7878",
             "http://127.0.0.1:7878/live",
         ));
-        view.receive("not json");
+        view.receive("not json", 0.0);
         assert!(view.error.as_deref().unwrap_or("").contains("cannot read"));
-        view.receive(r#"{"schema_version": 99, "source": "live", "type": "lagged", "missed": 3}"#);
+        view.receive(
+            r#"{"schema_version": 99, "source": "live", "type": "lagged", "missed": 3}"#,
+            0.0,
+        );
         assert!(view
             .error
             .as_deref()
             .unwrap_or("")
             .contains("schema version 99"));
-        assert_eq!(view.lagged, 0);
-        view.receive(r#"{"schema_version": 2, "source": "demo", "type": "lagged", "missed": 3}"#);
-        assert_eq!((view.lagged, view.source), (3, Some(Source::Demo)));
+        assert_eq!(view.readings, None);
+        view.receive(
+            r#"{"schema_version": 2, "source": "demo", "type": "lagged", "missed": 3}"#,
+            0.0,
+        );
+        let readings = view.readings.expect("readings");
+        assert_eq!((readings.lagged, readings.source), (3, Source::Demo));
+    }
+
+    const HELLO: &str = r#"{"schema_version": 2, "source": "demo", "type": "hello", "host": "lab-node01", "interval_ms": 200,
+        "inventory": {"rdma_devices": [], "netdevs": []}}"#;
+    const SAMPLE: &str = r#"{"schema_version": 2, "source": "demo", "type": "sample", "timestamp_ms": 1000, "elapsed_ms": 200,
+        "ports": [], "netdevs": []}"#;
+
+    fn received(view: Rc<ProbeView>, text: &str, at_ms: f64) -> Rc<ProbeView> {
+        view.reduce(ProbeAction::Received {
+            text: text.into(),
+            at_ms,
+        })
+    }
+
+    #[test]
+    fn readings_outlive_their_connection_as_not_live_until_another_address() {
+        let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        assert_eq!(view.freshness(), None);
+        let view = view.reduce(ProbeAction::Opened);
+        let view = received(view, HELLO, 5_000.0);
+        let view = received(view, SAMPLE, 5_200.0);
+        assert_eq!(view.freshness(), Some(Freshness::Live));
+        let readings = view.readings.clone().expect("readings");
+        assert_eq!(
+            (readings.host.as_str(), readings.interval_ms),
+            ("lab-node01", 200)
+        );
+        assert!(readings.latest.is_some());
+
+        // The probe goes away: the readings stay, as what it last said, and when.
+        let view = view.reduce(ProbeAction::Closed {
+            code: 1006,
+            reason: String::new(),
+        });
+        assert_eq!(
+            view.freshness(),
+            Some(Freshness::Disconnected {
+                last_seen_ms: 5_200.0
+            })
+        );
+        assert_eq!(view.readings.as_ref(), Some(&readings));
+        // Trying the same address again keeps them; they are live again once it answers.
+        let view = view.reduce(ProbeAction::Retry);
+        let view = view.reduce(ProbeAction::Connect("ws://127.0.0.1:7878/ws".into()));
+        assert!(view.readings.is_some());
+        assert!(!view.freshness().expect("readings").is_live());
+        let view = view.reduce(ProbeAction::Opened);
+        let view = received(view, HELLO, 9_000.0);
+        assert_eq!(view.freshness(), Some(Freshness::Live));
+        assert_eq!(
+            view.readings.as_ref().map(|r| r.latest.is_none()),
+            Some(true),
+            "a hello starts the readings afresh"
+        );
+
+        // Another address: the old probe's readings and report go, before it answers at all.
+        let view = received(
+            view,
+            r#"{"schema_version": 2, "source": "demo", "type": "error", "message": "disk gone"}"#,
+            9_100.0,
+        );
+        assert!(view.error.is_some());
+        let view = view.reduce(ProbeAction::Connect("ws://127.0.0.1:9/ws".into()));
+        assert_eq!((view.readings.as_ref(), view.error.as_ref()), (None, None));
+        assert_eq!(view.freshness(), None);
+    }
+
+    #[test]
+    fn a_probe_that_goes_quiet_with_its_socket_open_is_not_live() {
+        let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        let view = received(view.reduce(ProbeAction::Opened), HELLO, 1_000.0);
+        assert_eq!(
+            view.readings.as_ref().map(Readings::silence_after_ms),
+            Some(3_000)
+        );
+        let attempt = view.attempt;
+        // A wait that began before the last message is out of date.
+        let view = received(view, SAMPLE, 1_200.0);
+        let view = view.reduce(ProbeAction::Quiet {
+            attempt,
+            last_seen_ms: 1_000.0,
+        });
+        assert_eq!(view.freshness(), Some(Freshness::Live));
+        let view = view.reduce(ProbeAction::Quiet {
+            attempt,
+            last_seen_ms: 1_200.0,
+        });
+        assert_eq!(
+            view.freshness(),
+            Some(Freshness::Silent {
+                last_seen_ms: 1_200.0
+            })
+        );
+        // The next message makes it live again.
+        let view = received(view, SAMPLE, 9_000.0);
+        assert_eq!(view.freshness(), Some(Freshness::Live));
     }
 
     #[test]

@@ -1,5 +1,9 @@
 //! The tables of the live view: devices and ports as `ibv_devinfo` shows them, the GID table
 //! as `show_gids` prints it, interfaces, and every counter with what it means.
+//!
+//! Each table is wider than a phone, so each scrolls sideways in its own box (which takes
+//! keyboard focus, so it can be scrolled without a mouse) with its first column held in view;
+//! its title sits above the box, so the title is never scrolled away with the columns.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +23,42 @@ fn or_dash(value: Option<impl ToString>) -> String {
     value.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
 }
 
+#[derive(Properties, PartialEq)]
+struct ScrollingTableProps {
+    /// The id of the title, which names both the scrolling box and the table.
+    id: AttrValue,
+    title: Html,
+    children: Html,
+}
+
+/// A table under its title, in a box of its own that scrolls sideways.
+#[function_component]
+fn ScrollingTable(props: &ScrollingTableProps) -> Html {
+    html! {
+        <div class="live-table">
+            <p class="live-table-title" id={props.id.clone()}>{ props.title.clone() }</p>
+            <div class="table-scroll" tabindex="0" role="region" aria-labelledby={props.id.clone()}>
+                { props.children.clone() }
+            </div>
+        </div>
+    }
+}
+
+/// `text` with a line break allowed after each `at`, so a narrow column can hold a long name
+/// on two lines rather than widen the table: `np_ecn_marked_roce_packets` after its
+/// underscores, a GID after its colons.
+fn breakable(text: &str, at: char) -> Html {
+    let mut parts = text.split_inclusive(at).peekable();
+    let mut out = Vec::new();
+    while let Some(part) = parts.next() {
+        out.push(html! { { part.to_string() } });
+        if parts.peek().is_some() {
+            out.push(html! { <wbr /> });
+        }
+    }
+    out.into_iter().collect()
+}
+
 #[function_component]
 pub fn DeviceTables(props: &InventoryProps) -> Html {
     let devices = &props.inventory.rdma_devices;
@@ -28,9 +68,8 @@ pub fn DeviceTables(props: &InventoryProps) -> Html {
         };
     }
     html! {
-        <div class="table-scroll">
-            <table class="data-table live-devices">
-                <caption>{ "RDMA devices and ports (as ibv_devinfo shows them)" }</caption>
+        <ScrollingTable id="live-devices-title" title={html! { "RDMA devices and ports (as ibv_devinfo shows them)" }}>
+            <table class="data-table live-devices" aria-labelledby="live-devices-title">
                 <thead><tr>
                     <th scope="col">{ "Device" }</th><th scope="col">{ "Port" }</th><th scope="col">{ "State" }</th>
                     <th scope="col">{ "Physical state" }</th><th scope="col">{ "Rate" }</th><th scope="col">{ "Link layer" }</th>
@@ -54,7 +93,7 @@ pub fn DeviceTables(props: &InventoryProps) -> Html {
                 })) }
                 </tbody>
             </table>
-        </div>
+        </ScrollingTable>
     }
 }
 
@@ -68,8 +107,8 @@ pub fn GidTable(props: &InventoryProps) -> Html {
             dev.ports.iter().flat_map(move |port| {
                 port.gids.iter().map(move |gid| html! {
                     <tr>
-                        <td>{ dev.name.clone() }</td><td>{ port.port }</td><td>{ gid.index }</td>
-                        <td><code>{ gid.gid.clone() }</code></td><td>{ or_dash(gid.ipv4.clone()) }</td>
+                        <th scope="row">{ dev.name.clone() }</th><td>{ port.port }</td><td>{ gid.index }</td>
+                        <td class="breakable"><code>{ breakable(&gid.gid, ':') }</code></td><td>{ or_dash(gid.ipv4.clone()) }</td>
                         <td>{ or_dash(gid.gid_type.clone()) }</td><td>{ or_dash(gid.ndev.clone()) }</td>
                     </tr>
                 })
@@ -79,29 +118,30 @@ pub fn GidTable(props: &InventoryProps) -> Html {
     if rows.is_empty() {
         return html! {};
     }
+    let title = html! {
+        <>
+            { "GID table (as show_gids prints it). RoCE v2 entries are what NCCL_IB_GID_INDEX picks from; see " }
+            <a href={base::href("/troubleshooting#roce-gid-index-wrong")}>{ "GID index wrong" }</a>{ "." }
+        </>
+    };
     html! {
-        <div class="table-scroll">
-            <table class="data-table live-gids">
-                <caption>
-                    { "GID table (as show_gids prints it). RoCE v2 entries are what NCCL_IB_GID_INDEX picks from; see " }
-                    <a href={base::href("/troubleshooting#roce-gid-index-wrong")}>{ "GID index wrong" }</a>{ "." }
-                </caption>
+        <ScrollingTable id="live-gids-title" {title}>
+            <table class="data-table live-gids" aria-labelledby="live-gids-title">
                 <thead><tr>
                     <th scope="col">{ "Device" }</th><th scope="col">{ "Port" }</th><th scope="col">{ "Index" }</th>
                     <th scope="col">{ "GID" }</th><th scope="col">{ "IPv4" }</th><th scope="col">{ "Type" }</th><th scope="col">{ "Netdev" }</th>
                 </tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>
-        </div>
+        </ScrollingTable>
     }
 }
 
 #[function_component]
 pub fn NetdevTable(props: &InventoryProps) -> Html {
     html! {
-        <div class="table-scroll">
-            <table class="data-table live-netdevs">
-                <caption>{ "Network interfaces (/sys/class/net)" }</caption>
+        <ScrollingTable id="live-netdevs-title" title={html! { "Network interfaces (/sys/class/net)" }}>
+            <table class="data-table live-netdevs" aria-labelledby="live-netdevs-title">
                 <thead><tr>
                     <th scope="col">{ "Interface" }</th><th scope="col">{ "State" }</th><th scope="col">{ "Speed" }</th>
                     <th scope="col">{ "MTU" }</th><th scope="col">{ "Address" }</th>
@@ -118,7 +158,7 @@ pub fn NetdevTable(props: &InventoryProps) -> Html {
                 }) }
                 </tbody>
             </table>
-        </div>
+        </ScrollingTable>
     }
 }
 
@@ -126,7 +166,12 @@ pub fn NetdevTable(props: &InventoryProps) -> Html {
 pub struct CounterTableProps {
     /// `port`, `hw` or `netdev`, as in `content/data/counters.toml`.
     pub group: AttrValue,
+    /// The port (`mlx5_0:1`) or interface the counters belong to, which tells this table's
+    /// title from the next panel's.
+    pub owner: AttrValue,
     pub counters: BTreeMap<String, CounterSample>,
+    /// Whether the values are current; otherwise they are the probe's last.
+    pub live: bool,
 }
 
 fn status_text(counter: &CounterSample) -> String {
@@ -146,17 +191,22 @@ pub fn CounterTable(props: &CounterTableProps) -> Html {
     if props.counters.is_empty() {
         return html! {};
     }
-    let caption = match props.group.as_str() {
+    let title = match props.group.as_str() {
         "port" => "Port counters (ports/<n>/counters)",
         "hw" => "Driver counters (ports/<n>/hw_counters)",
         _ => "Interface statistics (statistics/)",
     };
+    let id = format!("live-counters-{}-{}", props.group, props.owner);
+    let (value, rate) = if props.live {
+        ("Value", "Rate")
+    } else {
+        ("Last value", "Last rate")
+    };
     html! {
-        <div class="table-scroll">
-            <table class="data-table live-counters">
-                <caption>{ caption }</caption>
+        <ScrollingTable id={id.clone()} title={html! { title }}>
+            <table class="data-table live-counters" aria-labelledby={id}>
                 <thead><tr>
-                    <th scope="col">{ "Counter" }</th><th scope="col">{ "Value" }</th><th scope="col">{ "Rate" }</th>
+                    <th scope="col">{ "Counter" }</th><th scope="col">{ value }</th><th scope="col">{ rate }</th>
                     <th scope="col">{ "What it counts" }</th>
                 </tr></thead>
                 <tbody>
@@ -170,7 +220,7 @@ pub fn CounterTable(props: &CounterTableProps) -> Html {
                     };
                     html! {
                         <tr data-counter={name.clone()}>
-                            <th scope="row"><code>{ name.clone() }</code></th>
+                            <th scope="row"><code>{ breakable(name, '_') }</code></th>
                             <td class="num">{ or_dash(counter.value) }</td>
                             <td class="num rate">{ status_text(counter) }</td>
                             <td>{ explain }</td>
@@ -179,6 +229,6 @@ pub fn CounterTable(props: &CounterTableProps) -> Html {
                 }) }
                 </tbody>
             </table>
-        </div>
+        </ScrollingTable>
     }
 }

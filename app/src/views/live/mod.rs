@@ -14,41 +14,19 @@ mod history;
 mod hosted;
 mod inventory;
 mod presence;
+mod readings;
 
-use engine::probe::{PortSample, Source};
 use yew::prelude::*;
 
-use chart::{LineChart, Series};
-use connection::{use_probe, ConnectionState, Home, ProbeAction, ProbeUrl};
+use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl};
 use failure::Advice;
-use history::History;
 use hosted::{ConnectProblem, HostedIntro};
-use inventory::{CounterTable, DeviceTables, GidTable, NetdevTable};
-
-/// Counters that show DCQCN at work, charted per port.
-const CONGESTION: &[&str] = &[
-    "np_ecn_marked_roce_packets",
-    "np_cnp_sent",
-    "rp_cnp_handled",
-];
-/// Counters that mean packets were lost or refused, charted per port.
-const ERRORS: &[&str] = &[
-    "out_of_sequence",
-    "packet_seq_err",
-    "local_ack_timeout_err",
-    "rnr_nak_retry_err",
-    "out_of_buffer",
-];
-
-fn port_key(port: &PortSample) -> String {
-    format!("{}:{}", port.device, port.port)
-}
+use readings::ReadingsView;
 
 #[function_component]
 pub fn LiveView() -> Html {
     let probe = use_probe();
     let draft = use_state(|| probe.url.clone());
-    let history = &probe.history;
     // A hosted page moves on to this machine's probe by itself; the field follows it there.
     {
         let draft = draft.clone();
@@ -83,7 +61,12 @@ pub fn LiveView() -> Html {
         ConnectionState::Connecting => {
             html! { <span class="live-status connecting">{ "Connecting…" }</span> }
         }
-        ConnectionState::Open => html! { <span class="live-status open">{ "Connected" }</span> },
+        ConnectionState::Open => match probe.freshness() {
+            Some(Freshness::Silent { .. }) => html! {
+                <span class="live-status connecting">{ "Connected, but the probe has gone quiet" }</span>
+            },
+            _ => html! { <span class="live-status open">{ "Connected" }</span> },
+        },
         ConnectionState::Checking => html! {
             <span class="live-status connecting">{ "Not connected; asking what is at that address…" }</span>
         },
@@ -106,33 +89,7 @@ pub fn LiveView() -> Html {
         .as_ref()
         .and_then(|failure| Advice::for_failure(failure, &probe.page, &probe.url));
     let allow = probe.page.allow_flag();
-    let source_note = match probe.source {
-        Some(Source::Demo) => html! {
-            <p class="live-source demo" role="note">
-                { "Recorded demo data: the probe runs with --demo and replays a ConnectX/InfiniBand recording. These are not this machine's NICs." }
-            </p>
-        },
-        Some(Source::Recorded) => html! {
-            <p class="live-source recorded" role="note">
-                { format!("Recorded data: the probe on {} reads a saved device tree (--sysfs-root), every {} ms. It changes only when those files do; these are not this machine's NICs.", probe.host, probe.interval_ms) }
-            </p>
-        },
-        Some(Source::Live) => html! {
-            <p class="live-source">{ format!("Live counters from {}, read every {} ms.", probe.host, probe.interval_ms) }</p>
-        },
-        None => html! {},
-    };
-
-    let ports = probe
-        .latest
-        .as_ref()
-        .map(|s| s.ports.clone())
-        .unwrap_or_default();
-    let netdevs = probe
-        .latest
-        .as_ref()
-        .map(|s| s.netdevs.clone())
-        .unwrap_or_default();
+    let readings = probe.readings.clone().zip(probe.freshness());
 
     html! {
         <section class="live-view" aria-label="Live probe">
@@ -152,68 +109,12 @@ pub fn LiveView() -> Html {
             if let Some(advice) = advice {
                 <ConnectProblem {advice} />
             }
-            { source_note }
-            if probe.lagged > 0 {
-                <p class="live-lagged" role="status">{ format!("This page fell behind and missed {} samples.", probe.lagged) }</p>
-            }
             if let Some(error) = &probe.error {
                 <p class="live-error" role="alert">{ error.clone() }</p>
             }
-            if let Some(inventory) = &probe.inventory {
-                <DeviceTables inventory={inventory.clone()} />
-                <GidTable inventory={inventory.clone()} />
-                <NetdevTable inventory={inventory.clone()} />
+            if let Some((readings, freshness)) = readings {
+                <ReadingsView {readings} {freshness} />
             }
-            { netdevs.iter().map(|dev| {
-                let key = format!("netdev:{}", dev.interface);
-                html! {
-                    <article class="live-panel" key={key.clone()} aria-label={format!("Interface {}", dev.interface)}>
-                        <h2 class="live-panel-title">{ format!("Interface {}", dev.interface) }</h2>
-                        <LineChart title={format!("{} throughput", dev.interface)} unit="bytes/s"
-                            series={traffic_series(history, &key)} />
-                        <CounterTable group="netdev" counters={dev.statistics.clone()} />
-                    </article>
-                }
-            }).collect::<Html>() }
-            { ports.iter().map(|port| {
-                let key = port_key(port);
-                html! {
-                    <article class="live-panel" key={key.clone()} aria-label={format!("RDMA port {}", key)}>
-                        <h2 class="live-panel-title">{ format!("RDMA port {} {}", port.device, port.port) }</h2>
-                        <LineChart title={format!("{key} throughput")} unit="bytes/s" series={traffic_series(history, &key)} />
-                        if port.hw_counters.keys().any(|c| CONGESTION.contains(&c.as_str())) {
-                            <LineChart title={format!("{key} congestion (DCQCN)")} unit="per second"
-                                series={counter_series(history, &key, CONGESTION)} />
-                        }
-                        if port.hw_counters.keys().any(|c| ERRORS.contains(&c.as_str())) {
-                            <LineChart title={format!("{key} loss and errors")} unit="per second"
-                                series={counter_series(history, &key, ERRORS)} />
-                        }
-                        <CounterTable group="port" counters={port.counters.clone()} />
-                        <CounterTable group="hw" counters={port.hw_counters.clone()} />
-                    </article>
-                }
-            }).collect::<Html>() }
         </section>
     }
-}
-
-fn traffic_series(history: &History, key: &str) -> Vec<Series> {
-    ["tx", "rx"]
-        .iter()
-        .map(|dir| Series {
-            name: format!("{dir} bytes/s"),
-            points: history.points(&format!("{key}/{dir}")),
-        })
-        .collect()
-}
-
-fn counter_series(history: &History, key: &str, counters: &[&str]) -> Vec<Series> {
-    counters
-        .iter()
-        .map(|c| Series {
-            name: (*c).to_string(),
-            points: history.points(&format!("{key}/{c}")),
-        })
-        .collect()
 }
