@@ -8,6 +8,7 @@
 
 pub mod attribute;
 pub mod counter;
+pub mod exercise;
 
 use std::collections::BTreeMap;
 
@@ -233,7 +234,7 @@ pub struct Sample {
 pub struct CounterSample {
     pub value: Option<u64>,
     /// Change per second, in the counter's unit; for `port_xmit_data` and `port_rcv_data`
-    /// in octets (words × 4). `null` whenever `status` is not `ok` or `wrapped`.
+    /// in octets (words × 4). `null` whenever `status` is not `ok`.
     pub per_second: Option<f64>,
     pub status: CounterStatus,
 }

@@ -16,8 +16,11 @@ mod inventory;
 mod presence;
 mod readings;
 
+use engine::exercise::Progress;
+use engine::probe::exercise::{Sight, EXERCISES};
 use yew::prelude::*;
 
+use super::try_this::{attempts, TryThis};
 use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl};
 use failure::Advice;
 use hosted::{ConnectProblem, HostedIntro};
@@ -26,6 +29,7 @@ use readings::ReadingsView;
 #[function_component]
 pub fn LiveView() -> Html {
     let probe = use_probe();
+    let tried = use_state(Progress::default);
     let draft = use_state(|| probe.url.clone());
     // A hosted page moves on to this machine's probe by itself; the field follows it there.
     {
@@ -91,8 +95,30 @@ pub fn LiveView() -> Html {
     let allow = probe.page.allow_flag();
     let readings = probe.readings.clone().zip(probe.freshness());
 
+    // The "try this" tasks are checked on what the view shows: a live reading, or readings
+    // that are no longer live.
+    let sight = readings.as_ref().and_then(|(r, freshness)| {
+        if freshness.is_live() {
+            r.latest.clone().map(Sight::Live)
+        } else {
+            Some(Sight::Lost)
+        }
+    });
+    {
+        let tried = tried.clone();
+        use_effect_with(sight, move |sight| {
+            if let Some(sight) = sight {
+                let next = tried.observe(&EXERCISES, sight);
+                if next != *tried {
+                    tried.set(next);
+                }
+            }
+        });
+    }
+
     html! {
         <section class="live-view" aria-label="Live probe">
+            <TryThis view="live" attempts={attempts(&EXERCISES, *tried)} />
             if probe.needs_a_probe() {
                 <HostedIntro {allow} trying={probe.url.clone()} />
             }
