@@ -820,7 +820,9 @@ fn nccl_env_table(
         let _ = write!(
             out,
             "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{}</code></td><td>{}{cites}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&v.name),
+            // A long name may break after an underscore, so the row names that stay in
+            // view on a phone leave room for the rest of the row.
+            escape(&v.name).replace('_', "_<wbr>"),
             escape(&v.default),
             escape(&v.meaning),
             escape(&v.ib),

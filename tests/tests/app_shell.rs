@@ -179,6 +179,31 @@ async fn narrow_screen_menu_and_keyboard_access() {
     );
     browser.screenshot("phone-bandwidth").await;
 
+    // The two pages with the widest content: the variables table and the long commands.
+    for (path, part) in [
+        ("/nccl-env", "main table"),
+        ("/troubleshooting", "main pre"),
+    ] {
+        browser.goto(&site.url(path)).await;
+        browser.find(part).await;
+        let overflow = browser
+            .eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            .await;
+        assert_eq!(overflow, 0, "{path} is wider than a 375 px screen");
+        browser
+            .eval(&format!(
+                "document.querySelector('{part}').scrollIntoView({{block: 'center'}}); return null"
+            ))
+            .await;
+        browser
+            .screenshot(&format!("phone{}", path.replace('/', "-")))
+            .await;
+    }
+    browser.goto(&site.url("/bandwidth")).await;
+    browser
+        .wait_for_text("main h1", "Bandwidth and latency")
+        .await;
+
     let menu = browser.find(".menu-button").await;
     menu.click().await.expect("menu opens");
     assert_eq!(browser.eval(sidebar_shown).await, true);
