@@ -1,9 +1,54 @@
 //! The "Try this" box at the top of a view: the engine's tasks for it, each ticked off (with
-//! what it shows) once the learner has made the model do it. The view keeps the
-//! [`Progress`]; this only draws it.
+//! what it shows) once the learner has made the model do it. A view with a reducer keeps the
+//! [`Progress`] there; one without asks [`use_tried`] for it.
+
+use std::rc::Rc;
 
 use engine::exercise::{Exercise, Progress};
 use yew::prelude::*;
+
+/// A view's progress through its exercises, as hook state.
+struct Tried<O: 'static> {
+    exercises: &'static [Exercise<O>],
+    progress: Progress,
+}
+
+impl<O: 'static> PartialEq for Tried<O> {
+    fn eq(&self, other: &Self) -> bool {
+        self.progress == other.progress
+    }
+}
+
+impl<O: 'static> Reducible for Tried<O> {
+    type Action = O;
+
+    fn reduce(self: Rc<Self>, seen: O) -> Rc<Self> {
+        let progress = self.progress.observe(self.exercises, &seen);
+        if progress == self.progress {
+            return self;
+        }
+        Rc::new(Tried {
+            exercises: self.exercises,
+            progress,
+        })
+    }
+}
+
+/// The progress so far, and where to send each thing the model did. Observations are
+/// applied in order (two in one turn both count) and redraw the view only when a task is
+/// newly done.
+#[hook]
+pub fn use_tried<O: 'static>(exercises: &'static [Exercise<O>]) -> (Progress, Callback<O>) {
+    let tried = use_reducer_eq(move || Tried {
+        exercises,
+        progress: Progress::default(),
+    });
+    let dispatcher = tried.dispatcher();
+    (
+        tried.progress,
+        Callback::from(move |seen| dispatcher.dispatch(seen)),
+    )
+}
 
 /// One task as drawn.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,5 +104,42 @@ pub fn TryThis(props: &TryThisProps) -> Html {
                 { format!("{done} of {} done", props.attempts.len()) }
             </p>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TASKS: [Exercise<u8>; 2] = [
+        Exercise {
+            id: "one",
+            task: "",
+            lesson: "",
+            done: |n| *n == 1,
+        },
+        Exercise {
+            id: "two",
+            task: "",
+            lesson: "",
+            done: |n| *n == 2,
+        },
+    ];
+
+    #[test]
+    fn observations_in_one_turn_all_count_and_a_repeat_changes_nothing() {
+        let start = Rc::new(Tried {
+            exercises: &TASKS,
+            progress: Progress::default(),
+        });
+        let after = start.reduce(1).reduce(2);
+        assert_eq!(after.progress.count(), 2);
+        let again = after.clone().reduce(1);
+        assert!(
+            Rc::ptr_eq(&after, &again),
+            "nothing new: the same state, no redraw"
+        );
+        let drawn = attempts(&TASKS, after.progress);
+        assert!(drawn.iter().all(|a| a.done));
     }
 }

@@ -17,7 +17,6 @@ mod url;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use engine::exercise::Progress;
 use engine::flows::exercise::EXERCISES;
 use engine::flows::{build_scenario, default_params, scenario_ids, Scenario, StepKind};
 use gloo::render::{request_animation_frame, AnimationFrame};
@@ -31,7 +30,7 @@ use player::{Action, Player, Show};
 use stage::Stage;
 use text::ns_text;
 
-use super::try_this::{attempts, TryThis};
+use super::try_this::{attempts, use_tried, TryThis};
 use super::{page_query, timing};
 
 /// The measure a bench reads: the work of one animation frame.
@@ -97,7 +96,7 @@ fn schedule(
 pub fn FlowsView() -> Html {
     let player = use_reducer(|| url::from_pairs(&page_query::read(), prefers_reduced_motion()));
     let titles = use_memo((), |_| titles());
-    let tried = use_state(Progress::default);
+    let (tried, observe) = use_tried(&EXERCISES);
     let dispatch = {
         let player = player.clone();
         Callback::from(move |action: Action| player.dispatch(action))
@@ -166,17 +165,11 @@ pub fn FlowsView() -> Html {
             .map(|s| s.kind)
             .collect(),
     };
-    {
-        let tried = tried.clone();
-        use_effect_with(shown_kinds, move |kinds| {
-            let next = kinds
-                .iter()
-                .fold(*tried, |p, kind| p.observe(&EXERCISES, kind));
-            if next != *tried {
-                tried.set(next);
-            }
-        });
-    }
+    use_effect_with(shown_kinds, move |kinds| {
+        for kind in kinds {
+            observe.emit(*kind);
+        }
+    });
 
     let body = match &player.show {
         Show::One(scenario) => {
@@ -236,7 +229,7 @@ pub fn FlowsView() -> Html {
     };
 
     html! { <>
-        <TryThis view="flows" attempts={attempts(&EXERCISES, *tried)} />
+        <TryThis view="flows" attempts={attempts(&EXERCISES, tried)} />
         <section class="flows" aria-label="Packet flows player" tabindex="0" ref={section} {onkeydown}
                  data-index={player.index.to_string()} data-segments={segments.to_string()}
                  data-playing={player.playing.to_string()} data-done={player.done().to_string()}>

@@ -16,11 +16,10 @@ mod inventory;
 mod presence;
 mod readings;
 
-use engine::exercise::Progress;
 use engine::probe::exercise::{Sight, EXERCISES};
 use yew::prelude::*;
 
-use super::try_this::{attempts, TryThis};
+use super::try_this::{attempts, use_tried, TryThis};
 use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl};
 use failure::Advice;
 use hosted::{ConnectProblem, HostedIntro};
@@ -29,7 +28,7 @@ use readings::ReadingsView;
 #[function_component]
 pub fn LiveView() -> Html {
     let probe = use_probe();
-    let tried = use_state(Progress::default);
+    let (tried, observe) = use_tried(&EXERCISES);
     let draft = use_state(|| probe.url.clone());
     // A hosted page moves on to this machine's probe by itself; the field follows it there.
     {
@@ -104,21 +103,15 @@ pub fn LiveView() -> Html {
             Some(Sight::Lost)
         }
     });
-    {
-        let tried = tried.clone();
-        use_effect_with(sight, move |sight| {
-            if let Some(sight) = sight {
-                let next = tried.observe(&EXERCISES, sight);
-                if next != *tried {
-                    tried.set(next);
-                }
-            }
-        });
-    }
+    use_effect_with(sight, move |sight| {
+        if let Some(sight) = sight {
+            observe.emit(sight.clone());
+        }
+    });
 
     html! {
         <section class="live-view" aria-label="Live probe">
-            <TryThis view="live" attempts={attempts(&EXERCISES, *tried)} />
+            <TryThis view="live" attempts={attempts(&EXERCISES, tried)} />
             if probe.needs_a_probe() {
                 <HostedIntro {allow} trying={probe.url.clone()} />
             }

@@ -12,9 +12,8 @@ mod form;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use engine::exercise::Progress;
 use engine::wire::capture::{write_pcap, CapturedFrame};
-use engine::wire::exercise::{Inspection, EXERCISES};
+use engine::wire::exercise::EXERCISES;
 use engine::wire::spec::{build, PacketSpec};
 use engine::wire::LinkType;
 use yew::prelude::*;
@@ -26,7 +25,7 @@ use dissector::Dissector;
 use encap::Encapsulation;
 use form::Form;
 
-use super::try_this::{attempts, TryThis};
+use super::try_this::{attempts, use_tried, TryThis};
 use super::{download, page_query};
 
 /// Offers `bytes` as a one-frame pcap download.
@@ -64,16 +63,7 @@ pub fn RoceView() -> Html {
         (spec, Rc::new(bytes))
     });
     let download_error = use_state(|| None::<String>);
-    let tried = use_state(Progress::default);
-    let on_inspect = {
-        let tried = tried.clone();
-        Callback::from(move |seen: Inspection| {
-            let next = tried.observe(&EXERCISES, &seen);
-            if next != *tried {
-                tried.set(next);
-            }
-        })
-    };
+    let (tried, on_inspect) = use_tried(&EXERCISES);
     use_effect_with((*form).clone(), |form| {
         page_query::replace(&form.changed_pairs())
     });
@@ -118,7 +108,7 @@ pub fn RoceView() -> Html {
 
     html! {
         <div class="roce-view">
-            <TryThis view="roce" attempts={attempts(&EXERCISES, *tried)} />
+            <TryThis view="roce" attempts={attempts(&EXERCISES, tried)} />
             <nav class="roce-refs" aria-label="Background reading">
                 { "Background: " }
                 <RefLink href="/roce#roce-v2-header-by-header">{ "headers" }</RefLink>{ " · " }
