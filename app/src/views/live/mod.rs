@@ -111,7 +111,6 @@ pub fn LiveView() -> Html {
 
     html! {
         <section class="live-view" aria-label="Live probe">
-            <TryThis view="live" attempts={attempts(&EXERCISES, tried)} />
             if probe.needs_a_probe() {
                 <HostedIntro {allow} trying={probe.url.clone()} />
             }
@@ -125,6 +124,8 @@ pub fn LiveView() -> Html {
                     { connect_error.unwrap_or_else(|| help.to_string()) }
                 </p>
             </form>
+            // After the form: on a hosted page the probe's command comes first.
+            <TryThis view="live" attempts={attempts(&EXERCISES, tried)} />
             if let Some(advice) = advice {
                 <ConnectProblem {advice} />
             }
