@@ -60,7 +60,8 @@ pub struct HopCounts {
     pub same_leaf: u32,
     /// Different leaves under the same spines (2 tiers, or one pod of 3): leaf, spine, leaf.
     pub other_leaf: u32,
-    /// Different pods of a 3-tier fabric: leaf, spine, core, spine, leaf.
+    /// Different pods of a 3-tier fabric of more than one pod: leaf, spine, core, spine,
+    /// leaf.
     pub other_pod: Option<u32>,
     /// Rail-optimized only: GPUs on different rails in one scalable unit when PXN first
     /// moves the data over NVLink to the GPU on the destination's rail (one NVLink hop,
@@ -281,7 +282,7 @@ pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
     let hops = HopCounts {
         same_leaf: 1,
         other_leaf: 3,
-        other_pod: (tiers == 3).then_some(5),
+        other_pod: pods.is_some_and(|p| p > 1).then_some(5),
         other_rail_with_pxn: spec.rail_optimized.then_some(1),
     };
 

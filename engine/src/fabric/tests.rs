@@ -153,6 +153,35 @@ fn nvidia_superpod_h100_table_4_compute_fabric() {
 }
 
 #[test]
+fn nvidia_superpod_b200_larger_configurations_take_a_core_tier() {
+    // DGX SuperPOD B200 RA, "DGX SuperPOD Architecture", table of larger component counts:
+    // 8 SUs (256 nodes, 2,048 GPUs): 64 leaves, 32 spines, no core; 16 SUs (4,096 GPUs):
+    // 128 leaves, 128 spines, 64 cores and 4,096 cables in each tier; 32 SUs: 256, 256,
+    // 128; 64 SUs (16,384 GPUs): 512, 512, 256. The page gives no radix or NIC speed; the
+    // 8 × 400G nodes on 64-port switches are this test's assumption, the same as the H100
+    // design above (it matches the table's 32 nodes and 8 leaves per SU).
+    let f = build(&dgx(2048)).unwrap();
+    assert_eq!((f.tiers, f.leaf.count, f.spine.count), (2, 64, 32));
+    for (gpus, leaves, spines, cores) in [
+        (4096, 128, 128, 64),
+        (8192, 256, 256, 128),
+        (16_384, 512, 512, 256),
+    ] {
+        let f = build(&dgx(gpus)).unwrap();
+        assert_eq!(f.tiers, 3, "{gpus} GPUs");
+        assert_eq!(f.leaf.count, leaves, "{gpus} GPUs");
+        assert_eq!(f.spine.count, spines, "{gpus} GPUs");
+        assert_eq!(f.core.as_ref().map(|c| c.count), Some(cores), "{gpus} GPUs");
+        let cables = u64::from(gpus);
+        assert_eq!(
+            (f.links.nic_leaf, f.links.leaf_spine, f.links.spine_core),
+            (cables, cables, cables),
+            "{gpus} GPUs"
+        );
+    }
+}
+
+#[test]
 fn split_ports_double_the_radix_at_half_the_speed() {
     // 64 × 400G used as 128 × 200G: k = 128, so two tiers hold k²/2 = 8,192 endpoints.
     let mut spec = hosts(8192, 64, Tiers::Two);
