@@ -4,7 +4,7 @@
 use serde::Serialize;
 use std::fmt;
 
-/// Why [`super::build`] or [`super::Fabric::path`] refused.
+/// Why [`super::build()`] or [`super::Fabric::path`] refused.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum FabricError {
     /// An input is zero, not finite or beyond the model's range. `field` is the name in the

@@ -24,19 +24,19 @@
 //! [`BISECTION_DEFINITION`], the leaf port split of [`leaf_ports`], every leaf connected to
 //! every spine of its pod, planes as independent identical fabrics.
 
-mod build;
 mod error;
 mod path;
+mod sizing;
 mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use build::{
+pub use error::FabricError;
+pub use path::{Hop, Path};
+pub use sizing::{
     build, leaf_ports, Fabric, HopCounts, Links, Optics, ScalableUnits, SwitchTier,
     BISECTION_DEFINITION, OPTICS_ASSUMPTION,
 };
-pub use error::FabricError;
-pub use path::{Hop, Path};
 pub use spec::{
     FabricSpec, Tiers, MAX_GPUS, MAX_GPUS_PER_NODE, MAX_NICS_PER_NODE, MAX_NIC_PORTS,
     MAX_OVERSUBSCRIPTION, MAX_PORT_GBPS, MAX_SWITCH_PORTS, MAX_SWITCH_PORT_SPLIT,

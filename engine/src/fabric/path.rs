@@ -4,8 +4,8 @@
 //! picks one at run time), the path shows one chosen by a fixed rule on the destination
 //! leaf, so the same pair always draws the same path.
 
-use super::build::Fabric;
 use super::error::FabricError;
+use super::sizing::Fabric;
 use serde::Serialize;
 
 /// One element of a path. Two GPUs in a row are one NVLink (or in-node) hop.
