@@ -2,10 +2,11 @@
 //!
 //! Two tiers follow the leaf–spine (folded Clos) shape; three tiers follow the k-ary
 //! fat-tree of M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data Center
-//! Network Architecture", SIGCOMM 2008, §3: with k-port switches, k pods of k/2 edge and
-//! k/2 aggregation switches, (k/2)² core switches, k³/4 hosts and 5k²/4 switches. Here the
-//! edge switch is the *leaf*, the aggregation switch the *spine* and the top tier the
-//! *core*. The leaf is the only tier that may be oversubscribed; spines and cores are 1:1.
+//! Network Architecture", SIGCOMM 2008, pp. 63–74: with k-port switches, k pods of k/2
+//! edge and k/2 aggregation switches, (k/2)² core switches, k³/4 hosts and 5k²/4
+//! switches. Here the edge switch is the *leaf*, the aggregation switch the *spine* and the
+//! top tier the *core*. The leaf is the only tier that may be oversubscribed; spines and
+//! cores are 1:1.
 
 use super::error::FabricError;
 use super::spec::{FabricSpec, Tiers};

@@ -42,7 +42,7 @@ fn dgx(gpus: u32) -> FabricSpec {
 
 #[test]
 fn two_tier_leaf_spine_of_64_port_switches_holds_k_squared_over_2() {
-    // Al-Fares §3: the two lower tiers of a k-ary fat-tree, k = 64: k²/2 = 2,048
+    // Al-Fares et al., SIGCOMM 2008: the two lower tiers of a k-ary fat-tree, k = 64: k²/2 = 2,048
     // endpoints on k = 64 leaves and k/2 = 32 spines.
     let f = build(&hosts(2048, 64, Tiers::Two)).unwrap();
     assert_eq!(f.tiers, 2);
@@ -71,7 +71,7 @@ fn two_tier_leaf_spine_of_64_port_switches_holds_k_squared_over_2() {
 
 #[test]
 fn three_tier_fat_tree_k48_holds_27648_hosts_on_2880_switches() {
-    // Al-Fares §3: k³/4 = 27,648 hosts, 5k²/4 = 2,880 switches for k = 48; of them
+    // Al-Fares et al., SIGCOMM 2008: k³/4 = 27,648 hosts, 5k²/4 = 2,880 switches for k = 48; of them
     // k²/2 = 1,152 edge, 1,152 aggregation and (k/2)² = 576 core.
     let f = build(&hosts(27_648, 48, Tiers::Three)).unwrap();
     assert_eq!(f.tiers, 3);
