@@ -484,3 +484,90 @@ proptest! {
         }
     }
 }
+
+/// Any in-range parts, so sizing and paths run on odd radices, ratios and speeds too.
+fn in_range() -> impl Strategy<Value = FabricSpec> {
+    (
+        (
+            1u32..=MAX_GPUS,
+            1u32..=MAX_GPUS_PER_NODE,
+            1u32..=MAX_NICS_PER_NODE,
+        ),
+        (
+            1u32..=MAX_NIC_PORTS,
+            1e-3f64..=MAX_PORT_GBPS,
+            2u32..=MAX_SWITCH_PORTS,
+        ),
+        (
+            1e-3f64..=MAX_PORT_GBPS,
+            1u32..=MAX_SWITCH_PORT_SPLIT,
+            any_tiers(),
+        ),
+        (1.0f64..=MAX_OVERSUBSCRIPTION, any::<bool>(), 1u32..=2),
+    )
+        .prop_map(
+            |(
+                (gpus, gpn, nics),
+                (ports, nic_gbps, sw),
+                (sw_gbps, split, tiers),
+                (r, rail, planes),
+            )| {
+                // Round down to whole nodes so more cases get past the first check.
+                let gpus = (gpus / gpn).max(1) * gpn;
+                FabricSpec {
+                    gpus,
+                    gpus_per_node: gpn,
+                    nics_per_node: nics,
+                    nic_ports: ports,
+                    nic_port_gbps: nic_gbps,
+                    switch_ports: sw,
+                    switch_port_gbps: sw_gbps,
+                    switch_port_split: split,
+                    tiers,
+                    oversubscription: r,
+                    rail_optimized: rail,
+                    planes,
+                }
+            },
+        )
+}
+
+proptest! {
+    #[test]
+    fn in_range_parts_build_or_name_a_constraint(
+        spec in in_range(), from in any::<u64>(), to in any::<u64>(), pxn in any::<bool>()
+    ) {
+        match build(&spec) {
+            Ok(f) => {
+                let n = u64::from(spec.gpus);
+                let p = f.path(from % n, to % n, pxn).unwrap();
+                prop_assert!([0, 1, 3, 5].contains(&p.switches));
+                prop_assert!(f.bisection_gbps.is_finite() && f.bisection_gbps > 0.0);
+            }
+            Err(e) => {
+                let is_path_error = matches!(e, FabricError::NoSuchGpu { .. });
+                prop_assert!(!is_path_error);
+            }
+        }
+    }
+
+    #[test]
+    fn hop_counts_agree_with_paths(
+        spec in plausible(), from in any::<u64>(), to in any::<u64>()
+    ) {
+        let Ok(f) = build(&spec) else { return Ok(()) };
+        let n = u64::from(spec.gpus);
+        let p = f.path(from % n, to % n, false).unwrap();
+        let leaves: Vec<u64> = p.hops.iter().filter_map(|h| match h {
+            Hop::Leaf { leaf, .. } => Some(*leaf),
+            _ => None,
+        }).collect();
+        let crosses_core = p.hops.iter().any(|h| matches!(h, Hop::Core { .. }));
+        match leaves.as_slice() {
+            [] => prop_assert_eq!(p.switches, 0),
+            [_] => prop_assert_eq!(p.switches, f.hops.same_leaf),
+            _ if crosses_core => prop_assert_eq!(Some(p.switches), f.hops.other_pod),
+            _ => prop_assert_eq!(p.switches, f.hops.other_leaf),
+        }
+    }
+}
