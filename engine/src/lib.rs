@@ -6,6 +6,7 @@
 
 pub mod dcqcn;
 pub mod exercise;
+pub mod fabric;
 pub mod flows;
 pub mod probe;
 pub mod qp;
