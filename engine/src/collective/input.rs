@@ -200,7 +200,10 @@ pub const MAX_GPUS_PER_NODE: u32 = 1024;
 
 fn positive(name: &str, v: f64) -> Result<(), CollectiveError> {
     if !v.is_finite() || v <= 0.0 {
-        return Err(CollectiveError::invalid(name, "must be a finite number > 0"));
+        return Err(CollectiveError::invalid(
+            name,
+            "must be a finite number > 0",
+        ));
     }
     Ok(())
 }

@@ -194,7 +194,9 @@ fn rule_channels(total: f64, cc: u32, nodes: u32) -> u32 {
     } else {
         FIRST_SPEED_INTER[row]
     };
-    let n = (total / speed).ceil().clamp(1.0, f64::from(MAX_RING_CHANNELS)) as u32;
+    let n = (total / speed)
+        .ceil()
+        .clamp(1.0, f64::from(MAX_RING_CHANNELS)) as u32;
     let per = total / f64::from(n);
     let dup = per >= DUP_MIN_BW && !(cc > 80 && per < DUP_SM90_BW && n > 4);
     if dup {
@@ -310,9 +312,7 @@ impl Setup {
             Algorithm::Ring | Algorithm::Tree => true,
             Algorithm::Nvls => self.nvls && self.nodes == 1 && p == Protocol::Simple,
             Algorithm::NvlsTree => self.nvls && self.nodes > 1 && p == Protocol::Simple,
-            Algorithm::Pat => {
-                p == Protocol::Simple && self.cc >= 60 && self.nodes == self.ranks
-            }
+            Algorithm::Pat => p == Protocol::Simple && self.cc >= 60 && self.nodes == self.ranks,
         };
         by_op && by_algo
     }
@@ -469,9 +469,7 @@ impl Setup {
                 }
             }
             Algorithm::NvlsTree => base + intra_lat + 2.0 * log_nodes * inter_lat,
-            Algorithm::Pat => {
-                base + log_nodes * (inter_lat / 3.5) + f64::from(self.ranks) * 2.8
-            }
+            Algorithm::Pat => base + log_nodes * (inter_lat / 3.5) + f64::from(self.ranks) * 2.8,
         }
     }
 
