@@ -19,6 +19,8 @@ pub const NCCL_COMMIT: &str = "25368a7f78bae866f29e46938af94fa586c84484";
 /// Index of an algorithm in NCCL's tables (`NCCL_ALGO_*`).
 pub(crate) const TREE: usize = 0;
 pub(crate) const RING: usize = 1;
+pub(crate) const COLLNET_DIRECT: usize = 2;
+pub(crate) const COLLNET_CHAIN: usize = 3;
 pub(crate) const NVLS: usize = 4;
 pub(crate) const NVLS_TREE: usize = 5;
 pub(crate) const PAT: usize = 6;
@@ -136,6 +138,19 @@ pub const PAT_FACTOR: f64 = 0.75;
 /// Tree and CollNet algorithm bandwidth is half the bus bandwidth: `ratio *= .5`,
 /// src/graph/tuning.cc:349.
 pub const TREE_RATIO: f64 = 0.5;
+
+/// CollNet Direct on Hopper and later: `busBw *= .85`, src/graph/tuning.cc:321.
+pub const COLLNET_DIRECT_SM90_FACTOR: f64 = 0.85;
+/// CollNet Direct's "arity serialization latency" per extra local rank, µs:
+/// `(nRanks/nNodes-1) * 0.4`, src/graph/tuning.cc:388.
+pub const COLLNET_ARITY_LATENCY_US: f64 = 0.4;
+/// CollNet Direct uses at most `NCCL_MAX_DIRECT_ARITY + 1` heads (channels):
+/// src/graph/search.cc:1065, `NCCL_MAX_DIRECT_ARITY 7` in src/include/device.h:194.
+pub const MAX_DIRECT_HEADS: u32 = 7 + 1;
+/// PAT's latency: `log2i(nNodes) * (interLat/3.5) + nRanks * 2.8`, src/graph/tuning.cc:398-399.
+pub const PAT_LOG_LATENCY_DIVISOR: f64 = 3.5;
+/// See [`PAT_LOG_LATENCY_DIVISOR`]; µs per rank.
+pub const PAT_RANK_LATENCY_US: f64 = 2.8;
 
 /// Network post overhead per ring step, µs, Intel x86 (and the default): src/graph/tuning.cc:216,218.
 pub const NET_OVERHEAD_INTEL_US: f64 = 1.0;

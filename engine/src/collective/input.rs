@@ -48,14 +48,17 @@ impl Collective {
     }
 }
 
-/// NCCL's algorithms that this model covers. CollNet Direct and Chain (SHARP) are not
-/// modelled yet, and so neither is multi-node NVLS, which NCCL enables only with CollNet
-/// (src/graph/tuning.cc:468-471).
+/// NCCL's algorithms. CollNet (Direct, Chain) and multi-node NVLS need in-network
+/// reduction (SHARP) through NCCL's CollNet plugin (src/graph/tuning.cc:468-471).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
     Tree,
     Ring,
+    #[serde(rename = "collnet_direct")]
+    CollNetDirect,
+    #[serde(rename = "collnet_chain")]
+    CollNetChain,
     Nvls,
     NvlsTree,
     Pat,
@@ -63,19 +66,23 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// In NCCL's order (`NCCL_ALGO_*`), which is also the order ties are broken in.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; 7] = [
         Algorithm::Tree,
         Algorithm::Ring,
+        Algorithm::CollNetDirect,
+        Algorithm::CollNetChain,
         Algorithm::Nvls,
         Algorithm::NvlsTree,
         Algorithm::Pat,
     ];
 
     pub(crate) fn index(self) -> usize {
-        use super::constants::{NVLS, NVLS_TREE, PAT, RING, TREE};
+        use super::constants::{COLLNET_CHAIN, COLLNET_DIRECT, NVLS, NVLS_TREE, PAT, RING, TREE};
         match self {
             Algorithm::Tree => TREE,
             Algorithm::Ring => RING,
+            Algorithm::CollNetDirect => COLLNET_DIRECT,
+            Algorithm::CollNetChain => COLLNET_CHAIN,
             Algorithm::Nvls => NVLS,
             Algorithm::NvlsTree => NVLS_TREE,
             Algorithm::Pat => PAT,
@@ -163,6 +170,10 @@ pub struct Fabric {
     pub transport: Transport,
     /// GPUDirect RDMA: the NIC reads and writes GPU memory. Not possible with sockets.
     pub gdr: bool,
+    /// The switches reduce in the network (SHARP) and NCCL loads its CollNet plugin
+    /// (`NCCL_COLLNET_ENABLE=1`): enables CollNet and multi-node NVLS. Verbs only.
+    #[serde(default)]
+    pub sharp: bool,
     /// The host CPU.
     #[serde(default)]
     pub cpu_vendor: CpuVendor,
@@ -282,6 +293,12 @@ impl Fabric {
                 "fabric.gdr",
                 "the socket transport takes host memory only (ptrSupport = NCCL_PTR_HOST, \
                  src/transport/net_socket.cc:117), so GPUDirect RDMA must be off",
+            ));
+        }
+        if self.sharp && self.transport == Transport::Socket {
+            return Err(CollectiveError::invalid(
+                "fabric.sharp",
+                "in-network reduction (SHARP) needs the verbs transport",
             ));
         }
         if matches!(self.channels, Some(c) if c == 0 || c > 64) {

@@ -130,11 +130,16 @@ struct Setup {
     ring: Limit,
     /// Tree graph, same unit.
     tree: Limit,
+    /// CollNet graphs, same unit.
+    collnet: Limit,
     channels: u32,
     channel_source: ChannelSource,
     ll128_default: bool,
     net_overhead_us: f64,
     nvls: bool,
+    /// CollNet is on (`collnetEnable`) and there is a network to reduce in.
+    sharp: bool,
+    nvswitch: bool,
 }
 
 /// NCCL's row for a compute capability (tuning.cc:249).
@@ -251,6 +256,9 @@ impl Setup {
         } else {
             ring
         };
+        // CollNet graphs, like trees on two nodes, may carry twice the inter bandwidth
+        // inside the node (search.cc:1205-1207; tuned with bwIntra, tuning.cc:284).
+        let collnet = with_intra.min(net.scale(2.0));
         let (channels, channel_source) = match f.channels {
             Some(c) => (c, ChannelSource::Request),
             None => (rule_channels(ring.gbs, cc, nodes), ChannelSource::Rule),
@@ -287,6 +295,9 @@ impl Setup {
             net,
             ring,
             tree,
+            collnet,
+            sharp: f.sharp && nodes > 1,
+            nvswitch: f.nvswitch,
             channels,
             channel_source,
             ll128_default,
@@ -310,7 +321,15 @@ impl Setup {
         };
         let by_algo = match a {
             Algorithm::Ring | Algorithm::Tree => true,
-            Algorithm::Nvls => self.nvls && self.nodes == 1 && p == Protocol::Simple,
+            // CollNet is Simple only (tuning.cc:311-312); Direct needs an NVSwitch
+            // (tuning.cc:473). Its AllGather/ReduceScatter (tuning.cc:313-343) is not modelled.
+            Algorithm::CollNetDirect => {
+                self.sharp && self.nvswitch && p == Protocol::Simple && op == AllReduce
+            }
+            Algorithm::CollNetChain => self.sharp && p == Protocol::Simple,
+            Algorithm::Nvls => {
+                self.nvls && (self.nodes == 1 || self.sharp) && p == Protocol::Simple
+            }
             Algorithm::NvlsTree => self.nvls && self.nodes > 1 && p == Protocol::Simple,
             Algorithm::Pat => p == Protocol::Simple && self.cc >= 60 && self.nodes == self.ranks,
         };
@@ -325,6 +344,19 @@ impl Setup {
             Algorithm::Tree => self.tree,
             Algorithm::Ring | Algorithm::Pat => self.ring,
             Algorithm::Nvls | Algorithm::NvlsTree => self.nvls_bus(op, a),
+            Algorithm::CollNetChain => self.collnet,
+            Algorithm::CollNetDirect => {
+                // "Collnet+Direct requires all GPUs to have a local NIC to work at full
+                // speed": GPUs per head, half-forgiven (tuning.cc:317-321).
+                let heads = self.gpus_per_node.min(MAX_DIRECT_HEADS);
+                let mut factor = self.ppn / f64::from(heads);
+                factor -= (factor - 1.0) / 2.0;
+                let mut bus = self.collnet.scale(1.0 / factor);
+                if self.cc >= 90 {
+                    bus = bus.scale(COLLNET_DIRECT_SM90_FACTOR);
+                }
+                bus
+            }
         };
         let r = self.cc_row;
         let i2 = self.index2;
@@ -461,6 +493,11 @@ impl Setup {
                     base
                 }
             }
+            Algorithm::CollNetDirect => {
+                base + 2.0 * (ppn_steps.min(1.0) * intra_lat + ppn_steps * COLLNET_ARITY_LATENCY_US)
+                    + inter_lat
+            }
+            Algorithm::CollNetChain => base + 2.0 * ppn_steps * intra_lat + inter_lat,
             Algorithm::Nvls => {
                 if self.nodes > 1 {
                     intra_lat + inter_lat
@@ -469,7 +506,10 @@ impl Setup {
                 }
             }
             Algorithm::NvlsTree => base + intra_lat + 2.0 * log_nodes * inter_lat,
-            Algorithm::Pat => base + log_nodes * (inter_lat / 3.5) + f64::from(self.ranks) * 2.8,
+            Algorithm::Pat => {
+                base + log_nodes * (inter_lat / PAT_LOG_LATENCY_DIVISOR)
+                    + f64::from(self.ranks) * PAT_RANK_LATENCY_US
+            }
         }
     }
 
@@ -530,8 +570,11 @@ impl Setup {
 ///   an x86 host, Intel or AMD; no Power CPU tweak (tuning.cc:260); Tree keeps NCCL's
 ///   balanced pattern, so the 0.85 of a plain tree pattern (tuning.cc:309) is not applied.
 ///   NCCL net plugin latency is 0, as IB and sockets report.
-/// - **Not modelled:** CollNet Direct/Chain (SHARP) and hence multi-node NVLS; AlltoAll;
-///   tuner plugins; `numPipeOps` > 1 (one operation at a time).
+/// - **CollNet (SHARP).** Offered with [`super::Fabric::sharp`] across nodes, AllReduce
+///   only; CollNet graphs carry up to twice the network inside the node, like two-node
+///   trees; Direct has one head per GPU up to 8.
+/// - **Not modelled:** CollNet AllGather/ReduceScatter; AlltoAll (NCCL runs it as
+///   send/receive, outside this tuning table); tuner plugins; `numPipeOps` > 1.
 pub fn estimate(req: &CollectiveRequest) -> Result<CollectiveReport, CollectiveError> {
     req.validate()?;
     let s = Setup::new(&req.fabric);

@@ -20,6 +20,7 @@ fn h100(nodes: u32) -> Fabric {
         nic_gbps: 400.0,
         transport: Transport::Verbs,
         gdr: true,
+        sharp: false,
         cpu_vendor: CpuVendor::Intel,
         channels: None,
     }
@@ -124,7 +125,12 @@ fn constants_equal_nccl_source() {
     assert_eq!(PAT_FACTOR, 0.75); // :310
     assert_eq!(TREE_CORRECTION[2][11], 0.5); // :583, Simple at 128 KiB
     assert_eq!(RING_PLATEAU_SM80, 1.4); // :598
-                                        // src/graph/topo.h:20, 23.
+    assert_eq!(HW_LATENCY_US[HW_NET][COLLNET_DIRECT][SIMPLE], 31.0); // :164
+    assert_eq!(HW_LATENCY_US[HW_NET][COLLNET_CHAIN][SIMPLE], 30.0); // :164
+    assert_eq!(COLLNET_DIRECT_SM90_FACTOR, 0.85); // :321
+    assert_eq!(COLLNET_ARITY_LATENCY_US, 0.4); // :388
+    assert_eq!(PAT_RANK_LATENCY_US, 2.8); // :399
+                                          // src/graph/topo.h:20, 23.
     assert_eq!(NVLINK_BW_PER_LINK[2], 20.6);
     assert_eq!(PCI_GEN3_X16_BW, 12.0);
 }
@@ -276,6 +282,58 @@ fn offered_pairs_follow_nccl() {
 }
 
 #[test]
+fn collnet_and_multi_node_nvls_need_sharp() {
+    let collnet = |r: &CollectiveReport| {
+        r.estimates.iter().any(|e| {
+            matches!(
+                e.algorithm,
+                Algorithm::CollNetDirect | Algorithm::CollNetChain | Algorithm::Nvls
+            )
+        })
+    };
+    let off = estimate(&req(Collective::AllReduce, 1e8, h100(4))).unwrap();
+    assert!(!collnet(&off));
+    let f = Fabric {
+        sharp: true,
+        ..h100(4)
+    };
+    let on = estimate(&req(Collective::AllReduce, 1e8, f.clone())).unwrap();
+    for a in [
+        Algorithm::CollNetDirect,
+        Algorithm::CollNetChain,
+        Algorithm::Nvls,
+    ] {
+        let e = find(&on, a, Protocol::Simple);
+        assert!(e.time_us.is_finite() && e.busbw_gbs > 0.0);
+        // Simple only (tuning.cc:280, 311-312).
+        assert!(on
+            .estimates
+            .iter()
+            .filter(|x| x.algorithm == a)
+            .all(|x| x.protocol == Protocol::Simple));
+    }
+    // CollNet Direct's latency: 2(min(1, ppn−1)·intra + (ppn−1)·0.4) + net (tuning.cc:387-388).
+    let d = find(&on, Algorithm::CollNetDirect, Protocol::Simple);
+    let want = 2.0 * (HW_LATENCY_US[HW_NVLINK][COLLNET_DIRECT][SIMPLE] + 7.0 * 0.4)
+        + HW_LATENCY_US[HW_NET][COLLNET_DIRECT][SIMPLE];
+    assert!((d.latency_us - want).abs() < 1e-9);
+    // Without an NVSwitch, no CollNet Direct (tuning.cc:473).
+    let f = Fabric {
+        nvswitch: false,
+        ..f
+    };
+    let r = estimate(&req(Collective::AllReduce, 1e8, f)).unwrap();
+    assert!(r
+        .estimates
+        .iter()
+        .all(|e| e.algorithm != Algorithm::CollNetDirect));
+    assert!(r
+        .estimates
+        .iter()
+        .any(|e| e.algorithm == Algorithm::CollNetChain));
+}
+
+#[test]
 fn tree_on_two_nodes_can_pass_the_nic_rate_and_ring_cannot() {
     // nccl-tests#22 (AddyLaddy, 2019-06-17): on 2 nodes Tree's busbw "can exceed the
     // actual available peak BW"; with Ring it stays under it. 2 × 8 V100, one 100G NIC.
@@ -367,7 +425,7 @@ fn json_in_and_out() {
     assert!(out["estimates"][0]["busbw_gbs"].is_number());
     assert!(out["estimates"][0]["bottleneck"].is_string());
     // Unknown fields are refused, at both levels.
-    let bad = json.replace("\"gdr\":true", "\"gdr\":true,\"sharp\":true");
+    let bad = json.replace("\"gdr\":true", "\"gdr\":true,\"magic\":true");
     assert!(serde_json::from_str::<CollectiveRequest>(&bad).is_err());
     let bad = json.replace("\"op\"", "\"size\":1,\"op\"");
     assert!(serde_json::from_str::<CollectiveRequest>(&bad).is_err());
@@ -418,6 +476,7 @@ fn arb_fabric() -> impl Strategy<Value = Fabric> {
                     Transport::Verbs
                 },
                 gdr: gdr && !sock,
+                sharp: gdr && !sock && nodes % 2 == 0,
                 cpu_vendor: CpuVendor::Intel,
                 channels: ch,
             },
