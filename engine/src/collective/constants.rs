@@ -208,6 +208,15 @@ pub const MAX_NVLS_ARITY: u32 = 32;
 pub const NVLINK_BW_PER_LINK: [f64; 4] = [20.0, 20.0, 20.6, 40.1];
 /// NCCL's PCIe Gen3 x16 bandwidth, GB/s: `PCI_BW 12.0`, src/graph/topo.h:23.
 pub const PCI_GEN3_X16_BW: f64 = 12.0;
+/// NCCL's x16 PCIe link bandwidth, GB/s, for Gen3, Gen4, Gen5, Gen6: `width*speed/80.0`
+/// (src/graph/topo.cc:500-502) with speed 60, 120, 240, 480 for 8, 16, 32, 64 GT/s
+/// (src/graph/topo.cc:435-436). For filling in [`super::Fabric::pcie_gbs`].
+pub const PCI_X16_BW_BY_GEN: [f64; 4] = [
+    16.0 * 60.0 / 80.0,
+    16.0 * 120.0 / 80.0,
+    16.0 * 240.0 / 80.0,
+    16.0 * 480.0 / 80.0,
+];
 
 /// NCCL's socket transport, measured: NVIDIA/nccl issue #450 ("Optimize NCCL AllReduce
 /// performance in 100Gbps TCP network", 2021-01-05): 4 nodes × 8 V100 on 100 Gb/s TCP,

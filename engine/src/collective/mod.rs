@@ -17,7 +17,7 @@ mod model;
 #[cfg(test)]
 mod tests;
 
-pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, SOCKET_LINE_FRACTION};
+pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
 pub use error::CollectiveError;
 pub use input::{
     Algorithm, Collective, CollectiveRequest, CpuVendor, Fabric, IntraLink, Protocol, Transport,

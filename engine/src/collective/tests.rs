@@ -6,7 +6,7 @@ use super::*;
 use proptest::prelude::*;
 
 /// A DGX H100-like node: 8 GPUs, 18 NVLinks × NCCL's 20.6 GB/s (topo.h:20), NVSwitch,
-/// 8 × 400G NICs with GDR.
+/// PCIe Gen5, 8 × 400G NICs with GDR.
 fn h100(nodes: u32) -> Fabric {
     Fabric {
         nodes,
@@ -14,7 +14,7 @@ fn h100(nodes: u32) -> Fabric {
         compute_capability: 90,
         intra_link: IntraLink::NvLink,
         intra_gbs: 18.0 * NVLINK_BW_PER_LINK[2],
-        pcie_gbs: 48.0,
+        pcie_gbs: PCI_X16_BW_BY_GEN[2],
         nvswitch: true,
         nics_per_node: 8,
         nic_gbps: 400.0,
@@ -133,6 +133,8 @@ fn constants_equal_nccl_source() {
                                           // src/graph/topo.h:20, 23.
     assert_eq!(NVLINK_BW_PER_LINK[2], 20.6);
     assert_eq!(PCI_GEN3_X16_BW, 12.0);
+    assert_eq!(PCI_X16_BW_BY_GEN[0], PCI_GEN3_X16_BW);
+    assert_eq!(PCI_X16_BW_BY_GEN[1], 24.0);
 }
 
 #[test]
@@ -351,6 +353,26 @@ fn tree_on_two_nodes_can_pass_the_nic_rate_and_ring_cannot() {
     // NCCL's PCIe Gen3 x16 (12 GB/s, topo.h:23) feeding the NIC is just under 100 Gb/s.
     let ring = find(&r, Algorithm::Ring, Protocol::Simple);
     assert_eq!(ring.bottleneck, Bottleneck::Pcie);
+}
+
+#[test]
+fn dgx_a100_ring_matches_nvidias_measurement() {
+    // NVIDIA/nccl#812 (AddyLaddy, NVIDIA, 2023-03-31): "On an Nvidia DGX-A100 system we
+    // have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW". DGX A100: 8 A100
+    // (12 NVLinks × 20.0, topo.h:19) on NVSwitches, PCIe Gen4, 8 × HDR 200G with GDR.
+    // Four nodes keep the two-node Tree effect out. Not calibrated: no constant of this
+    // model was fitted to it.
+    let f = Fabric {
+        compute_capability: 80,
+        intra_gbs: 12.0 * NVLINK_BW_PER_LINK[1],
+        pcie_gbs: PCI_X16_BW_BY_GEN[1],
+        nic_gbps: 200.0,
+        ..h100(4)
+    };
+    let r = estimate(&req(Collective::AllReduce, 8.0 * 1073741824.0, f)).unwrap();
+    let c = r.chosen.unwrap();
+    let e = find(&r, c.algorithm, c.protocol);
+    assert!((e.busbw_gbs - 192.0).abs() / 192.0 < 0.05, "{e:?}");
 }
 
 #[test]
