@@ -229,6 +229,20 @@ impl Browser {
             .unwrap_or_else(|e| panic!("async script failed: {e}"))
     }
 
+    /// Scrolls `css` to the middle of the screen, clear of the sticky header, and clicks it as a
+    /// learner would (WebDriver refuses a click the header would take).
+    pub async fn click_in_view(&self, css: &str) {
+        let element = self.find(css).await;
+        self.eval(&format!(
+            "document.querySelector({css:?}).scrollIntoView({{block: 'center'}}); return null"
+        ))
+        .await;
+        element
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("`{css}` clicks: {e}"));
+    }
+
     /// The ids of the view's "try this" tasks marked done, in the box's order.
     pub async fn exercises_done(&self) -> Vec<String> {
         let done = self

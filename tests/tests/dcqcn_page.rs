@@ -750,11 +750,9 @@ async fn dcqcn_try_this_tasks_tick_off_when_a_run_shows_them() {
     browser
         .set_value(".dcqcn-controls select", "incast-16", "change")
         .await;
-    let packet = browser.find("input[name=dcqcn-model][value=packet]").await;
     browser
-        .eval("document.querySelector('input[name=dcqcn-model][value=packet]').scrollIntoView({block: 'center'})")
+        .click_in_view("input[name=dcqcn-model][value=packet]")
         .await;
-    packet.click().await.expect("the packet model is chosen");
     browser.wait_for_exercise("pfc-first").await;
 
     // 24 KB between XOFF and the end of a 1 MiB buffer is far less than the senders still

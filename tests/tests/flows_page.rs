@@ -23,21 +23,6 @@ async fn player(browser: &Browser, attribute: &str) -> String {
         .to_string()
 }
 
-async fn click(browser: &Browser, css: &str) {
-    // Wait for it to render (after a `goto` the app may not have drawn yet), then bring it
-    // out from under the sticky header.
-    let element = browser.find(css).await;
-    browser
-        .eval(&format!(
-            "document.querySelector(\"{css}\").scrollIntoView({{block: 'center'}})"
-        ))
-        .await;
-    element
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("`{css}` clicks: {e}"));
-}
-
 /// Shows the stage and the panel in the viewport.
 async fn frame_player(browser: &Browser) {
     browser
@@ -92,7 +77,7 @@ async fn every_flow_plays_steps_and_links() {
             "{id} starts at the start"
         );
         for press_number in 1..=segments + 1 {
-            click(&browser, ".flow-forward").await;
+            browser.click_in_view(".flow-forward").await;
             if press_number == segments / 2 + 1 {
                 // Let the step's message finish its trip, then look.
                 tokio::time::sleep(Duration::from_millis(1400)).await;
@@ -136,7 +121,7 @@ async fn every_flow_plays_steps_and_links() {
             .unwrap_or_default();
         assert_eq!(so_far, total, "{id}: {caption}");
         // One step back.
-        click(&browser, ".flow-back").await;
+        browser.click_in_view(".flow-back").await;
         browser
             .wait_until(
                 &format!(
@@ -158,7 +143,7 @@ async fn every_flow_plays_steps_and_links() {
         .eval("performance.clearMeasures('lab-flows-frame')")
         .await;
     set_speed(&browser, "4").await;
-    click(&browser, ".flow-play").await;
+    browser.click_in_view(".flow-play").await;
     assert_eq!(player(&browser, "playing").await, "true");
     browser
         .wait_until(
@@ -261,7 +246,7 @@ async fn every_flow_plays_steps_and_links() {
         .goto(&site.url("/flows?scenario=tcp-socket&step=3"))
         .await;
     browser.eval("window.__sameDocument = true").await;
-    click(&browser, ".flow-step-topic a").await;
+    browser.click_in_view(".flow-step-topic a").await;
     browser
         .wait_until(
             "return location.pathname !== '/flows'",
@@ -325,13 +310,13 @@ async fn every_flow_plays_steps_and_links() {
     );
     let segments: usize = player(&browser, "segments").await.parse().unwrap_or(0);
     for _ in 0..segments / 3 {
-        click(&browser, ".flow-forward").await;
+        browser.click_in_view(".flow-forward").await;
     }
     tokio::time::sleep(Duration::from_millis(1500)).await;
     frame_player(&browser).await;
     browser.screenshot("flow-compare-gpudirect-staged").await;
     set_speed(&browser, "4").await;
-    click(&browser, ".flow-play").await;
+    browser.click_in_view(".flow-play").await;
     browser
         .wait_until(
             "return document.querySelector('section.flows').dataset.done === 'true'",
@@ -347,7 +332,7 @@ async fn every_flow_plays_steps_and_links() {
     browser
         .goto(&site.url("/flows?scenario=gpudirect-write&step=8"))
         .await;
-    click(&browser, ".theme-toggle").await;
+    browser.click_in_view(".theme-toggle").await;
     assert_eq!(
         browser
             .eval("return document.documentElement.dataset.theme")

@@ -9,7 +9,7 @@ use lab_tests::{
 
 async fn tick(browser: &Browser, attr: &str) {
     let id = format!("#{}-on", attr.to_ascii_lowercase().replace('_', "-"));
-    click(browser, &id).await;
+    browser.click_in_view(&id).await;
 }
 
 async fn type_value(browser: &Browser, attr: &str, text: &str) {
@@ -19,19 +19,8 @@ async fn type_value(browser: &Browser, attr: &str, text: &str) {
     field.send_keys(text).await.expect("field takes keys");
 }
 
-/// Scrolls `css` to the middle of the screen (clear of the sticky header) and clicks it.
-async fn click(browser: &Browser, css: &str) {
-    let element = browser.find(css).await;
-    browser
-        .eval(&format!(
-            "document.querySelector('{css}').scrollIntoView({{block: 'center'}}); return true"
-        ))
-        .await;
-    element.click().await.expect("element clicks");
-}
-
 async fn apply(browser: &Browser) {
-    click(browser, ".qp-apply").await;
+    browser.click_in_view(".qp-apply").await;
 }
 
 async fn text_of(browser: &Browser, css: &str) -> String {
@@ -101,7 +90,7 @@ async fn step_to_end(browser: &Browser) -> String {
             return seen;
         }
         let before = text_of(browser, ".qp-step-count").await;
-        click(browser, ".qp-next").await;
+        browser.click_in_view(".qp-next").await;
         let n: u64 = before
             .split_whitespace()
             .nth(1)
@@ -174,7 +163,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.wait_for_text(".qp-current", "RTR").await;
 
     // RTR → RTS with the button that ticks exactly the required set.
-    click(&browser, ".qp-tick-required").await;
+    browser.click_in_view(".qp-tick-required").await;
     assert!(text_of(&browser, ".qp-live").await.contains("accepts"));
     apply(&browser).await;
     browser.wait_for_text(".qp-current", "RTS").await;
@@ -223,7 +212,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     assert_eq!(lit_state(&browser).await, "RTS");
 
     // The two-peer walkthrough, by keyboard first, then to the end.
-    click(&browser, ".qp-walk-stage").await;
+    browser.click_in_view(".qp-walk-stage").await;
     browser.press('\u{E014}').await; // →
     browser
         .wait_for_text(".qp-step-count", &text_of(&browser, ".qp-step-count").await)
@@ -252,7 +241,9 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.screenshot("qp-walkthrough-light").await;
 
     // A failure variant: the peer vanishes, retries run out, ERR, flushed completions.
-    click(&browser, "#qp-walk-variant option[value=retry-exceeded]").await;
+    browser
+        .click_in_view("#qp-walk-variant option[value=retry-exceeded]")
+        .await;
     browser
         .wait_for_text(".qp-step-count", &text_of(&browser, ".qp-step-count").await)
         .await;
@@ -281,7 +272,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         .await;
     browser.wait_for_text(".qp-current", "INIT").await;
     // Not accepted at INIT → RTR, so it sits in the folded "other attributes" list.
-    click(&browser, ".qp-other-attrs summary").await;
+    browser.click_in_view(".qp-other-attrs summary").await;
     tick(&browser, "IBV_QP_TIMEOUT").await;
     show(&browser, ".qp-builder").await;
     browser.screenshot("qp-builder-dark").await;
@@ -410,7 +401,7 @@ async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() 
 
     // A click on a state the kernel does not allow from INIT: the engine's reason, next to
     // the diagram, and the builder's target unchanged.
-    click(&browser, &node("RTS")).await;
+    browser.click_in_view(&node("RTS")).await;
     let refused = browser
         .find(".qp-pick.refused")
         .await
@@ -423,11 +414,11 @@ async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() 
     );
     assert!(refused.contains("the next step is RTR"), "{refused}");
     assert_eq!(target(&browser).await, "INIT");
-    click(&browser, &node("SQE")).await;
+    browser.click_in_view(&node("SQE")).await;
     let refused = text_of(&browser, ".qp-pick.refused").await;
     assert!(refused.contains("RC QPs never enter it"), "{refused}");
     // A click on an allowed one moves the builder.
-    click(&browser, &node("RTR")).await;
+    browser.click_in_view(&node("RTR")).await;
     browser
         .wait_until(
             "return document.querySelector('#qp-target').value === 'RTR'",
@@ -518,7 +509,7 @@ async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() 
     browser.resize(PHONE).await;
     browser.goto(&site.url("/qp?type=UD&state=RTS")).await;
     browser.wait_for_text(".qp-current", "RTS").await;
-    click(&browser, &node("INIT")).await;
+    browser.click_in_view(&node("INIT")).await;
     browser.find(".qp-pick.refused").await;
     assert!(focus(&browser, ".qp-edge-hit[data-from=RTS][data-to=SQE]").await);
     let wide = browser

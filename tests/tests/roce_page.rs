@@ -503,16 +503,8 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
 
     // A VLAN tag, and its priority bits picked in the tree by keyboard (byte 14 also holds
     // the narrower DEI bit, which is what the byte cursor names).
-    let vlan = browser.find("#roce-vlan").await;
-    browser
-        .eval("document.getElementById('roce-vlan').scrollIntoView({block: 'center'}); return null")
-        .await;
-    vlan.click().await.expect("VLAN on");
-    let layer = browser.find("button[data-layer='vlan']").await;
-    browser
-        .eval("document.querySelector(\"button[data-layer='vlan']\").scrollIntoView({block: 'center'}); return null")
-        .await;
-    layer.click().await.expect("the VLAN layer opens");
+    browser.click_in_view("#roce-vlan").await;
+    browser.click_in_view("button[data-layer='vlan']").await;
     browser
         .eval("document.querySelector(\"button[data-field='vlan.priority']\").focus(); return null")
         .await;
