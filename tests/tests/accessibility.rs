@@ -1,6 +1,7 @@
 //! axe-core (installed by `./lab test`, path in `LAB_AXE`) run in every route's page, in both
 //! themes at desktop width and in the light theme on a phone, once the page's view has drawn
-//! itself: no serious or critical violation anywhere.
+//! itself: no serious or critical violation anywhere. On the phone each route is also measured:
+//! nothing may make the page scroll sideways (issue 18, item 2).
 
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
@@ -41,6 +42,7 @@ async fn no_serious_violation_on_any_route_in_either_theme() {
     let browser = Browser::start().await;
     let axe = axe_source();
     let mut found = Vec::new();
+    let mut too_wide = Vec::new();
 
     for (size, theme) in [(DESKTOP, "light"), (DESKTOP, "dark"), (PHONE, "light")] {
         browser.resize(size).await;
@@ -59,6 +61,22 @@ async fn no_serious_violation_on_any_route_in_either_theme() {
                     "the page's view to draw itself",
                 )
                 .await;
+            if size == PHONE {
+                let wide = browser
+                    .eval(
+                        "const w = document.documentElement.clientWidth; \
+                         const past = document.documentElement.scrollWidth - w; \
+                         if (past <= 0) return null; \
+                         const out = [...document.querySelectorAll('main *')] \
+                           .filter(e => e.getBoundingClientRect().right > w + 0.5) \
+                           .slice(0, 3).map(e => e.tagName + '.' + e.className); \
+                         return `${past} px past the screen: ${out.join(', ')}`",
+                    )
+                    .await;
+                if let Some(wide) = wide.as_str() {
+                    too_wide.push(format!("{}: {wide}", topic.path));
+                }
+            }
             browser.eval(&axe).await;
             for violation in violations(&browser).await {
                 found.push(format!(
@@ -71,4 +89,9 @@ async fn no_serious_violation_on_any_route_in_either_theme() {
     browser.eval("localStorage.clear()").await;
     browser.close().await;
     assert!(found.is_empty(), "axe-core found:\n{}", found.join("\n"));
+    assert!(
+        too_wide.is_empty(),
+        "wider than a 375 px screen:\n{}",
+        too_wide.join("\n")
+    );
 }
