@@ -226,7 +226,7 @@ fn compile_page(
 }
 
 /// Splits `+++\nTOML\n+++\nbody` and says on which line the body starts.
-fn split_front_matter(source: &str) -> Result<(&str, &str, usize), String> {
+pub fn split_front_matter(source: &str) -> Result<(&str, &str, usize), String> {
     let Some(rest) = source.strip_prefix("+++\n") else {
         return Err("a topic file starts with `+++` front matter listing its sources".into());
     };

@@ -3,7 +3,7 @@
 
 use std::{collections::BTreeSet, path::PathBuf};
 
-use super::content_compiler::{anchor, compile, states_a_number, Page};
+use super::content_compiler::{anchor, compile, split_front_matter, states_a_number, Page};
 
 fn content_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../content")
@@ -320,12 +320,9 @@ fn stated_values(names: &[String]) -> Vec<StatedValue> {
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
-        // The body starts after the second `+++` line of the front matter.
-        let body_from = source
-            .match_indices("+++")
-            .nth(1)
-            .map_or(0, |(at, _)| source[..at].lines().count());
-        for (n, line) in source.lines().enumerate().skip(body_from) {
+        let (_, body, body_line) =
+            split_front_matter(&source).unwrap_or_else(|e| panic!("content/topics/{page}: {e}"));
+        for (n, line) in body.lines().enumerate() {
             if line.starts_with("[^") || line.starts_with('|') {
                 continue;
             }
@@ -339,7 +336,7 @@ fn stated_values(names: &[String]) -> Vec<StatedValue> {
                     if let Some(value) = after.strip_prefix('=').and_then(first_value) {
                         found.push(StatedValue {
                             page: page.clone(),
-                            line: n + 1,
+                            line: body_line + n,
                             name: name.clone(),
                             value,
                             default: false,
@@ -356,7 +353,7 @@ fn stated_values(names: &[String]) -> Vec<StatedValue> {
                         if let Some(value) = first_value(rest) {
                             found.push(StatedValue {
                                 page: page.clone(),
-                                line: n + 1,
+                                line: body_line + n,
                                 name: name.clone(),
                                 value,
                                 default: true,
