@@ -204,13 +204,13 @@ pub const MAX_NVLS_ARITY: u32 = 32;
 
 /// NCCL's NVLink bandwidth per link, GB/s, by compute capability: src/graph/topo.h:18-22
 /// (`SM70_NVLINK_BW` 20.0, `SM80_NVLINK_BW` 20.0, `SM90_NVLINK_BW` 20.6,
-/// `SM100_NVLINK_BW` 40.1). For filling in [`super::Fabric::intra_gbs`] from a link count.
+/// `SM100_NVLINK_BW` 40.1). For filling in [`super::Cluster::intra_gbs`] from a link count.
 pub const NVLINK_BW_PER_LINK: [f64; 4] = [20.0, 20.0, 20.6, 40.1];
 /// NCCL's PCIe Gen3 x16 bandwidth, GB/s: `PCI_BW 12.0`, src/graph/topo.h:23.
 pub const PCI_GEN3_X16_BW: f64 = 12.0;
 /// NCCL's x16 PCIe link bandwidth, GB/s, for Gen3, Gen4, Gen5, Gen6: `width*speed/80.0`
 /// (src/graph/topo.cc:500-502) with speed 60, 120, 240, 480 for 8, 16, 32, 64 GT/s
-/// (src/graph/topo.cc:435-436). For filling in [`super::Fabric::pcie_gbs`].
+/// (src/graph/topo.cc:435-436). For filling in [`super::Cluster::pcie_gbs`].
 pub const PCI_X16_BW_BY_GEN: [f64; 4] = [
     16.0 * 60.0 / 80.0,
     16.0 * 120.0 / 80.0,

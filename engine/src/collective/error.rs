@@ -7,7 +7,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum CollectiveError {
     /// A field is outside what the model accepts. `field` is its path in the request JSON
-    /// (for example `fabric.gpus_per_node`).
+    /// (for example `cluster.gpus_per_node`).
     InvalidField { field: String, reason: String },
 }
 

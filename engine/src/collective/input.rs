@@ -145,7 +145,7 @@ pub enum CpuVendor {
 /// same GPUs, NICs and links.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Fabric {
+pub struct Cluster {
     /// Nodes (hosts). ≥ 1.
     pub nodes: u32,
     /// GPUs (ranks) per node. ≥ 1; `nodes × gpus_per_node` ≥ 2.
@@ -182,7 +182,7 @@ pub struct Fabric {
     pub channels: Option<u32>,
 }
 
-/// One question: how long does `op` on `bytes` take on `fabric`?
+/// One question: how long does `op` on `bytes` take on `cluster`?
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectiveRequest {
@@ -191,7 +191,7 @@ pub struct CollectiveRequest {
     /// AllGather, the input of ReduceScatter (NCCL's `nBytes` too: enqueue.h:36-38). A whole
     /// number ≥ 0, at most 2⁵⁰.
     pub bytes: f64,
-    pub fabric: Fabric,
+    pub cluster: Cluster,
     /// The algorithms the automatic choice may take (like `NCCL_ALGO`); `None`: all.
     #[serde(default)]
     pub algorithms: Option<Vec<Algorithm>>,
@@ -235,75 +235,75 @@ impl CollectiveRequest {
         if matches!(&self.protocols, Some(p) if p.is_empty()) {
             return Err(CollectiveError::invalid("protocols", "must not be empty"));
         }
-        self.fabric.validate()
+        self.cluster.validate()
     }
 }
 
-impl Fabric {
-    /// Refuses a fabric the model cannot answer for, naming the field as `fabric.NAME`.
+impl Cluster {
+    /// Refuses a cluster the model cannot answer for, naming the field as `cluster.NAME`.
     pub fn validate(&self) -> Result<(), CollectiveError> {
         if self.nodes == 0 || self.nodes > MAX_NODES {
             return Err(CollectiveError::invalid(
-                "fabric.nodes",
+                "cluster.nodes",
                 format!("must be from 1 to {MAX_NODES}"),
             ));
         }
         if self.gpus_per_node == 0 || self.gpus_per_node > MAX_GPUS_PER_NODE {
             return Err(CollectiveError::invalid(
-                "fabric.gpus_per_node",
+                "cluster.gpus_per_node",
                 format!("must be from 1 to {MAX_GPUS_PER_NODE}"),
             ));
         }
         if self.nodes == 1 && self.gpus_per_node == 1 {
             return Err(CollectiveError::invalid(
-                "fabric.gpus_per_node",
+                "cluster.gpus_per_node",
                 "one GPU on one node has nobody to talk to: a collective needs 2 ranks or more",
             ));
         }
         if !(60..=129).contains(&self.compute_capability) {
             return Err(CollectiveError::invalid(
-                "fabric.compute_capability",
+                "cluster.compute_capability",
                 "must be from 60 to 129 (compute capability × 10, e.g. 90 for H100)",
             ));
         }
-        positive("fabric.intra_gbs", self.intra_gbs)?;
-        positive("fabric.pcie_gbs", self.pcie_gbs)?;
+        positive("cluster.intra_gbs", self.intra_gbs)?;
+        positive("cluster.pcie_gbs", self.pcie_gbs)?;
         if self.nvswitch && self.intra_link != IntraLink::NvLink {
             return Err(CollectiveError::invalid(
-                "fabric.nvswitch",
+                "cluster.nvswitch",
                 "an NVSwitch needs intra_link \"nvlink\"",
             ));
         }
         if self.nodes > 1 {
             if self.nics_per_node == 0 {
                 return Err(CollectiveError::invalid(
-                    "fabric.nics_per_node",
+                    "cluster.nics_per_node",
                     "must be ≥ 1 when there is more than one node",
                 ));
             }
-            positive("fabric.nic_gbps", self.nic_gbps)?;
+            positive("cluster.nic_gbps", self.nic_gbps)?;
         } else if !self.nic_gbps.is_finite() || self.nic_gbps < 0.0 {
             return Err(CollectiveError::invalid(
-                "fabric.nic_gbps",
+                "cluster.nic_gbps",
                 "must be a finite number ≥ 0",
             ));
         }
         if self.gdr && self.transport == Transport::Socket {
             return Err(CollectiveError::invalid(
-                "fabric.gdr",
+                "cluster.gdr",
                 "the socket transport takes host memory only (ptrSupport = NCCL_PTR_HOST, \
                  src/transport/net_socket.cc:117), so GPUDirect RDMA must be off",
             ));
         }
         if self.sharp && self.transport == Transport::Socket {
             return Err(CollectiveError::invalid(
-                "fabric.sharp",
+                "cluster.sharp",
                 "in-network reduction (SHARP) needs the verbs transport",
             ));
         }
         if matches!(self.channels, Some(c) if c == 0 || c > 64) {
             return Err(CollectiveError::invalid(
-                "fabric.channels",
+                "cluster.channels",
                 "must be from 1 to 64 (MAXCHANNELS, src/include/device.h:86)",
             ));
         }

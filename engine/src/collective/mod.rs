@@ -1,11 +1,12 @@
-//! Collectives on a GPU fabric: the time, algbw and busbw of AllReduce, AllGather,
+//! Collectives on a GPU cluster: the time, algbw and busbw of AllReduce, AllGather,
 //! ReduceScatter, Broadcast and Reduce per NCCL algorithm and protocol, from NCCL's own
 //! cost model (src/graph/tuning.cc, NVIDIA/nccl v2.29.3-1), and the pair NCCL would pick.
 //!
-//! - [`CollectiveRequest`] / [`Fabric`]: the question, a plain description of the machines.
+//! - [`CollectiveRequest`] / [`Cluster`]: the question, a plain description of the machines.
 //! - [`estimate`]: every pair NCCL offers, with its bottleneck, and the automatic choice;
 //!   [`sweep`]: the same at `all_reduce_perf`'s sizes.
 //! - [`constants`]: NCCL's tables, each with file and line.
+//! - [`Machines`]: a [`Cluster`] from named parts ([`GpuModel`], [`NicModel`]).
 //!
 //! algbw and busbw are nccl-tests' (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw ×
 //! [`Collective::bus_factor`].
@@ -14,15 +15,17 @@ pub mod constants;
 mod error;
 mod input;
 mod model;
+mod presets;
 #[cfg(test)]
 mod tests;
 
 pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
 pub use error::CollectiveError;
 pub use input::{
-    Algorithm, Collective, CollectiveRequest, CpuVendor, Fabric, IntraLink, Protocol, Transport,
+    Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink, Protocol, Transport,
     MAX_BYTES, MAX_GPUS_PER_NODE, MAX_NODES,
 };
 pub use model::{
     estimate, sweep, sweep_sizes, Bottleneck, ChannelSource, Choice, CollectiveReport, Estimate,
 };
+pub use presets::{GpuModel, Machines, NicModel};

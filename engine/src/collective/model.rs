@@ -5,7 +5,7 @@
 use super::constants::*;
 use super::error::CollectiveError;
 use super::input::{
-    Algorithm, Collective, CollectiveRequest, CpuVendor, Fabric, IntraLink, Protocol, Transport,
+    Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink, Protocol, Transport,
 };
 use serde::Serialize;
 
@@ -59,7 +59,7 @@ pub struct Choice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChannelSource {
-    /// [`super::Fabric::channels`].
+    /// [`super::Cluster::channels`].
     Request,
     /// The rule described in [`estimate`].
     Rule,
@@ -113,7 +113,7 @@ impl Limit {
     }
 }
 
-/// What NCCL's tuning reads from a communicator, derived from a [`Fabric`].
+/// What NCCL's tuning reads from a communicator, derived from a [`Cluster`].
 struct Setup {
     ranks: u32,
     nodes: u32,
@@ -166,7 +166,7 @@ fn log2i(x: u64) -> i32 {
 
 /// A node's network bandwidth: the NICs, or the PCIe links that feed them (each NIC is fed
 /// by one GPU's PCIe link; more NICs than GPUs share those links).
-fn network(f: &Fabric) -> Limit {
+fn network(f: &Cluster) -> Limit {
     let line = f.nic_gbps / 8.0; // NCCL: `net.bw = mbps / 8000.0` (topo.cc:384)
     let per_nic = match f.transport {
         Transport::Verbs => Limit {
@@ -212,7 +212,7 @@ fn rule_channels(total: f64, cc: u32, nodes: u32) -> u32 {
 }
 
 impl Setup {
-    fn new(f: &Fabric) -> Setup {
+    fn new(f: &Cluster) -> Setup {
         let nodes = f.nodes;
         let ranks = f.ranks();
         let cc = f.compute_capability;
@@ -570,14 +570,14 @@ impl Setup {
 ///   an x86 host, Intel or AMD; no Power CPU tweak (tuning.cc:260); Tree keeps NCCL's
 ///   balanced pattern, so the 0.85 of a plain tree pattern (tuning.cc:309) is not applied.
 ///   NCCL net plugin latency is 0, as IB and sockets report.
-/// - **CollNet (SHARP).** Offered with [`super::Fabric::sharp`] across nodes, AllReduce
+/// - **CollNet (SHARP).** Offered with [`super::Cluster::sharp`] across nodes, AllReduce
 ///   only; CollNet graphs carry up to twice the network inside the node, like two-node
 ///   trees; Direct has one head per GPU up to 8.
 /// - **Not modelled:** CollNet AllGather/ReduceScatter; AlltoAll (NCCL runs it as
 ///   send/receive, outside this tuning table); tuner plugins; `numPipeOps` > 1.
 pub fn estimate(req: &CollectiveRequest) -> Result<CollectiveReport, CollectiveError> {
     req.validate()?;
-    let s = Setup::new(&req.fabric);
+    let s = Setup::new(&req.cluster);
     let bytes = req.bytes as u64;
     let mut estimates = Vec::new();
     for a in Algorithm::ALL {

@@ -7,8 +7,8 @@ use proptest::prelude::*;
 
 /// A DGX H100-like node: 8 GPUs, 18 NVLinks × NCCL's 20.6 GB/s (topo.h:20), NVSwitch,
 /// PCIe Gen5, 8 × 400G NICs with GDR.
-fn h100(nodes: u32) -> Fabric {
-    Fabric {
+fn h100(nodes: u32) -> Cluster {
+    Cluster {
         nodes,
         gpus_per_node: 8,
         compute_capability: 90,
@@ -27,8 +27,8 @@ fn h100(nodes: u32) -> Fabric {
 }
 
 /// NVIDIA/nccl#450's machines: 8 V100 per node (NVLink, no NVSwitch), one 100 Gb/s TCP NIC.
-fn v100_tcp(nodes: u32) -> Fabric {
-    Fabric {
+fn v100_tcp(nodes: u32) -> Cluster {
+    Cluster {
         compute_capability: 70,
         intra_gbs: 6.0 * NVLINK_BW_PER_LINK[0],
         pcie_gbs: PCI_GEN3_X16_BW,
@@ -41,11 +41,11 @@ fn v100_tcp(nodes: u32) -> Fabric {
     }
 }
 
-fn req(op: Collective, bytes: f64, fabric: Fabric) -> CollectiveRequest {
+fn req(op: Collective, bytes: f64, cluster: Cluster) -> CollectiveRequest {
     CollectiveRequest {
         op,
         bytes,
-        fabric,
+        cluster,
         algorithms: None,
         protocols: None,
     }
@@ -144,7 +144,7 @@ fn ring_latency_grows_by_two_steps_per_rank() {
         for p in Protocol::ALL {
             let mut last = None;
             for g in 2..=16 {
-                let f = Fabric {
+                let f = Cluster {
                     gpus_per_node: g,
                     intra_link: link,
                     nvswitch: false,
@@ -221,7 +221,7 @@ fn chosen_is_the_fastest_allowed() {
 fn protocol_list_overrides_ll128_default() {
     // Without GDR the NIC path runs through the CPU and LL128 is off by default
     // (tuning.cc:484); NCCL_PROTO naming it turns it on.
-    let f = Fabric {
+    let f = Cluster {
         gdr: false,
         ..h100(2)
     };
@@ -262,14 +262,14 @@ fn offered_pairs_follow_nccl() {
             }
         }
     }
-    let ampere = Fabric {
+    let ampere = Cluster {
         compute_capability: 80,
         ..h100(1)
     };
     let r = estimate(&req(Collective::AllReduce, 1e6, ampere)).unwrap();
     assert!(r.estimates.iter().all(|e| e.algorithm != Algorithm::Nvls));
     // PAT: AllGather/ReduceScatter with one GPU per node (tuning.cc:206, 277).
-    let single = Fabric {
+    let single = Cluster {
         gpus_per_node: 1,
         ..h100(8)
     };
@@ -295,7 +295,7 @@ fn collnet_and_multi_node_nvls_need_sharp() {
     };
     let off = estimate(&req(Collective::AllReduce, 1e8, h100(4))).unwrap();
     assert!(!collnet(&off));
-    let f = Fabric {
+    let f = Cluster {
         sharp: true,
         ..h100(4)
     };
@@ -320,7 +320,7 @@ fn collnet_and_multi_node_nvls_need_sharp() {
         + HW_LATENCY_US[HW_NET][COLLNET_DIRECT][SIMPLE];
     assert!((d.latency_us - want).abs() < 1e-9);
     // Without an NVSwitch, no CollNet Direct (tuning.cc:473).
-    let f = Fabric {
+    let f = Cluster {
         nvswitch: false,
         ..f
     };
@@ -339,7 +339,7 @@ fn collnet_and_multi_node_nvls_need_sharp() {
 fn tree_on_two_nodes_can_pass_the_nic_rate_and_ring_cannot() {
     // nccl-tests#22 (AddyLaddy, 2019-06-17): on 2 nodes Tree's busbw "can exceed the
     // actual available peak BW"; with Ring it stays under it. 2 × 8 V100, one 100G NIC.
-    let f = Fabric {
+    let f = Cluster {
         transport: Transport::Verbs,
         gdr: true,
         ..v100_tcp(2)
@@ -362,7 +362,7 @@ fn dgx_a100_ring_matches_nvidias_measurement() {
     // (12 NVLinks × 20.0, topo.h:19) on NVSwitches, PCIe Gen4, 8 × HDR 200G with GDR.
     // Four nodes keep the two-node Tree effect out. Not calibrated: no constant of this
     // model was fitted to it.
-    let f = Fabric {
+    let f = Cluster {
         compute_capability: 80,
         intra_gbs: 12.0 * NVLINK_BW_PER_LINK[1],
         pcie_gbs: PCI_X16_BW_BY_GEN[1],
@@ -395,12 +395,12 @@ fn refusals_name_the_field() {
     let mut f = h100(1);
     f.gpus_per_node = 0;
     let e = estimate(&req(Collective::AllReduce, 8.0, f)).unwrap_err();
-    assert_eq!(field_of(e), "fabric.gpus_per_node");
+    assert_eq!(field_of(e), "cluster.gpus_per_node");
 
     let mut f = h100(2);
     f.intra_gbs = f64::NAN;
     let e = estimate(&req(Collective::AllReduce, 8.0, f)).unwrap_err();
-    assert_eq!(field_of(e), "fabric.intra_gbs");
+    assert_eq!(field_of(e), "cluster.intra_gbs");
 
     for bytes in [-1.0, f64::NAN, f64::INFINITY, 0.5] {
         let e = estimate(&req(Collective::AllReduce, bytes, h100(2))).unwrap_err();
@@ -411,23 +411,23 @@ fn refusals_name_the_field() {
     f.nics_per_node = 0;
     assert_eq!(
         field_of(estimate(&req(Collective::AllReduce, 8.0, f)).unwrap_err()),
-        "fabric.nics_per_node"
+        "cluster.nics_per_node"
     );
-    let f = Fabric {
+    let f = Cluster {
         gdr: true,
         ..v100_tcp(2)
     };
     assert_eq!(
         field_of(estimate(&req(Collective::AllReduce, 8.0, f)).unwrap_err()),
-        "fabric.gdr"
+        "cluster.gdr"
     );
-    let f = Fabric {
+    let f = Cluster {
         gpus_per_node: 1,
         ..h100(1)
     };
     assert_eq!(
         field_of(estimate(&req(Collective::AllReduce, 8.0, f)).unwrap_err()),
-        "fabric.gpus_per_node"
+        "cluster.gpus_per_node"
     );
     let mut q = req(Collective::AllReduce, 8.0, h100(1));
     q.algorithms = Some(vec![]);
@@ -436,12 +436,12 @@ fn refusals_name_the_field() {
 
 #[test]
 fn json_in_and_out() {
-    let json = r#"{"op":"all_reduce","bytes":1048576,"fabric":{"nodes":2,"gpus_per_node":8,
+    let json = r#"{"op":"all_reduce","bytes":1048576,"cluster":{"nodes":2,"gpus_per_node":8,
         "compute_capability":90,"intra_link":"nvlink","intra_gbs":370.8,"pcie_gbs":48,
         "nvswitch":true,"nics_per_node":8,"nic_gbps":400,"transport":"verbs","gdr":true},
         "algorithms":["ring","nvls_tree"],"protocols":["ll","ll128","simple"]}"#;
     let q: CollectiveRequest = serde_json::from_str(json).unwrap();
-    assert_eq!(q.fabric, h100(2));
+    assert_eq!(q.cluster, h100(2));
     let out = serde_json::to_value(estimate(&q).unwrap()).unwrap();
     assert_eq!(out["nccl_tag"], "v2.29.3-1");
     assert!(out["estimates"][0]["busbw_gbs"].is_number());
@@ -463,7 +463,7 @@ fn sweep_is_all_reduce_perf_sizes() {
     assert_eq!(reports.len(), s.len());
 }
 
-fn arb_fabric() -> impl Strategy<Value = Fabric> {
+fn arb_fabric() -> impl Strategy<Value = Cluster> {
     (
         1u32..64,
         1u32..17,
@@ -478,7 +478,7 @@ fn arb_fabric() -> impl Strategy<Value = Fabric> {
         prop::option::of(1u32..65),
     )
         .prop_map(
-            |(nodes, g, cc, nvl, intra, pcie, nics, gbps, sock, gdr, ch)| Fabric {
+            |(nodes, g, cc, nvl, intra, pcie, nics, gbps, sock, gdr, ch)| Cluster {
                 nodes: if nodes == 1 && g == 1 { 2 } else { nodes },
                 gpus_per_node: g,
                 compute_capability: cc,
@@ -525,7 +525,7 @@ proptest! {
         intra in prop::num::f64::ANY, pcie in prop::num::f64::ANY, gbps in prop::num::f64::ANY,
         nics in 0u32..100, bytes in prop::num::f64::ANY, ch in prop::option::of(0u32..100),
     ) {
-        let f = Fabric { nodes, gpus_per_node: g, compute_capability: cc, intra_gbs: intra,
+        let f = Cluster { nodes, gpus_per_node: g, compute_capability: cc, intra_gbs: intra,
             pcie_gbs: pcie, nic_gbps: gbps, nics_per_node: nics, channels: ch, ..h100(1) };
         if let Ok(r) = estimate(&req(Collective::AllReduce, bytes, f)) {
             for e in &r.estimates {
