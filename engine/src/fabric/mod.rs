@@ -6,6 +6,7 @@
 //! - [`build`]: sizes the [`Fabric`] or refuses with a [`FabricError`] naming the field or
 //!   constraint that fails.
 //! - [`Fabric::path`]: the [`Hop`]s from one GPU to another, with or without PXN.
+//! - [`presets`]: named clusters (fabric, GPUs and NICs) from published designs.
 //!
 //! Sources:
 //! - **Fat-tree**: M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data Center
@@ -31,6 +32,7 @@
 
 mod error;
 mod path;
+mod presets;
 mod sizing;
 mod spec;
 #[cfg(test)]
@@ -38,6 +40,7 @@ mod tests;
 
 pub use error::FabricError;
 pub use path::{Hop, Path};
+pub use presets::{preset, presets, ClusterPreset};
 pub use sizing::{
     build, leaf_ports, Fabric, HopCounts, Links, Optics, ScalableUnits, SwitchTier,
     BISECTION_DEFINITION, OPTICS_ASSUMPTION,
