@@ -315,3 +315,44 @@ impl Cluster {
         self.nodes.saturating_mul(self.gpus_per_node)
     }
 }
+
+/// Reads a size as nccl-tests' `-b`/`-e` take it (`8`, `64K`, `8G`: K, M, G, T are powers of
+/// 1024, src/common.cu `parsesize`), also with a `B`/`iB` tail (`8GiB`, `512 KB`) and a
+/// fractional count (`1.5M`), which must come to a whole number of bytes within
+/// [`MAX_BYTES`].
+pub fn parse_size(text: &str) -> Result<u64, CollectiveError> {
+    let t = text.trim();
+    let bad = |why: &str| CollectiveError::invalid("bytes", format!("{t:?}: {why}"));
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    if number.is_empty() {
+        return Err(bad("start with a number, e.g. 8, 64K or 8G"));
+    }
+    let value: f64 = number
+        .parse()
+        .map_err(|_| bad("the number is not a decimal number"))?;
+    let unit = unit.trim();
+    let stem = unit
+        .strip_suffix("iB")
+        .or_else(|| unit.strip_suffix('B'))
+        .or_else(|| unit.strip_suffix('b').filter(|s| !s.is_empty()))
+        .unwrap_or(unit);
+    let shift = match stem.to_ascii_uppercase().as_str() {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(bad("the unit must be K, M, G or T (powers of 1024), or B")),
+    };
+    let bytes = value * (1u64 << shift) as f64;
+    if bytes.fract() != 0.0 {
+        return Err(bad("that is not a whole number of bytes"));
+    }
+    if bytes > MAX_BYTES {
+        return Err(bad("larger than 2^50 bytes"));
+    }
+    Ok(bytes as u64)
+}

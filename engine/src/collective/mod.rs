@@ -22,8 +22,8 @@ mod tests;
 pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
 pub use error::CollectiveError;
 pub use input::{
-    Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink, Protocol, Transport,
-    MAX_BYTES, MAX_GPUS_PER_NODE, MAX_NODES,
+    parse_size, Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink, Protocol,
+    Transport, MAX_BYTES, MAX_GPUS_PER_NODE, MAX_NODES,
 };
 pub use model::{
     estimate, sweep, sweep_sizes, Bottleneck, ChannelSource, Choice, CollectiveReport, Estimate,

@@ -534,3 +534,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn sizes_read_as_nccl_tests_reads_them() {
+    // nccl-tests src/common.cu parsesize: K, M, G multiply by 1024, 1024², 1024³.
+    for (text, bytes) in [
+        ("8", 8u64),
+        ("64K", 65_536),
+        ("8G", 8 << 30),
+        ("8GiB", 8 << 30),
+        ("512 KB", 512 << 10),
+        ("1.5M", 3 << 19),
+        (" 128m ", 128 << 20),
+    ] {
+        assert_eq!(parse_size(text).unwrap(), bytes, "{text}");
+    }
+    for bad in ["", "G", "8X", "1.5", "0.3K", "2P", "-8", "1e3", "8 G B"] {
+        let e = parse_size(bad).unwrap_err().to_string();
+        assert!(e.contains("bytes"), "{bad}: {e}");
+    }
+}
