@@ -12,37 +12,62 @@ pub enum Collective {
     ReduceScatter,
     Broadcast,
     Reduce,
+    /// Every rank sends `S / n` to every rank (`alltoall_perf`). NCCL has no collective
+    /// kernel for it: it is a group of sends and receives (see [`Algorithm::P2p`]).
+    #[serde(rename = "alltoall")]
+    AlltoAll,
 }
 
 impl Collective {
     /// Every modelled collective.
-    pub const ALL: [Collective; 5] = [
+    pub const ALL: [Collective; 6] = [
         Collective::AllReduce,
         Collective::AllGather,
         Collective::ReduceScatter,
         Collective::Broadcast,
         Collective::Reduce,
+        Collective::AlltoAll,
     ];
 
+    /// The short name the CLI takes (`allreduce`), nccl-tests' binary name without `_perf`
+    /// and underscores.
+    pub fn id(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "allreduce",
+            Collective::AllGather => "allgather",
+            Collective::ReduceScatter => "reducescatter",
+            Collective::Broadcast => "broadcast",
+            Collective::Reduce => "reduce",
+            Collective::AlltoAll => "alltoall",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Collective> {
+        Collective::ALL.into_iter().find(|c| c.id() == id)
+    }
+
     /// nccl-tests' bus-bandwidth factor, `busbw = algbw × factor`: 2(n−1)/n for AllReduce,
-    /// (n−1)/n for AllGather and ReduceScatter, 1 for Broadcast and Reduce
+    /// (n−1)/n for AllGather, ReduceScatter and AlltoAll, 1 for Broadcast and Reduce
     /// (NVIDIA/nccl-tests doc/PERFORMANCE.md:136-143 at a0b82b2; the same factors in
     /// src/all_reduce.cu:63, all_gather.cu:42, reduce_scatter.cu:41, broadcast.cu:38,
-    /// reduce.cu:39).
+    /// reduce.cu:39, alltoall.cu).
     pub fn bus_factor(self, ranks: u32) -> f64 {
         let n = f64::from(ranks.max(1));
         match self {
             Collective::AllReduce => 2.0 * (n - 1.0) / n,
-            Collective::AllGather | Collective::ReduceScatter => (n - 1.0) / n,
+            Collective::AllGather | Collective::ReduceScatter | Collective::AlltoAll => {
+                (n - 1.0) / n
+            }
             Collective::Broadcast | Collective::Reduce => 1.0,
         }
     }
 
-    /// Ring steps NCCL counts for this collective (`nsteps`, src/graph/tuning.cc:268-270).
+    /// Ring steps NCCL counts for this collective (`nsteps`, src/graph/tuning.cc:268-270;
+    /// AlltoAll, which runs no ring, counts its n − 1 peers).
     pub fn ring_steps(self, ranks: u32) -> u32 {
         match self {
             Collective::AllReduce => 2 * (ranks - 1),
-            Collective::AllGather | Collective::ReduceScatter => ranks - 1,
+            Collective::AllGather | Collective::ReduceScatter | Collective::AlltoAll => ranks - 1,
             Collective::Broadcast | Collective::Reduce => ranks,
         }
     }
@@ -62,11 +87,16 @@ pub enum Algorithm {
     Nvls,
     NvlsTree,
     Pat,
+    /// Not an `NCCL_ALGO`: grouped sends and receives on NCCL's peer-to-peer channels, which
+    /// is how AlltoAll runs (nccl-tests src/alltoall.cu: `ncclSend`/`ncclRecv` to every
+    /// peer inside `ncclGroupStart`/`End`). NCCL's tuner does not time these.
+    P2p,
 }
 
 impl Algorithm {
-    /// In NCCL's order (`NCCL_ALGO_*`), which is also the order ties are broken in.
-    pub const ALL: [Algorithm; 7] = [
+    /// In NCCL's order (`NCCL_ALGO_*`), which is also the order ties are broken in, then
+    /// [`Algorithm::P2p`].
+    pub const ALL: [Algorithm; 8] = [
         Algorithm::Tree,
         Algorithm::Ring,
         Algorithm::CollNetDirect,
@@ -74,8 +104,29 @@ impl Algorithm {
         Algorithm::Nvls,
         Algorithm::NvlsTree,
         Algorithm::Pat,
+        Algorithm::P2p,
     ];
 
+    /// The short name the CLI takes (`nvls-tree`), as `NCCL_ALGO` spells it in lower case.
+    pub fn id(self) -> &'static str {
+        match self {
+            Algorithm::Tree => "tree",
+            Algorithm::Ring => "ring",
+            Algorithm::CollNetDirect => "collnet-direct",
+            Algorithm::CollNetChain => "collnet-chain",
+            Algorithm::Nvls => "nvls",
+            Algorithm::NvlsTree => "nvls-tree",
+            Algorithm::Pat => "pat",
+            Algorithm::P2p => "p2p",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Algorithm> {
+        Algorithm::ALL.into_iter().find(|a| a.id() == id)
+    }
+
+    /// The row of NCCL's tables; [`Algorithm::P2p`] has none and reads Ring's, the rows of
+    /// the one-peer-at-a-time pattern it is nearest to.
     pub(crate) fn index(self) -> usize {
         use super::constants::{COLLNET_CHAIN, COLLNET_DIRECT, NVLS, NVLS_TREE, PAT, RING, TREE};
         match self {
@@ -86,6 +137,7 @@ impl Algorithm {
             Algorithm::Nvls => NVLS,
             Algorithm::NvlsTree => NVLS_TREE,
             Algorithm::Pat => PAT,
+            Algorithm::P2p => RING,
         }
     }
 }
@@ -102,6 +154,19 @@ pub enum Protocol {
 impl Protocol {
     /// In NCCL's order (`NCCL_PROTO_*`).
     pub const ALL: [Protocol; 3] = [Protocol::Ll, Protocol::Ll128, Protocol::Simple];
+
+    /// The short name the CLI takes (`ll128`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Protocol::Ll => "ll",
+            Protocol::Ll128 => "ll128",
+            Protocol::Simple => "simple",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Protocol> {
+        Protocol::ALL.into_iter().find(|p| p.id() == id)
+    }
 
     pub(crate) fn index(self) -> usize {
         use super::constants::{LL, LL128, SIMPLE};

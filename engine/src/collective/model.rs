@@ -313,6 +313,7 @@ impl Setup {
     fn offers(&self, op: Collective, a: Algorithm, p: Protocol) -> bool {
         use Collective::*;
         let by_op = match op {
+            AlltoAll => return a == Algorithm::P2p && p == Protocol::Simple,
             Broadcast | Reduce => a == Algorithm::Ring,
             AllGather | ReduceScatter => {
                 matches!(a, Algorithm::Ring | Algorithm::Pat | Algorithm::Nvls)
@@ -332,6 +333,7 @@ impl Setup {
             }
             Algorithm::NvlsTree => self.nvls && self.nodes > 1 && p == Protocol::Simple,
             Algorithm::Pat => p == Protocol::Simple && self.cc >= 60 && self.nodes == self.ranks,
+            Algorithm::P2p => false,
         };
         by_op && by_algo
     }
@@ -342,7 +344,8 @@ impl Setup {
         let ch = f64::from(self.channels);
         let mut bus = match a {
             Algorithm::Tree => self.tree,
-            Algorithm::Ring | Algorithm::Pat => self.ring,
+            // P2p is timed by `alltoall_time`, not from a graph's bandwidth.
+            Algorithm::Ring | Algorithm::Pat | Algorithm::P2p => self.ring,
             Algorithm::Nvls | Algorithm::NvlsTree => self.nvls_bus(op, a),
             Algorithm::CollNetChain => self.collnet,
             Algorithm::CollNetDirect => {
@@ -510,12 +513,25 @@ impl Setup {
                 base + log_nodes * (inter_lat / PAT_LOG_LATENCY_DIVISOR)
                     + f64::from(self.ranks) * PAT_RANK_LATENCY_US
             }
+            // One step on Ring's rows (see `Algorithm::index`): the network's when there is
+            // one, since every peer's send is in flight at once.
+            Algorithm::P2p => {
+                let hw = if self.nodes > 1 {
+                    HW_NET
+                } else {
+                    self.intra_hw
+                };
+                base + HW_LATENCY_US[hw][RING][pi]
+            }
         }
     }
 
     /// `ncclTopoGetAlgoTime` for one operation (tuning.cc:586-603): the size corrections,
     /// then latency + bytes / (1000 × bandwidth).
     fn time(&self, op: Collective, a: Algorithm, p: Protocol, bytes: u64) -> (f64, f64, Limit) {
+        if a == Algorithm::P2p {
+            return self.alltoall_time(bytes);
+        }
         let mut bw = self.bandwidth(op, a, p);
         let mut lat = self.latency(op, a, p);
         let log_size = log2i(bytes >> 6);
@@ -542,6 +558,45 @@ impl Setup {
         }
         let transfer = bytes as f64 / (1000.0 * bw.gbs);
         (lat + transfer, lat, bw)
+    }
+}
+
+impl Setup {
+    /// AlltoAll as sends and receives, which NCCL's tuner does not time: each rank sends
+    /// `S/n` to each of the other n − 1. Its G − 1 node-mates get theirs over NVLink (or
+    /// PCIe); the n − G others get theirs over the network, which carries G such ranks per
+    /// node. The slower of the two sets the time, plus one step's latency (see
+    /// [`Setup::latency`]). The model's own assumptions, not NCCL's.
+    fn alltoall_time(&self, bytes: u64) -> (f64, f64, Limit) {
+        let n = f64::from(self.ranks);
+        let g = f64::from(self.gpus_per_node);
+        let share = bytes as f64 / n;
+        let intra_bytes = share * (g - 1.0);
+        let net_bytes = share * (n - g) * g;
+        let intra_us = intra_bytes / (1000.0 * self.intra.gbs);
+        let net_us = if self.nodes > 1 {
+            net_bytes / (1000.0 * self.net.gbs)
+        } else {
+            0.0
+        };
+        // The limit's rate is the algorithm bandwidth S / transfer time it implies.
+        let (transfer_us, by) = if net_us > intra_us {
+            (net_us, self.net.by)
+        } else {
+            (intra_us, self.intra.by)
+        };
+        let hw = if self.nodes > 1 {
+            HW_NET
+        } else {
+            self.intra_hw
+        };
+        let lat = BASE_LATENCY_US[RING][SIMPLE] + HW_LATENCY_US[hw][RING][SIMPLE];
+        let gbs = if transfer_us > 0.0 {
+            bytes as f64 / (1000.0 * transfer_us)
+        } else {
+            f64::INFINITY
+        };
+        (lat + transfer_us, lat, Limit { gbs, by })
     }
 }
 
@@ -573,8 +628,10 @@ impl Setup {
 /// - **CollNet (SHARP).** Offered with [`super::Cluster::sharp`] across nodes, AllReduce
 ///   only; CollNet graphs carry up to twice the network inside the node, like two-node
 ///   trees; Direct has one head per GPU up to 8.
-/// - **Not modelled:** CollNet AllGather/ReduceScatter; AlltoAll (NCCL runs it as
-///   send/receive, outside this tuning table); tuner plugins; `numPipeOps` > 1.
+/// - **AlltoAll** is NCCL's grouped send/receive, which the tuner does not time: one
+///   [`Algorithm::P2p`] Simple estimate from the model's own rule (see `alltoall_time`).
+/// - **Not modelled:** CollNet AllGather/ReduceScatter; PXN's rerouting of AlltoAll
+///   traffic through NVLink; tuner plugins; `numPipeOps` > 1.
 pub fn estimate(req: &CollectiveRequest) -> Result<CollectiveReport, CollectiveError> {
     req.validate()?;
     let s = Setup::new(&req.cluster);

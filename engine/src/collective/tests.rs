@@ -75,6 +75,7 @@ fn bus_factors_are_nccl_tests() {
             (Collective::AllGather, (nf - 1.0) / nf),
             (Collective::Broadcast, 1.0),
             (Collective::Reduce, 1.0),
+            (Collective::AlltoAll, (nf - 1.0) / nf),
         ];
         for (op, f) in expected {
             assert_eq!(op.bus_factor(n), f, "{op:?} n={n}");
@@ -507,7 +508,7 @@ fn arb_fabric() -> impl Strategy<Value = Cluster> {
 
 proptest! {
     #[test]
-    fn time_grows_with_size(f in arb_fabric(), op_i in 0usize..5, a in 0u64..(1 << 40), d in 1u64..(1 << 40)) {
+    fn time_grows_with_size(f in arb_fabric(), op_i in 0usize..6, a in 0u64..(1 << 40), d in 1u64..(1 << 40)) {
         let op = Collective::ALL[op_i];
         let small = estimate(&req(op, a as f64, f.clone())).unwrap();
         let large = estimate(&req(op, (a + d) as f64, f)).unwrap();
@@ -552,5 +553,53 @@ fn sizes_read_as_nccl_tests_reads_them() {
     for bad in ["", "G", "8X", "1.5", "0.3K", "2P", "-8", "1e3", "8 G B"] {
         let e = parse_size(bad).unwrap_err().to_string();
         assert!(e.contains("bytes"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn alltoall_runs_as_sends_limited_by_the_network_across_nodes() {
+    // 2 × 8 H100 on 8 × 400G: each rank sends 8/16 of S over the network and 7/16 over
+    // NVLink. The node's network is its 8 NICs (8 × 50 GB/s) fed by 8 PCIe Gen5 links of
+    // NCCL's 48 GB/s, so 384 GB/s carries 8 × 8/16 S; NVLink's 370.8 GB/s carries 7/16 S:
+    // the PCIe feeding the NICs sets the time.
+    let bytes = 1u64 << 30;
+    let r = estimate(&req(Collective::AlltoAll, bytes as f64, h100(2))).unwrap();
+    assert_eq!(r.estimates.len(), 1);
+    let e = &r.estimates[0];
+    assert_eq!(
+        (e.algorithm, e.protocol),
+        (Algorithm::P2p, Protocol::Simple)
+    );
+    assert_eq!(e.bottleneck, Bottleneck::Pcie);
+    let s = bytes as f64;
+    let transfer_us = (s / 16.0 * 8.0 * 8.0) / (1000.0 * 8.0 * PCI_X16_BW_BY_GEN[2]);
+    assert!((e.time_us - e.latency_us - transfer_us).abs() < 1e-6 * transfer_us);
+    assert_eq!(r.chosen.map(|c| c.algorithm), Some(Algorithm::P2p));
+    // One node: NVLink alone.
+    let one = estimate(&req(Collective::AlltoAll, bytes as f64, h100(1))).unwrap();
+    assert_eq!(one.estimates[0].bottleneck, Bottleneck::NvLink);
+    // No collective other than AlltoAll offers P2p.
+    for op in Collective::ALL
+        .into_iter()
+        .filter(|&o| o != Collective::AlltoAll)
+    {
+        let r = estimate(&req(op, 1e6, h100(2))).unwrap();
+        assert!(
+            r.estimates.iter().all(|e| e.algorithm != Algorithm::P2p),
+            "{op:?}"
+        );
+    }
+}
+
+#[test]
+fn cli_names_round_trip() {
+    for op in Collective::ALL {
+        assert_eq!(Collective::from_id(op.id()), Some(op));
+    }
+    for a in Algorithm::ALL {
+        assert_eq!(Algorithm::from_id(a.id()), Some(a));
+    }
+    for p in Protocol::ALL {
+        assert_eq!(Protocol::from_id(p.id()), Some(p));
     }
 }
