@@ -39,6 +39,130 @@ pub enum Command {
     Decode(DecodeArgs),
     /// Build the packets a JSON spec describes (see CRAFT.md) into a pcap file.
     Craft(CraftArgs),
+    /// Size a GPU fabric from its parts: switches per tier, cables, optics, bisection.
+    ///
+    /// Two tiers are a leaf–spine, three a k-ary fat-tree (Al-Fares et al., SIGCOMM 2008);
+    /// rail-optimized fabrics are built in scalable units as NVIDIA's DGX SuperPOD reference
+    /// architectures do. Parts that cannot make a fabric are refused with the flag or the
+    /// constraint that fails. Example, 1,024 GPUs in DGX-like nodes on 64 × 400G switches:
+    ///
+    ///   native-probe fabric --gpus 1024 --gpus-per-node 8 --nics-per-node 8 --nic-gbps 400
+    ///     --switch-ports 64 --switch-gbps 400 --rail-optimized
+    Fabric(FabricArgs),
+    /// Time a collective with NCCL's own cost model: every algorithm and protocol NCCL
+    /// offers, and the one it would pick.
+    ///
+    /// The constants are NCCL's (src/graph/tuning.cc at the tag printed as nccl_version);
+    /// algbw and busbw are nccl-tests' (doc/PERFORMANCE.md). The socket transport's rate is a
+    /// published measurement, not line rate. Example, the all-reduce of 8 GiB on 128 DGX H100
+    /// with 8 NDR NICs each:
+    ///
+    ///   native-probe collective --op allreduce --bytes 8G --nodes 128 --gpus-per-node 8
+    ///     --gpu h100 --nic ndr-400 --nics-per-node 8
+    Collective(CollectiveArgs),
+}
+
+/// `native-probe fabric`: the parts of a fabric (engine `FabricSpec`).
+#[derive(Debug, Args)]
+pub struct FabricArgs {
+    /// GPUs in the cluster (a whole number of nodes).
+    #[arg(long, value_name = "N")]
+    pub gpus: u32,
+    /// GPUs per node.
+    #[arg(long, value_name = "G")]
+    pub gpus_per_node: u32,
+    /// Scale-out NICs per node.
+    #[arg(long, value_name = "K")]
+    pub nics_per_node: u32,
+    /// Fabric ports per NIC.
+    #[arg(long, value_name = "PORTS", default_value_t = 1)]
+    pub nic_ports: u32,
+    /// Speed of one NIC port, Gb/s.
+    #[arg(long, value_name = "GBPS")]
+    pub nic_gbps: f64,
+    /// Physical ports per switch (64 for a QM9700 or SN5600).
+    #[arg(long, value_name = "P")]
+    pub switch_ports: u32,
+    /// Speed of one physical switch port, Gb/s.
+    #[arg(long, value_name = "GBPS")]
+    pub switch_gbps: f64,
+    /// Split each switch port into this many (64 × 400G split 2 is 128 × 200G).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub switch_split: u32,
+    /// Switch tiers: 2 (leaf–spine), 3 (leaf–spine–core), or auto for the fewest that fit.
+    #[arg(long, value_enum, default_value_t = TiersArg::Auto)]
+    pub tiers: TiersArg,
+    /// Down:up ports at the leaf (1 is non-blocking, 7 is 1:7).
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub oversubscription: f64,
+    /// NIC port r of every node in a scalable unit goes to that unit's leaf for rail r.
+    #[arg(long)]
+    pub rail_optimized: bool,
+    /// Independent identical fabrics (1 or 2); each NIC has a port in every plane.
+    #[arg(long, value_name = "1|2", default_value_t = 1)]
+    pub planes: u32,
+    /// Print JSON (the engine's whole sized fabric) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TiersArg {
+    #[value(name = "2")]
+    Two,
+    #[value(name = "3")]
+    Three,
+    Auto,
+}
+
+/// `native-probe collective`: one collective on named machines (engine `Machines`).
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("size").required(true).args(["bytes", "sweep"])))]
+pub struct CollectiveArgs {
+    /// The collective, as nccl-tests names its binaries without `_perf`.
+    #[arg(long, value_name = "OP", value_parser = clap::builder::PossibleValuesParser::new(
+        engine::collective::Collective::ALL.map(|c| c.id())))]
+    pub op: String,
+    /// Size as nccl-tests counts it (8, 64K, 8G: K, M, G are powers of 1024).
+    #[arg(long, value_name = "S")]
+    pub bytes: Option<String>,
+    /// Every size of `-b 8 -e 8G -f 2` instead: one row per size, the pair NCCL would pick.
+    #[arg(long, conflicts_with = "bytes")]
+    pub sweep: bool,
+    /// Nodes.
+    #[arg(long, value_name = "N")]
+    pub nodes: u32,
+    /// GPUs (ranks) per node.
+    #[arg(long, value_name = "G")]
+    pub gpus_per_node: u32,
+    /// The GPU model.
+    #[arg(long, value_name = "GPU", value_parser = clap::builder::PossibleValuesParser::new(
+        engine::collective::GpuModel::ALL.map(|g| g.id())))]
+    pub gpu: String,
+    /// The NIC: its link layer and rate (tcp-* use NCCL's socket transport).
+    #[arg(long, value_name = "NIC", value_parser = clap::builder::PossibleValuesParser::new(
+        engine::collective::NicModel::ALL.map(|n| n.id())))]
+    pub nic: String,
+    /// NICs per node [default: one per GPU].
+    #[arg(long, value_name = "K")]
+    pub nics_per_node: Option<u32>,
+    /// GPUDirect RDMA off: the NIC reads and writes host memory only.
+    #[arg(long)]
+    pub no_gdr: bool,
+    /// In-network reduction (SHARP, NCCL's CollNet plugin); InfiniBand NICs only.
+    #[arg(long)]
+    pub sharp: bool,
+    /// Only this algorithm (like NCCL_ALGO).
+    #[arg(long, value_name = "ALGO", default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(
+        std::iter::once("auto").chain(engine::collective::Algorithm::ALL.map(|a| a.id())).collect::<Vec<_>>()))]
+    pub algo: String,
+    /// Only this protocol (like NCCL_PROTO).
+    #[arg(long, value_name = "PROTO", default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(
+        std::iter::once("auto").chain(engine::collective::Protocol::ALL.map(|p| p.id())).collect::<Vec<_>>()))]
+    pub proto: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

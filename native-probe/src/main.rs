@@ -2,10 +2,12 @@
 //! counters to the page, and reads the engine's models from the command line.
 
 mod cli;
+mod collective;
 mod craft;
 mod dcqcn;
 mod decode;
 mod demo;
+mod fabric;
 mod json_input;
 mod output;
 mod qp_table;
@@ -29,6 +31,8 @@ fn main() -> ExitCode {
         Command::Craft(args) => craft::run(&args),
         Command::QpTable(args) => qp_table::run(&args),
         Command::Dcqcn(args) => dcqcn::run(&args),
+        Command::Fabric(args) => fabric::run(&args),
+        Command::Collective(args) => collective::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
