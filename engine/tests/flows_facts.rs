@@ -302,7 +302,7 @@ fn allreduce_bandwidths_follow_nccl_tests() {
             let c = s.collective.as_ref().unwrap();
             let n = f64::from(nodes * 8);
             assert_eq!(c.ranks, nodes * 8);
-            assert_eq!(c.phases.len(), 3);
+            assert_eq!(c.phases.len(), 2, "reduce-scatter and all-gather");
             let t: f64 = c.phases.iter().map(|ph| ph.time_ns).sum();
             assert!(close(c.time_ns, t));
             assert!(close(c.time_ns, s.totals.end_to_end_ns));
@@ -325,21 +325,79 @@ fn allreduce_bandwidths_follow_nccl_tests() {
 }
 
 #[test]
-fn ring_phase_time_is_the_textbook_formula() {
+fn allreduce_is_the_collective_models_ring_row() {
+    use engine::collective::{
+        estimate, Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink,
+        Transport, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN,
+    };
+    // The defaults: 8 H100 (NVLink 4) per node, PCIe Gen5, one NIC per GPU.
+    for (id, transport, nic_gbps) in [
+        (
+            "nccl-allreduce",
+            Transport::Verbs,
+            link(ScenarioParams::default().network).gbps,
+        ),
+        (
+            "nccl-allreduce-tcp",
+            Transport::Socket,
+            link(LinkId::Tcp100g).gbps,
+        ),
+    ] {
+        for nodes in [2u32, 4, 32] {
+            let p = ScenarioParams {
+                nodes,
+                message_bytes: 1 << 30,
+                ..ScenarioParams::default()
+            };
+            let c = build(id, &p).collective.unwrap();
+            let cluster = Cluster {
+                nodes,
+                gpus_per_node: p.gpus_per_node,
+                compute_capability: 90,
+                intra_link: IntraLink::NvLink,
+                intra_gbs: 18.0 * NVLINK_BW_PER_LINK[2],
+                pcie_gbs: PCI_X16_BW_BY_GEN[2],
+                nvswitch: true,
+                nics_per_node: p.nics_per_node,
+                nic_gbps,
+                transport,
+                gdr: transport == Transport::Verbs,
+                sharp: false,
+                cpu_vendor: CpuVendor::Intel,
+                channels: None,
+            };
+            let ring = estimate(&CollectiveRequest {
+                op: Collective::AllReduce,
+                bytes: (1u64 << 30) as f64,
+                cluster,
+                algorithms: Some(vec![Algorithm::Ring]),
+                protocols: None,
+            })
+            .unwrap();
+            let chosen = ring.chosen.unwrap();
+            let row = ring
+                .estimates
+                .iter()
+                .find(|e| e.algorithm == chosen.algorithm && e.protocol == chosen.protocol)
+                .unwrap();
+            assert!(close(c.time_ns, row.time_us * 1000.0), "{id} {nodes}");
+            assert!(close(c.busbw_gbytes_per_s, row.busbw_gbs), "{id} {nodes}");
+        }
+    }
+}
+
+#[test]
+fn allreduce_over_tcp_is_single_digit_busbw() {
+    // NVIDIA/nccl#450: NCCL's socket transport on 100 Gb/s TCP reached 4–6 GB/s busbw;
+    // one 100 GbE NIC per node here, as in that report.
     let p = ScenarioParams {
-        nodes: 4,
+        nodes: 2,
+        nics_per_node: 1,
         message_bytes: 1 << 30,
         ..ScenarioParams::default()
     };
-    let s = build("nccl-allreduce", &p);
-    let c = s.collective.unwrap();
-    let nv = link(LinkId::Nvlink4);
-    // Reduce-scatter on k = 8: (k-1)/k · S / B plus 7 per-step latencies.
-    let bw_part = 7.0 / 8.0 * (1u64 << 30) as f64 / nv.gbytes_per_s;
-    let ph = &c.phases[0];
-    assert!(ph.time_ns > bw_part && ph.time_ns < bw_part + 7.0 * 10_000.0);
-    assert_eq!(c.phases[1].ranks, 4);
-    assert_eq!(c.phases[1].bytes, (1u64 << 30) / 8);
+    let c = build("nccl-allreduce-tcp", &p).collective.unwrap();
+    assert!(c.busbw_gbytes_per_s < 10.0, "{}", c.busbw_gbytes_per_s);
 }
 
 #[test]

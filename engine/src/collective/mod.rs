@@ -26,6 +26,7 @@ pub use input::{
     Transport, MAX_BYTES, MAX_GPUS_PER_NODE, MAX_NODES,
 };
 pub use model::{
-    estimate, sweep, sweep_sizes, Bottleneck, ChannelSource, Choice, CollectiveReport, Estimate,
+    estimate, ring_allreduce_terms, sweep, sweep_sizes, Bottleneck, ChannelSource, Choice,
+    CollectiveReport, Estimate, RingTerms,
 };
 pub use presets::{GpuModel, Machines, NicModel};

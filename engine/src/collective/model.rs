@@ -443,11 +443,10 @@ impl Setup {
         per_ch.scale(n)
     }
 
-    /// NCCL's `latencies[coll][a][p]`, µs (tuning.cc:353-401).
-    fn latency(&self, op: Collective, a: Algorithm, p: Protocol) -> f64 {
+    /// The hardware latency of one step inside a node and of one across the network, µs.
+    fn hw_latencies(&self, a: Algorithm, p: Protocol) -> (f64, f64) {
         let (ai, pi) = (a.index(), p.index());
-        let base = BASE_LATENCY_US[ai][pi];
-        let mut intra_lat = HW_LATENCY_US[self.intra_hw][ai][pi];
+        let intra_lat = HW_LATENCY_US[self.intra_hw][ai][pi];
         // One GPU per node leaves every hop exposed: NCCL takes Tree's network latency
         // (tuning.cc:355-356). NCCL adds the net plugin's own latency (twice for Simple,
         // tuning.cc:357-359); both IB and sockets report 0 (net_ib/init.cc:401,
@@ -457,6 +456,14 @@ impl Setup {
         } else {
             HW_LATENCY_US[HW_NET][ai][pi]
         };
+        (intra_lat, inter_lat)
+    }
+
+    /// NCCL's `latencies[coll][a][p]`, µs (tuning.cc:353-401).
+    fn latency(&self, op: Collective, a: Algorithm, p: Protocol) -> f64 {
+        let (ai, pi) = (a.index(), p.index());
+        let base = BASE_LATENCY_US[ai][pi];
+        let (intra_lat, inter_lat) = self.hw_latencies(a, p);
         let ppn_steps = f64::from(self.gpus_per_node - 1);
         let log_nodes = f64::from(log2i(u64::from(self.nodes)).max(0));
         match a {
@@ -472,21 +479,9 @@ impl Setup {
                     // (`sameChannels`, search.cc:1043-1044), so one step's latency.
                     base + lat
                 } else {
-                    let mut overhead = self.net_overhead_us;
-                    if p == Protocol::Simple {
-                        overhead *= NET_OVERHEAD_SIMPLE_FACTOR;
-                    }
-                    intra_lat = intra_lat.max(overhead);
-                    let steps = op.ring_steps(self.ranks);
-                    let inter_steps = if self.nodes == 1 {
-                        0
-                    } else if op == Collective::AllReduce {
-                        2 * (self.nodes - 1)
-                    } else {
-                        self.nodes - 1
-                    };
-                    base + f64::from(steps - inter_steps) * intra_lat
-                        + f64::from(inter_steps) * inter_lat
+                    let t = self.ring_steps(op, p, intra_lat, inter_lat);
+                    base + f64::from(t.intra_steps) * t.intra_step_us
+                        + f64::from(t.inter_steps) * t.inter_step_us
                 }
             }
             Algorithm::Tree => {
@@ -543,25 +538,63 @@ impl Setup {
         if corrected && log_size >= 0 {
             bw = bw.scale(TREE_CORRECTION[p.index()][log_size as usize]);
         }
-        let per_rank = bytes / (u64::from(self.channels) * u64::from(self.ranks));
-        if a == Algorithm::Ring
-            && p == Protocol::Simple
-            && self.nodes > 1
-            && op == Collective::AllReduce
-            && per_rank >= 64
-        {
-            lat *= if self.cc < 80 {
-                RING_PLATEAU_OLDER
-            } else {
-                RING_PLATEAU_SM80
-            };
+        if a == Algorithm::Ring {
+            lat *= self.ring_plateau(op, p, bytes);
         }
         let transfer = bytes as f64 / (1000.0 * bw.gbs);
         (lat + transfer, lat, bw)
     }
 }
 
+/// Ring steps of one collective, split by the link each crosses.
+struct RingSteps {
+    intra_steps: u32,
+    intra_step_us: f64,
+    inter_steps: u32,
+    inter_step_us: f64,
+}
+
 impl Setup {
+    /// AllReduce, AllGather and ReduceScatter rings: of the collective's steps, those that
+    /// cross the network (once per node boundary, twice over for AllReduce) and the rest,
+    /// inside nodes, each at least the network overhead (tuning.cc:371-385).
+    fn ring_steps(&self, op: Collective, p: Protocol, intra_lat: f64, inter_lat: f64) -> RingSteps {
+        let mut overhead = self.net_overhead_us;
+        if p == Protocol::Simple {
+            overhead *= NET_OVERHEAD_SIMPLE_FACTOR;
+        }
+        let steps = op.ring_steps(self.ranks);
+        let inter_steps = if self.nodes == 1 {
+            0
+        } else if op == Collective::AllReduce {
+            2 * (self.nodes - 1)
+        } else {
+            self.nodes - 1
+        };
+        RingSteps {
+            intra_steps: steps - inter_steps,
+            intra_step_us: intra_lat.max(overhead),
+            inter_steps,
+            inter_step_us: inter_lat,
+        }
+    }
+
+    /// NCCL's latency factor for a multi-node Simple AllReduce ring once each rank's chunk
+    /// per channel reaches 64 bytes (tuning.cc:597-600); 1 otherwise.
+    fn ring_plateau(&self, op: Collective, p: Protocol, bytes: u64) -> f64 {
+        let per_rank = bytes / (u64::from(self.channels) * u64::from(self.ranks));
+        if p == Protocol::Simple && self.nodes > 1 && op == Collective::AllReduce && per_rank >= 64
+        {
+            if self.cc < 80 {
+                RING_PLATEAU_OLDER
+            } else {
+                RING_PLATEAU_SM80
+            }
+        } else {
+            1.0
+        }
+    }
+
     /// AlltoAll as sends and receives, which NCCL's tuner does not time: each rank sends
     /// `S/n` to each of the other n − 1. Its G − 1 node-mates get theirs over NVLink (or
     /// PCIe); the n − G others get theirs over the network, which carries G such ranks per
@@ -683,6 +716,67 @@ pub fn estimate(req: &CollectiveRequest) -> Result<CollectiveReport, CollectiveE
         channel_source: s.channel_source,
         estimates,
         chosen,
+    })
+}
+
+/// The terms NCCL's Ring AllReduce time is the sum of, for one protocol: what /flows draws
+/// step by step. `(base + intra_steps × intra_step_us + inter_steps × inter_step_us) ×
+/// plateau + bytes / (1000 × algbw)` is the Ring row's `time_us` in [`estimate`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RingTerms {
+    pub base_us: f64,
+    /// Steps between GPUs of one node (NVLink or PCIe), and each one's latency, µs.
+    pub intra_steps: u32,
+    pub intra_step_us: f64,
+    /// Steps that cross the network, and each one's latency, µs.
+    pub inter_steps: u32,
+    pub inter_step_us: f64,
+    /// NCCL's latency factor for large multi-node Simple rings (1 when it does not apply).
+    pub plateau: f64,
+    /// The bus bandwidth the bytes move at, GB/s: the algorithm bandwidth × 2(n−1)/n.
+    pub bus_gbs: f64,
+    /// The Ring row of [`estimate`] these terms add up to.
+    pub estimate: Estimate,
+}
+
+/// [`RingTerms`] of an AllReduce of `bytes` on `cluster` with `protocol`.
+pub fn ring_allreduce_terms(
+    cluster: &Cluster,
+    bytes: u64,
+    protocol: Protocol,
+) -> Result<RingTerms, CollectiveError> {
+    let req = CollectiveRequest {
+        op: Collective::AllReduce,
+        bytes: bytes as f64,
+        cluster: cluster.clone(),
+        algorithms: Some(vec![Algorithm::Ring]),
+        protocols: Some(vec![protocol]),
+    };
+    let report = estimate(&req)?;
+    let Some(estimate) = report
+        .estimates
+        .into_iter()
+        .find(|e| e.algorithm == Algorithm::Ring && e.protocol == protocol)
+    else {
+        return Err(CollectiveError::invalid(
+            "protocol",
+            "NCCL offers no Ring AllReduce with this protocol here",
+        ));
+    };
+    let s = Setup::new(cluster);
+    let op = Collective::AllReduce;
+    let (intra_lat, inter_lat) = s.hw_latencies(Algorithm::Ring, protocol);
+    let steps = s.ring_steps(op, protocol, intra_lat, inter_lat);
+    let bw = s.bandwidth(op, Algorithm::Ring, protocol);
+    Ok(RingTerms {
+        base_us: BASE_LATENCY_US[Algorithm::Ring.index()][protocol.index()],
+        intra_steps: steps.intra_steps,
+        intra_step_us: steps.intra_step_us,
+        inter_steps: steps.inter_steps,
+        inter_step_us: steps.inter_step_us,
+        plateau: s.ring_plateau(op, protocol, bytes),
+        bus_gbs: bw.gbs * op.bus_factor(s.ranks),
+        estimate,
     })
 }
 

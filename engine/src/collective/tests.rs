@@ -603,3 +603,32 @@ fn cli_names_round_trip() {
         assert_eq!(Protocol::from_id(p.id()), Some(p));
     }
 }
+
+#[test]
+fn ring_terms_add_up_to_the_ring_row() {
+    for f in [h100(1), h100(2), h100(16), v100_tcp(2), v100_tcp(4)] {
+        for bytes in [8u64, 1 << 20, 256 << 20, 8 << 30] {
+            for p in Protocol::ALL {
+                let Ok(t) = ring_allreduce_terms(&f, bytes, p) else {
+                    continue;
+                };
+                let n = f64::from(f.ranks());
+                let latency = (t.base_us
+                    + f64::from(t.intra_steps) * t.intra_step_us
+                    + f64::from(t.inter_steps) * t.inter_step_us)
+                    * t.plateau;
+                let transfer = 2.0 * (n - 1.0) / n * bytes as f64 / (1000.0 * t.bus_gbs);
+                let e = &t.estimate;
+                assert!((latency - e.latency_us).abs() <= 1e-9 * e.latency_us.max(1.0));
+                assert!(
+                    (latency + transfer - e.time_us).abs() <= 1e-9 * e.time_us,
+                    "{p:?} {bytes}: {latency} + {transfer} vs {}",
+                    e.time_us
+                );
+                // 2(n−1) steps in all, 2(N−1) of them across the network.
+                assert_eq!(t.intra_steps + t.inter_steps, 2 * (f.ranks() - 1));
+                assert_eq!(t.inter_steps, 2 * (f.nodes - 1));
+            }
+        }
+    }
+}

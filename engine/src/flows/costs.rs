@@ -59,9 +59,6 @@ pub const MODIFY_QP_NS: f64 = 20_000.0;
 /// ns. Model assumption, not a measured or specified figure: a few LAN round trips through
 /// the kernel TCP stack.
 pub const OOB_EXCHANGE_NS: f64 = 60_000.0;
-/// Per-step synchronisation cost of an NCCL ring step (flag polling, kernel progress), ns.
-/// Model assumption, not a measured or specified figure.
-pub const NCCL_STEP_NS: f64 = 1_000.0;
 /// Bytes a switch port receives after its downstream neighbour paused it before its own
 /// ingress queue crosses XOFF. Model assumption, not a measured or specified figure: XOFF
 /// thresholds are per-port settings of tens to hundreds of KB.

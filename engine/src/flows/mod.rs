@@ -38,7 +38,6 @@ pub use model::{
     Actor, ActorKind, Category, CategoryTime, CollectivePhase, CollectiveSummary, Figure,
     FlowError, Layout, Scenario, Side, Step, StepKind, TimePart, Timing, Totals,
 };
-pub use nccl::{rdma_rank_gbps, tcp_rank_gbps};
 pub use params::{
     ScenarioParams, IP_MTU_RANGE, MAX_GPUS_PER_NODE, MAX_INLINE_LIMIT, MAX_MESSAGE_BYTES,
     MAX_NODES, MAX_RDMA_MESSAGE_BYTES,

@@ -1,74 +1,88 @@
-//! NCCL hierarchical AllReduce on N nodes × G GPUs, rail-aligned, with the ring cost model.
+//! NCCL's Ring AllReduce on N nodes × G GPUs, timed by the lab's one collective model
+//! ([`crate::collective`], NCCL's own cost model from src/graph/tuning.cc), so this flow and
+//! the /nccl calculator show the same time for the same machines.
 //!
-//! Phases (per GPU, buffer of S bytes):
-//! 1. NVLink reduce-scatter among the G GPUs of a node: ring of k = G ranks,
-//!    `t = (k−1)·α_nvl + (k−1)/k · S / B_nvl`; each GPU ends with a reduced S/G shard.
-//! 2. Inter-node all-reduce of that shard among the N GPUs of the same rail (one per node,
-//!    same local index, behind the same rail switch): ring of k = N,
-//!    `t = 2(k−1)·α_net + 2(k−1)/k · (S/G) / B_net`.
-//! 3. NVLink all-gather among the G GPUs: as phase 1.
-//!
-//! α is a per-step latency and B a per-rank bandwidth. algbw = S/t and busbw =
-//! algbw · 2(n−1)/n with n = N·G (NVIDIA/nccl-tests, doc/PERFORMANCE.md). The model ignores
-//! NCCL's pipelining of the phases, its protocol choices (LL, LL128, Simple) and tree
-//! algorithms; it shows where time goes, not what a given cluster measures.
+//! A ring AllReduce of n = N·G ranks takes 2(n−1) steps: n−1 of reduce-scatter, then n−1
+//! of all-gather. In each half, N−1 steps cross the network (one per node boundary) and
+//! n−N stay inside a node on NVLink. The flow draws the two halves; each carries half of
+//! NCCL's latency terms and half of its bandwidth term, `(n−1)/n · S / busbw`. NCCL's
+//! protocol for the ring is the fastest of those it enables by default; the pair NCCL would
+//! pick over every algorithm is named in the text (often not Ring, see /nccl).
 
-use super::costs::*;
-use super::link::{switch_latency_ns, Link, LinkId};
+use super::link::LinkId;
 use super::model::{Category, CollectivePhase, CollectiveSummary, StepKind, TimePart, Timing};
 use super::params::ScenarioParams;
-use super::stage::{rdma_framing, Cost, Flow, StepSpec, Who};
+use super::stage::{Cost, Flow, StepSpec, Who};
 use super::FlowError;
-use crate::wire::segment::packet_cost;
+use crate::collective::{
+    estimate, ring_allreduce_terms, Algorithm, Bottleneck, Cluster, Collective, CollectiveRequest,
+    CpuVendor, GpuModel, IntraLink, RingTerms, Transport, PCI_X16_BW_BY_GEN,
+};
 
-/// One ring phase's cost.
-struct Ring {
-    link: LinkId,
-    ranks: u32,
-    steps: u32,
-    factor: f64,
-    bytes: u64,
-    gbps: f64,
-    /// Per-step latency, split by category.
-    per_step: Vec<TimePart>,
+/// Copies, syscalls and interrupts of one network step over NCCL's socket transport: the
+/// chunk is copied GPU → host, sent (a syscall and a copy into the socket), received (an
+/// interrupt, a syscall and a copy out of it) and copied host → GPU.
+const SOCKET_STEP_COPIES: u32 = 4;
+const SOCKET_STEP_SYSCALLS: u32 = 2;
+const SOCKET_STEP_INTERRUPTS: u32 = 1;
+
+fn param(field: &str, value: impl ToString, reason: &str) -> FlowError {
+    FlowError::Param {
+        field: field.to_string(),
+        value: value.to_string(),
+        reason: reason.to_string(),
+    }
 }
 
-impl Ring {
-    fn per_step_ns(&self) -> f64 {
-        self.per_step.iter().map(|p| p.ns).sum()
-    }
-    fn bandwidth_ns(&self) -> f64 {
-        self.factor * self.bytes as f64 * 8.0 / self.gbps
-    }
-    fn time_ns(&self) -> f64 {
-        f64::from(self.steps) * self.per_step_ns() + self.bandwidth_ns()
-    }
-    fn cost(&self, bandwidth_category: Category) -> Cost {
-        let mut parts: Vec<TimePart> = self
-            .per_step
-            .iter()
-            .map(|p| TimePart {
-                category: p.category,
-                ns: p.ns * f64::from(self.steps),
-            })
-            .collect();
-        parts.push(TimePart {
-            category: bandwidth_category,
-            ns: self.bandwidth_ns(),
-        });
-        Cost {
-            link: Some(self.link),
-            timing: Timing::Ring {
-                link: self.link,
-                ranks: self.ranks,
-                steps: self.steps,
-                per_step_latency_ns: self.per_step_ns(),
-                factor: self.factor,
-                bytes: self.bytes,
-                gbps: self.gbps,
-            },
-            parts,
-        }
+/// The machines the flow's parameters describe, as the collective model reads them: the
+/// NVLink generation names the GPU (NVLink 3 A100, 4 H100, 5 B200).
+fn cluster(p: &ScenarioParams, tcp: bool) -> Result<Cluster, FlowError> {
+    let gpu = match p.nvlink {
+        LinkId::Nvlink3 => GpuModel::A100,
+        LinkId::Nvlink4 => GpuModel::H100,
+        LinkId::Nvlink5 => GpuModel::B200,
+        other => return Err(param("nvlink", other.as_str(), "must be an NVLink link")),
+    };
+    let pcie_gbs = match p.pcie {
+        LinkId::PcieGen4X16 => PCI_X16_BW_BY_GEN[1],
+        LinkId::PcieGen5X16 => PCI_X16_BW_BY_GEN[2],
+        other => return Err(param("pcie", other.as_str(), "must be a PCIe link")),
+    };
+    let net = if tcp { p.tcp } else { p.network };
+    let cluster = Cluster {
+        nodes: p.nodes,
+        gpus_per_node: p.gpus_per_node,
+        compute_capability: gpu.compute_capability(),
+        intra_link: IntraLink::NvLink,
+        intra_gbs: gpu.nvlink_gbs(),
+        pcie_gbs,
+        nvswitch: gpu.nvswitch_multicast(),
+        nics_per_node: p.nics_per_node,
+        nic_gbps: net.link().gbps,
+        transport: if tcp {
+            Transport::Socket
+        } else {
+            Transport::Verbs
+        },
+        gdr: !tcp,
+        sharp: false,
+        cpu_vendor: CpuVendor::Intel,
+        channels: None,
+    };
+    cluster
+        .validate()
+        .map_err(|e| param("nodes", p.nodes, &e.to_string()))?;
+    Ok(cluster)
+}
+
+/// The collective model's request for these machines, with `algorithms` allowed.
+fn request(cluster: &Cluster, bytes: u64, algorithms: Option<Vec<Algorithm>>) -> CollectiveRequest {
+    CollectiveRequest {
+        op: Collective::AllReduce,
+        bytes: bytes as f64,
+        cluster: cluster.clone(),
+        algorithms,
+        protocols: None,
     }
 }
 
@@ -76,207 +90,208 @@ fn tp(category: Category, ns: f64) -> TimePart {
     TimePart { category, ns }
 }
 
-fn nvlink_ring(nvl: &Link, g: u32, bytes: u64) -> Ring {
-    Ring {
-        link: nvl.id,
-        ranks: g,
-        steps: g - 1,
-        factor: f64::from(g - 1) / f64::from(g),
-        bytes,
-        gbps: nvl.gbps,
-        per_step: vec![
-            tp(Category::Nvlink, nvl.latency_ns),
-            tp(Category::Waiting, NCCL_STEP_NS),
-        ],
+/// Where the bandwidth term's time goes, by what limits it.
+fn bandwidth_category(b: Bottleneck) -> Category {
+    match b {
+        Bottleneck::NvLink => Category::Nvlink,
+        Bottleneck::Pcie => Category::Pcie,
+        Bottleneck::Network => Category::WireSerialization,
+        Bottleneck::HostCopy => Category::Memcpy,
+        Bottleneck::ProtocolCap => Category::Waiting,
     }
 }
 
-/// Per-GPU inter-node bandwidth with RDMA: the rail NIC's payload rate (after per-packet
-/// headers at the path MTU) shared by the GPUs behind it, capped by the GPU's PCIe link.
-pub fn rdma_rank_gbps(p: &ScenarioParams) -> f64 {
-    let net = p.network.link();
-    let cost = packet_cost(rdma_framing(&net), 0, p.mtu);
-    let efficiency = f64::from(cost.payload) / f64::from(cost.wire);
-    let share = f64::from(p.nics_per_node) / f64::from(p.gpus_per_node);
-    (net.gbps * efficiency * share).min(p.pcie.link().gbps)
+/// The link the bandwidth term is drawn on.
+fn bottleneck_link(b: Bottleneck, p: &ScenarioParams, tcp: bool) -> LinkId {
+    match b {
+        Bottleneck::NvLink => p.nvlink,
+        Bottleneck::Pcie => p.pcie,
+        Bottleneck::Network | Bottleneck::HostCopy | Bottleneck::ProtocolCap => {
+            if tcp {
+                p.tcp
+            } else {
+                p.network
+            }
+        }
+    }
 }
 
-/// Per-GPU inter-node bandwidth over TCP: the NIC's TCP payload rate shared by the GPUs
-/// behind it, capped by PCIe and by one core's socket copy rate ([`MEMCPY_GBPS`]).
-pub fn tcp_rank_gbps(p: &ScenarioParams) -> f64 {
-    let net = p.tcp.link();
-    let (_, wire) = super::stage::tcp_wire(1 << 20, p.ip_mtu);
-    let efficiency = (1u64 << 20) as f64 / wire as f64;
-    let share = f64::from(p.nics_per_node) / f64::from(p.gpus_per_node);
-    (net.gbps * efficiency * share)
-        .min(p.pcie.link().gbps)
-        .min(MEMCPY_GBPS)
+/// One half of the ring (reduce-scatter or all-gather): its share of every term, in ns.
+/// `with_base` adds NCCL's base latency (the launch), paid once, to the first half.
+fn half(t: &RingTerms, ranks: u32, bytes: u64, link: LinkId, tcp: bool, with_base: bool) -> Cost {
+    let us = 1000.0 * t.plateau;
+    let intra_ns = f64::from(t.intra_steps / 2) * t.intra_step_us * us;
+    let inter_ns = f64::from(t.inter_steps / 2) * t.inter_step_us * us;
+    let base_ns = if with_base { t.base_us * us } else { 0.0 };
+    let steps = ranks - 1;
+    let factor = f64::from(steps) / f64::from(ranks);
+    let gbps = t.bus_gbs * 8.0;
+    let bandwidth_ns = factor * bytes as f64 * 8.0 / gbps;
+    Cost {
+        link: Some(link),
+        timing: Timing::Ring {
+            link,
+            ranks,
+            steps,
+            per_step_latency_ns: (base_ns + intra_ns + inter_ns) / f64::from(steps),
+            factor,
+            bytes,
+            gbps,
+        },
+        parts: vec![
+            tp(Category::HostSoftware, base_ns),
+            tp(Category::Nvlink, intra_ns),
+            tp(
+                if tcp {
+                    Category::Kernel
+                } else {
+                    Category::NicProcessing
+                },
+                inter_ns,
+            ),
+            tp(bandwidth_category(t.estimate.bottleneck), bandwidth_ns),
+        ],
+    }
 }
 
 /// `nccl-allreduce` (`tcp` false) or `nccl-allreduce-tcp`.
 pub(crate) fn allreduce(p: &ScenarioParams, tcp: bool) -> Result<Flow, FlowError> {
     let s = p.message_bytes;
     let g = p.gpus_per_node;
-    let n_nodes = p.nodes;
-    let ranks = n_nodes * g;
-    let nvl = p.nvlink.link();
-    let pcie = p.pcie.link();
-    let net = if tcp { p.tcp.link() } else { p.network.link() };
-    let mut f = if tcp {
-        Flow::new(
+    let nodes = p.nodes;
+    let ranks = nodes * g;
+    let cluster = cluster(p, tcp)?;
+    let model = |e: crate::collective::CollectiveError| param("message_bytes", s, &e.to_string());
+    let ring = estimate(&request(&cluster, s, Some(vec![Algorithm::Ring]))).map_err(model)?;
+    let protocol = ring
+        .chosen
+        .ok_or_else(|| param("nodes", nodes, "NCCL offers no Ring AllReduce here"))?
+        .protocol;
+    let t = ring_allreduce_terms(&cluster, s, protocol).map_err(model)?;
+    let any = estimate(&request(&cluster, s, None)).map_err(model)?;
+    let pick = any
+        .chosen
+        .and_then(|c| {
+            any.estimates
+                .iter()
+                .find(|e| e.algorithm == c.algorithm && e.protocol == c.protocol)
+        })
+        .map(|e| {
+            format!(
+                "Over every algorithm NCCL would pick {}/{} here: {:.1} GB/s busbw against \
+                 Ring's {:.1} (see /nccl).",
+                e.algorithm.id(),
+                e.protocol.id(),
+                e.busbw_gbs,
+                t.estimate.busbw_gbs
+            )
+        })
+        .unwrap_or_default();
+    let (id, title, summary) = if tcp {
+        (
             "nccl-allreduce-tcp",
-            "NCCL AllReduce, nodes joined by TCP only",
-            "The same hierarchical AllReduce where the inter-node phase runs over NCCL's socket \
-             transport: staging through host memory, socket copies, syscalls and interrupts \
-             on every ring step.",
+            "NCCL Ring AllReduce, nodes joined by TCP only",
+            "The same ring where every network step runs over NCCL's socket transport: \
+             staged through host memory, copied by CPU threads, with syscalls and \
+             interrupts, at the rate a published measurement found, not the line rate.",
         )
     } else {
-        Flow::new(
+        (
             "nccl-allreduce",
-            "NCCL hierarchical AllReduce, rail-aligned",
-            "NVLink reduce-scatter inside each node, an all-reduce per rail between nodes with \
-             GPUDirect RDMA, and an NVLink all-gather.",
+            "NCCL Ring AllReduce, rail-aligned",
+            "A ring through every GPU: NVLink inside each node, one network hop per node \
+             boundary with GPUDirect RDMA, timed by NCCL's own cost model.",
         )
+    };
+    let mut f = Flow::new(id, title, format!("{summary} {pick}").trim_end());
+    let link = bottleneck_link(t.estimate.bottleneck, p, tcp);
+    let inter_steps = t.inter_steps / 2;
+    let intra_steps = t.intra_steps / 2;
+    let net_via: &[Who] = if g > 1 {
+        &[Who::NvSwitch, Who::PcieSw, Who::Nic, Who::Leaf]
+    } else {
+        &[Who::PcieSw, Who::Nic, Who::Leaf]
+    };
+    let (copies, syscalls, interrupts) = if tcp {
+        (
+            SOCKET_STEP_COPIES,
+            SOCKET_STEP_SYSCALLS,
+            SOCKET_STEP_INTERRUPTS,
+        )
+    } else {
+        (0, 0, 0)
+    };
+    let transport = if tcp {
+        "the socket transport copies each chunk through host memory (4 copies, 2 syscalls \
+         and an interrupt per network step)"
+    } else {
+        "GPUDirect RDMA moves each chunk between GPU memories with no host copy"
     };
     let mut phases = Vec::new();
-    let shard = s.div_ceil(u64::from(g));
-    if g > 1 {
-        let r = nvlink_ring(&nvl, g, s);
+    for (i, name) in ["reduce-scatter", "all-gather"].into_iter().enumerate() {
+        let cost = half(&t, ranks, s, link, tcp, i == 0);
+        let time_ns: f64 = cost.parts.iter().map(|x| x.ns).sum();
         phases.push(CollectivePhase {
-            name: "NVLink reduce-scatter".to_string(),
-            link: nvl.id,
-            ranks: g,
+            name: format!("ring {name}"),
+            link,
+            ranks,
             bytes: s,
-            time_ns: r.time_ns(),
+            time_ns,
         });
+        let what = if i == 0 {
+            "each GPU passes a 1/n chunk of its buffer to the next, adding as it goes, until \
+             every chunk holds the sum of all GPUs"
+        } else {
+            "each GPU passes the summed chunks on around the ring until every GPU has the \
+             whole result"
+        };
+        let launch = if i == 0 {
+            format!(
+                " It also pays NCCL's base latency of {:.1} µs once.",
+                t.base_us * t.plateau
+            )
+        } else {
+            String::new()
+        };
         f.then(
             StepSpec::new(
                 Who::Gpu,
-                Who::Gpu,
-                StepKind::NvlinkTransfer,
-                format!("Phase 1: NVLink reduce-scatter among {g} GPUs"),
-                r.cost(Category::Nvlink),
+                Who::Cluster,
+                StepKind::Packet,
+                format!(
+                    "Ring {name}: {} steps around {ranks} GPUs ({} over NVLink, {} across \
+                     the network)",
+                    ranks - 1,
+                    intra_steps,
+                    inter_steps
+                ),
+                cost,
                 "/nccl",
                 format!(
-                    "Each GPU sends (k−1)/k of its buffer around a ring of {g} through \
-                     NVSwitch, adding as it goes; each ends with one fully reduced 1/{g} \
-                     shard of the node's sum."
+                    "In {} steps {what}. {intra_steps} steps stay on NVLink inside a node \
+                     and {inter_steps} cross the network; {transport}. NCCL's model moves \
+                     (n−1)/n of the buffer at {:.1} GB/s bus bandwidth, limited by the {}, \
+                     with the {} protocol.{launch}",
+                    ranks - 1,
+                    t.bus_gbs,
+                    bottleneck_words(t.estimate.bottleneck),
+                    protocol.id(),
                 ),
             )
-            .via(&[Who::NvSwitch])
-            .bytes(s),
-        );
-    }
-    let cable = net.latency_ns;
-    let switch = switch_latency_ns(net.kind);
-    let (gbps, per_step, copies, syscalls, interrupts) = if tcp {
-        let k = TCP_TX_STACK_NS + TCP_RX_STACK_NS + 2.0 * SYSCALL_NS + INTERRUPT_NS + WAKEUP_NS;
-        (
-            tcp_rank_gbps(p),
-            vec![
-                tp(Category::Pcie, 2.0 * pcie.latency_ns),
-                tp(Category::Kernel, k),
-                tp(Category::Propagation, 2.0 * cable),
-                tp(Category::Switch, switch),
-                tp(Category::Waiting, NCCL_STEP_NS),
-            ],
-            4,
-            2,
-            1,
-        )
-    } else {
-        (
-            rdma_rank_gbps(p),
-            vec![
-                tp(Category::Pcie, 2.0 * pcie.latency_ns),
-                tp(Category::NicProcessing, NIC_TX_NS + NIC_RX_NS),
-                tp(Category::Propagation, 2.0 * cable),
-                tp(Category::Switch, switch),
-                tp(Category::Waiting, NCCL_STEP_NS),
-            ],
-            0,
-            0,
-            0,
-        )
-    };
-    let steps = 2 * (n_nodes - 1);
-    let r = Ring {
-        link: net.id,
-        ranks: n_nodes,
-        steps,
-        factor: f64::from(steps) / f64::from(n_nodes),
-        bytes: shard,
-        gbps,
-        per_step,
-    };
-    f.figure("inter-node bandwidth per GPU", gbps / 8.0, "GB/s");
-    phases.push(CollectivePhase {
-        name: "inter-node all-reduce per rail".to_string(),
-        link: net.id,
-        ranks: n_nodes,
-        bytes: shard,
-        time_ns: r.time_ns(),
-    });
-    let text = if tcp {
-        format!(
-            "Per ring step each GPU's chunk is copied to host memory, sent with a syscall and \
-             copied into the socket, received with an interrupt, a syscall and a copy, and \
-             copied to the GPU: 4 copies, 2 syscalls and 1 interrupt per step, {steps} steps. \
-             The per-GPU rate is capped by the shared NIC and by one core's copy speed."
-        )
-    } else {
-        format!(
-            "The GPUs with the same local index form a rail: each has its own NIC on the same \
-             rail switch, so their ring crosses one switch. GPUDirect RDMA moves the shard \
-             with no host copy and no syscall: {steps} steps of 2(k−1)/k · S/G."
-        )
-    };
-    f.then(
-        StepSpec::new(
-            Who::Gpu,
-            Who::Cluster,
-            StepKind::Packet,
-            format!("Phase 2: all-reduce of the 1/{g} shard across {n_nodes} nodes"),
-            r.cost(Category::WireSerialization),
-            "/nccl",
-            text,
-        )
-        .via(&[Who::PcieSw, Who::Nic, Who::Leaf])
-        .bytes(shard)
-        .copies(copies * steps)
-        .syscalls(syscalls * steps)
-        .interrupts(interrupts * steps),
-    );
-    if g > 1 {
-        let r = nvlink_ring(&nvl, g, s);
-        phases.push(CollectivePhase {
-            name: "NVLink all-gather".to_string(),
-            link: nvl.id,
-            ranks: g,
-            bytes: s,
-            time_ns: r.time_ns(),
-        });
-        f.then(
-            StepSpec::new(
-                Who::Gpu,
-                Who::Gpu,
-                StepKind::NvlinkTransfer,
-                format!("Phase 3: NVLink all-gather among {g} GPUs"),
-                r.cost(Category::Nvlink),
-                "/nccl",
-                "Each GPU broadcasts its globally reduced shard around the NVLink ring; all \
-                 GPUs end with the whole result.",
-            )
-            .via(&[Who::NvSwitch])
-            .bytes(s),
+            .via(net_via)
+            .bytes(s)
+            .copies(copies * inter_steps)
+            .syscalls(syscalls * inter_steps)
+            .interrupts(interrupts * inter_steps),
         );
     }
     let time_ns: f64 = phases.iter().map(|ph| ph.time_ns).sum();
-    // bytes per ns = GB/s.
+    // bytes per ns = GB/s; the same figures as the Ring row of /nccl's table.
     let algbw = s as f64 / time_ns;
-    let busbw = algbw * 2.0 * f64::from(ranks - 1) / f64::from(ranks);
+    let busbw = algbw * Collective::AllReduce.bus_factor(ranks);
     f.figure("algbw", algbw, "GB/s");
     f.figure("busbw", busbw, "GB/s");
+    f.figure("bus bandwidth limit", t.bus_gbs, "GB/s");
     f.collective = Some(CollectiveSummary {
         ranks,
         bytes: s,
@@ -286,4 +301,14 @@ pub(crate) fn allreduce(p: &ScenarioParams, tcp: bool) -> Result<Flow, FlowError
         busbw_gbytes_per_s: busbw,
     });
     Ok(f)
+}
+
+fn bottleneck_words(b: Bottleneck) -> &'static str {
+    match b {
+        Bottleneck::NvLink => "NVLink",
+        Bottleneck::Pcie => "PCIe links feeding the NICs",
+        Bottleneck::Network => "NICs' line rate",
+        Bottleneck::HostCopy => "socket transport's host copies",
+        Bottleneck::ProtocolCap => "protocol's per-channel cap in NCCL's tables",
+    }
 }

@@ -110,8 +110,16 @@ pub fn default_params(id: &str) -> Result<ScenarioParams, FlowError> {
             ..base
         },
         // A collective is measured on buffers large enough to reach bandwidth.
-        "nccl-allreduce" | "nccl-allreduce-tcp" => ScenarioParams {
+        "nccl-allreduce" => ScenarioParams {
             message_bytes: 256 << 20,
+            ..base
+        },
+        // Nodes joined by TCP only, as in the socket measurement the model's rate comes
+        // from (NVIDIA/nccl#450): one 100 Gb/s Ethernet NIC per node.
+        "nccl-allreduce-tcp" => ScenarioParams {
+            message_bytes: 256 << 20,
+            nodes: 2,
+            nics_per_node: 1,
             ..base
         },
         _ if SCENARIO_IDS.contains(&id) => base,
