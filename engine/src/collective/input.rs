@@ -381,10 +381,10 @@ impl Cluster {
     }
 }
 
-/// Reads a size as nccl-tests' `-b`/`-e` take it (`8`, `64K`, `8G`: K, M, G, T are powers of
-/// 1024, src/common.cu `parsesize`), also with a `B`/`iB` tail (`8GiB`, `512 KB`) and a
-/// fractional count (`1.5M`), which must come to a whole number of bytes within
-/// [`MAX_BYTES`].
+/// Reads a size as nccl-tests' `-b`/`-e` take it: `8`, `64K`, `8G`, where K, M and G are
+/// powers of 1024 (src/common.cu `parsesize`). Beyond nccl-tests, also lower case, T, a
+/// `B`/`iB` tail (`8GiB`, `512 KB`); a fractional count (`1.5M`) must come to a whole number
+/// of bytes, at most [`MAX_BYTES`].
 pub fn parse_size(text: &str) -> Result<u64, CollectiveError> {
     let t = text.trim();
     let bad = |why: &str| CollectiveError::invalid("bytes", format!("{t:?}: {why}"));
