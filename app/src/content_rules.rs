@@ -440,3 +440,59 @@ fn pages_give_nccl_variables_the_values_of_their_data_row() {
         "{stated:?}"
     );
 }
+
+/// The page and heading an engine-given `/path#anchor` link names, or why it lands nowhere.
+fn lands(pages: &[Page], href: &str) -> Result<(), String> {
+    let (path, fragment) = href.split_once('#').unwrap_or((href, ""));
+    let target = pages
+        .iter()
+        .find(|p| p.topic.path == path)
+        .ok_or_else(|| format!("{href}: no page at {path}"))?;
+    if !fragment.is_empty() && !ids(target).contains(fragment) {
+        return Err(format!("{href}: {path} has no heading #{fragment}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn lossless_findings_link_to_headings_that_exist() {
+    use engine::lossless::{DscpPriority, QosPlan};
+    let pages = pages();
+    // Plans that between them raise every finding the checker has.
+    let ex = QosPlan::example;
+    let plans = [
+        ex(),
+        QosPlan {
+            nccl_ib_tc: 97,
+            ..ex()
+        },
+        QosPlan {
+            ecn_priorities: vec![],
+            pfc_priorities: vec![],
+            ..ex()
+        },
+        QosPlan {
+            cnp_dscp: 26,
+            ecn_kmin_bytes: 1 << 30,
+            ..ex()
+        },
+        QosPlan {
+            cnp_dscp: 26,
+            pfc_priorities: vec![],
+            dscp_priority: vec![DscpPriority {
+                dscp: 26,
+                priority: 3,
+            }],
+            ..ex()
+        },
+    ];
+    let mut broken = Vec::new();
+    for plan in plans {
+        for f in plan.check().unwrap().1 {
+            if let Err(e) = lands(&pages, f.topic) {
+                broken.push(e);
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}

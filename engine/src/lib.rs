@@ -9,6 +9,7 @@ pub mod dcqcn;
 pub mod exercise;
 pub mod fabric;
 pub mod flows;
+pub mod lossless;
 pub mod probe;
 pub mod qp;
 pub mod search;
