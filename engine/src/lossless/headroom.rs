@@ -11,7 +11,7 @@
 //!
 //! Times become bytes at the link's data rate: `bytes = ns × Gb/s / 8`.
 
-use super::qos::LosslessError;
+use super::qos::{parse_whole, LosslessError};
 use serde::{Deserialize, Serialize};
 
 /// A PFC frame is a minimum-size MAC Control frame (IEEE 802.3 Annex 31D).
@@ -65,6 +65,36 @@ impl Headroom {
             max_frame_bytes: 9216,
             response_ns: 1000.0,
         }
+    }
+
+    /// The fields as a page's boxes hold them, by JSON name, in form order.
+    pub fn texts(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("link_gbps", self.link_gbps.to_string()),
+            ("cable_m", self.cable_m.to_string()),
+            ("ns_per_m", self.ns_per_m.to_string()),
+            ("max_frame_bytes", self.max_frame_bytes.to_string()),
+            ("response_ns", self.response_ns.to_string()),
+        ]
+    }
+
+    /// Reads the boxes back, naming the first field that does not read or is out of range.
+    pub fn from_texts(text: impl Fn(&str) -> String) -> Result<Headroom, LosslessError> {
+        let number = |field: &str| {
+            let t = text(field);
+            t.trim()
+                .parse::<f64>()
+                .map_err(|_| LosslessError::new(field, format!("{t:?} is not a number")))
+        };
+        let h = Headroom {
+            link_gbps: number("link_gbps")?,
+            cable_m: number("cable_m")?,
+            ns_per_m: number("ns_per_m")?,
+            max_frame_bytes: parse_whole("max_frame_bytes", &text("max_frame_bytes"))?,
+            response_ns: number("response_ns")?,
+        };
+        h.validate()?;
+        Ok(h)
     }
 
     pub fn validate(&self) -> Result<(), LosslessError> {
@@ -136,6 +166,16 @@ mod tests {
         assert_eq!(at(400.0, 100.0), 4 * at(100.0, 100.0));
         assert_eq!(at(100.0, 300.0), 3 * at(100.0, 100.0));
         assert_eq!(at(100.0, 0.0), 0);
+    }
+
+    #[test]
+    fn texts_read_back_to_the_same_figures() {
+        let h = Headroom::example();
+        let texts = h.texts();
+        let get = |k: &str| texts.iter().find(|(n, _)| *n == k).unwrap().1.clone();
+        assert_eq!(Headroom::from_texts(get).unwrap(), h);
+        let e = Headroom::from_texts(|k| if k == "cable_m" { "10O".into() } else { get(k) });
+        assert_eq!(e.unwrap_err().field, "cable_m");
     }
 
     #[test]

@@ -124,6 +124,46 @@ pub struct QosFinding {
     pub topic: &'static str,
 }
 
+/// Reads a DSCP-to-priority map written `26:3, 48:6` (DSCP:priority, commas or spaces
+/// between entries), as the learner types it; `field` names it in errors.
+pub fn parse_dscp_map(field: &str, text: &str) -> Result<Vec<DscpPriority>, LosslessError> {
+    let mut map = Vec::new();
+    for entry in text.split([',', ' ']).filter(|e| !e.is_empty()) {
+        let bad =
+            || LosslessError::new(field, format!("{entry:?} is not DSCP:priority, e.g. 26:3"));
+        let (d, p) = entry.split_once(':').ok_or_else(bad)?;
+        let dscp = d.trim().parse().map_err(|_| bad())?;
+        let priority = p.trim().parse().map_err(|_| bad())?;
+        map.push(DscpPriority { dscp, priority });
+    }
+    Ok(map)
+}
+
+/// Reads a list of priorities written `3` or `3, 4` (empty for none).
+pub fn parse_priorities(field: &str, text: &str) -> Result<Vec<u8>, LosslessError> {
+    text.split([',', ' '])
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            e.parse::<u8>()
+                .map_err(|_| LosslessError::new(field, format!("{e:?} is not a priority 0–7")))
+        })
+        .collect()
+}
+
+/// A whole number typed into `field`.
+pub(crate) fn parse_whole<T: std::str::FromStr>(
+    field: &str,
+    text: &str,
+) -> Result<T, LosslessError> {
+    text.trim()
+        .parse()
+        .map_err(|_| LosslessError::new(field, format!("{text:?} is not a whole number in range")))
+}
+
+fn list_text<T: ToString>(items: impl Iterator<Item = T>) -> String {
+    items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+}
+
 fn priorities(field: &str, list: &[u8]) -> Result<(), LosslessError> {
     match list.iter().find(|&&p| p > 7) {
         Some(p) => Err(LosslessError::new(
@@ -156,6 +196,42 @@ impl QosPlan {
             ecn_kmin_bytes: 150_000,
             pfc_xoff_bytes: 400_000,
         }
+    }
+
+    /// The fields as a page's boxes hold them, by JSON name, in form order.
+    pub fn texts(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("nccl_ib_tc", self.nccl_ib_tc.to_string()),
+            (
+                "dscp_priority",
+                list_text(
+                    self.dscp_priority
+                        .iter()
+                        .map(|e| format!("{}:{}", e.dscp, e.priority)),
+                ),
+            ),
+            ("pfc_priorities", list_text(self.pfc_priorities.iter())),
+            ("ecn_priorities", list_text(self.ecn_priorities.iter())),
+            ("cnp_dscp", self.cnp_dscp.to_string()),
+            ("ecn_kmin_bytes", self.ecn_kmin_bytes.to_string()),
+            ("pfc_xoff_bytes", self.pfc_xoff_bytes.to_string()),
+        ]
+    }
+
+    /// Reads the boxes back (`text(name)` gives a field's text), naming the first field
+    /// that does not read; the ranges are [`QosPlan::validate`]'s to judge.
+    pub fn from_texts(text: impl Fn(&str) -> String) -> Result<QosPlan, LosslessError> {
+        let plan = QosPlan {
+            nccl_ib_tc: parse_whole("nccl_ib_tc", &text("nccl_ib_tc"))?,
+            dscp_priority: parse_dscp_map("dscp_priority", &text("dscp_priority"))?,
+            pfc_priorities: parse_priorities("pfc_priorities", &text("pfc_priorities"))?,
+            ecn_priorities: parse_priorities("ecn_priorities", &text("ecn_priorities"))?,
+            cnp_dscp: parse_whole("cnp_dscp", &text("cnp_dscp"))?,
+            ecn_kmin_bytes: parse_whole("ecn_kmin_bytes", &text("ecn_kmin_bytes"))?,
+            pfc_xoff_bytes: parse_whole("pfc_xoff_bytes", &text("pfc_xoff_bytes"))?,
+        };
+        plan.validate()?;
+        Ok(plan)
     }
 
     pub fn validate(&self) -> Result<(), LosslessError> {
@@ -435,6 +511,42 @@ mod tests {
             priority: 1,
         });
         assert_eq!(field(twice), "dscp_priority[2].dscp");
+    }
+
+    #[test]
+    fn typed_maps_and_lists_read_or_name_the_field() {
+        assert_eq!(
+            parse_dscp_map("map", "26:3, 48:6").unwrap(),
+            QosPlan::example().dscp_priority
+        );
+        assert_eq!(parse_dscp_map("map", " ").unwrap(), vec![]);
+        assert_eq!(parse_priorities("pfc", "3 4").unwrap(), vec![3, 4]);
+        for bad in ["26", "26:x", "a:3", "26:3:1", "300:1"] {
+            assert_eq!(
+                parse_dscp_map("map", bad).unwrap_err().field,
+                "map",
+                "{bad}"
+            );
+        }
+        assert_eq!(parse_priorities("pfc", "3,x").unwrap_err().field, "pfc");
+    }
+
+    #[test]
+    fn texts_read_back_to_the_same_plan() {
+        let plan = QosPlan::example();
+        let texts = plan.texts();
+        let get = |k: &str| texts.iter().find(|(n, _)| *n == k).unwrap().1.clone();
+        assert_eq!(QosPlan::from_texts(get).unwrap(), plan);
+        let e = QosPlan::from_texts(|k| {
+            if k == "cnp_dscp" {
+                "4 8".into()
+            } else {
+                get(k)
+            }
+        });
+        assert_eq!(e.unwrap_err().field, "cnp_dscp");
+        let e = QosPlan::from_texts(|k| if k == "cnp_dscp" { "99".into() } else { get(k) });
+        assert_eq!(e.unwrap_err().field, "cnp_dscp");
     }
 
     #[test]
