@@ -54,11 +54,12 @@ pub const MAX_TOKENS_PER_GPU: u64 = 1_000_000_000;
 /// - A100 SXM4: 312, BFLOAT16 Tensor Core, NVIDIA A100 datasheet (624 with sparsity).
 /// - H100 SXM5: 1,979 with sparsity, so 989.5 dense, BF16 Tensor Core, NVIDIA H100
 ///   datasheet ("Shown with sparsity. Specifications 1/2 lower without sparsity").
-/// - H200 SXM: 1,979 with sparsity, so 989.5, BF16 Tensor Core, NVIDIA H200 datasheet.
+/// - H200 SXM: 1,979 with sparsity, so 989.5, BF16 Tensor Core, NVIDIA H200 datasheet (the
+///   same GH100 tensor cores as the H100; only the memory differs).
 /// - B200 in HGX B200: 4.5 PFLOPS FP16/BF16 Tensor Core per GPU with sparsity, so 2,250,
 ///   NVIDIA HGX B200 / DGX B200 specifications ("Individual Blackwell GPU Specifications").
 /// - GeForce RTX 4090: 165.2, "Peak BF16 Tensor TFLOPS with FP32 Accumulate" (330.4 with
-///   sparsity), NVIDIA Ada GPU Architecture whitepaper, Appendix A. GeForce runs FP32
+///   sparsity), NVIDIA Ada GPU Architecture whitepaper, RTX 4090 specification table. GeForce runs FP32
 ///   accumulation at half the FP16-accumulate rate (330.3 dense); training accumulates in
 ///   FP32, so the lower figure applies.
 pub fn peak_dense_tflops(gpu: GpuModel) -> f64 {
