@@ -59,9 +59,9 @@ pub const MAX_TOKENS_PER_GPU: u64 = 1_000_000_000;
 /// - B200 in HGX B200: 4.5 PFLOPS FP16/BF16 Tensor Core per GPU with sparsity, so 2,250,
 ///   NVIDIA HGX B200 / DGX B200 specifications ("Individual Blackwell GPU Specifications").
 /// - GeForce RTX 4090: 165.2, "Peak BF16 Tensor TFLOPS with FP32 Accumulate" (330.4 with
-///   sparsity), NVIDIA Ada GPU Architecture whitepaper, RTX 4090 specification table. GeForce runs FP32
-///   accumulation at half the FP16-accumulate rate (330.3 dense); training accumulates in
-///   FP32, so the lower figure applies.
+///   sparsity), NVIDIA Ada GPU Architecture whitepaper, RTX 4090 specification table.
+///   GeForce runs FP32 accumulation at half the FP16-accumulate rate (330.3 dense);
+///   training accumulates in FP32, so the lower figure applies.
 pub fn peak_dense_tflops(gpu: GpuModel) -> f64 {
     match gpu {
         GpuModel::V100 => 125.0,
