@@ -7,6 +7,8 @@
 //!   [`sweep`]: the same at `all_reduce_perf`'s sizes.
 //! - [`constants`]: NCCL's tables, each with file and line.
 //! - [`Machines`]: a [`Cluster`] from named parts ([`GpuModel`], [`NicModel`]).
+//! - [`training_step`]: a data-parallel training step on [`Machines`]: compute, the gradient
+//!   AllReduce, and the speedup over one GPU.
 //!
 //! algbw and busbw are nccl-tests' (doc/PERFORMANCE.md): algbw = S/t, busbw = algbw ×
 //! [`Collective::bus_factor`].
@@ -18,6 +20,7 @@ mod model;
 mod presets;
 #[cfg(test)]
 mod tests;
+mod training;
 
 pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
 pub use error::CollectiveError;
@@ -30,3 +33,8 @@ pub use model::{
     CollectiveReport, Estimate, RingTerms,
 };
 pub use presets::{GpuModel, Machines, NicModel};
+pub use training::{
+    peak_dense_tflops, step as training_step, GradientAllReduce, GradientFormat, TrainingExample,
+    TrainingReport, TrainingRequest, DEFAULT_MFU, FLOPS_PER_PARAM_PER_TOKEN, MAX_PARAMS,
+    MAX_TOKENS_PER_GPU, TRAINING_EXAMPLES,
+};
