@@ -8,6 +8,7 @@
 pub mod dcqcn;
 pub mod flows;
 pub mod live;
+pub mod lossless;
 pub mod qp;
 pub mod roce;
 pub mod training;
