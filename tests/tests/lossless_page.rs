@@ -1,0 +1,131 @@
+//! The /lossless calculators in real headless Chromium: the page opens on its reference
+//! text's examples (43,496 bytes of headroom, NCCL_IB_TC=104 landing on lossless priority
+//! 3), typing digit by digit updates them, garbage names its field and keeps the last
+//! answer, a deep link reloads the typed values, and the page fits a phone.
+
+use engine::lossless::Headroom;
+use lab_tests::{
+    browser::{Browser, PHONE},
+    site::Site,
+};
+
+async fn text_of(browser: &Browser, css: &str) -> String {
+    browser.find(css).await.text().await.expect("element text")
+}
+
+/// Clears the box and types `text` one key at a time, as a learner does.
+async fn type_into(browser: &Browser, css: &str, text: &str) {
+    let field = browser.find(css).await;
+    field.clear().await.expect("field clears");
+    for c in text.chars() {
+        field
+            .send_keys(&c.to_string())
+            .await
+            .expect("field takes keys");
+    }
+}
+
+/// Waits until the first element matching `css` contains `text`.
+async fn wait_contains(browser: &Browser, css: &str, text: &str) {
+    browser
+        .wait_until(
+            &format!(
+                "const e = document.querySelector({css:?}); return !!e && e.textContent.includes({text:?})"
+            ),
+            &format!("{css} to contain {text:?}"),
+        )
+        .await;
+}
+
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{202f}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[tokio::test]
+async fn qos_and_headroom_calculators_answer_as_typed() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/lossless")).await;
+
+    // The reference page's worked example: 43 496 bytes.
+    wait_contains(&browser, ".lossless-total td", &grouped(43_496)).await;
+    let total = text_of(&browser, ".lossless-total td").await;
+    assert!(total.starts_with(&grouped(43_496)), "{total}");
+    let chain = text_of(&browser, ".lossless-chain").await;
+    assert!(chain.contains("DSCP 26 → priority 3"), "{chain}");
+    assert!(chain.contains("PFC on, ECN on"), "{chain}");
+    assert_eq!(
+        browser
+            .eval("return document.querySelectorAll('.lossless-findings .lossless-bad').length")
+            .await,
+        0
+    );
+
+    // 300 m of cable, typed digit by digit: three times the cable term.
+    type_into(&browser, "#headroom-cable_m", "300").await;
+    let expected = Headroom {
+        cable_m: 300.0,
+        ..Headroom::example()
+    }
+    .bytes()
+    .unwrap()
+    .total;
+    wait_contains(&browser, ".lossless-total td", &grouped(expected)).await;
+
+    // Garbage after the digits: the field is named, the answer for 300 m stays.
+    type_into(&browser, "#headroom-cable_m", "300x").await;
+    let error = text_of(&browser, "#headroom-cable_m-error").await;
+    assert!(error.contains("cable_m"), "{error}");
+    assert!(text_of(&browser, ".lossless-total td")
+        .await
+        .starts_with(&grouped(expected)));
+
+    // NCCL_IB_TC=96 is DSCP 24: not in the map, so lossy priority 0.
+    type_into(&browser, "#qos-nccl_ib_tc", "96").await;
+    wait_contains(&browser, ".lossless-chain", "DSCP 24 → priority 0").await;
+    let bad = text_of(&browser, ".lossless-findings .lossless-bad").await;
+    assert!(bad.contains("not in the map"), "{bad}");
+
+    // The typed values are in the URL and survive a reload.
+    let url = browser.eval("return location.href").await;
+    let url = url.as_str().expect("a URL").to_string();
+    assert!(url.contains("qos.nccl_ib_tc=96"), "{url}");
+    browser.goto(&url).await;
+    wait_contains(&browser, ".lossless-chain", "DSCP 24 → priority 0").await;
+    assert_eq!(
+        browser
+            .eval("return document.querySelector('#qos-nccl_ib_tc').value")
+            .await,
+        "96"
+    );
+    browser.screenshot("lossless-desktop").await;
+
+    // Back to the examples; then a phone in the dark theme.
+    browser.click_in_view(".lossless-reset").await;
+    wait_contains(&browser, ".lossless-chain", "DSCP 26 → priority 3").await;
+    browser.click_in_view(".theme-toggle").await;
+    browser.resize(PHONE).await;
+    browser
+        .goto(&site.url("/lossless?headroom.link_gbps=400"))
+        .await;
+    browser.find(".lossless-table").await;
+    let fits = browser
+        .eval("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+        .await;
+    assert_eq!(fits, true, "no sideways scrolling at 375 px");
+    browser
+        .eval("document.querySelector('.lossless-table').scrollIntoView(); return true")
+        .await;
+    browser.screenshot("lossless-375-dark").await;
+
+    browser.assert_no_console_errors("lossless page").await;
+    browser.close().await;
+}
