@@ -9,6 +9,7 @@ pub mod dcqcn;
 pub mod exercise;
 pub mod fabric;
 pub mod flows;
+pub mod nccl_log;
 pub mod probe;
 pub mod qp;
 pub mod search;
