@@ -4,15 +4,19 @@
 //! numbers in front), a Kubernetes pod log (timestamps in front), or a GitHub issue
 //! (indented, CRLF) — with lines of many ranks and hosts interleaved, and keeps every
 //! line as a [`Record`], the ones it cannot read as [`Event::Unrecognised`]. From the
-//! records, a summary and a diagnosis are built (next steps).
+//! records, [`NcclLog::summary`] says which version ran, how many ranks on how many
+//! hosts, and which transport joined which ranks; [`diagnose`] turns known bad signs
+//! into [`Finding`]s that point at the lab's troubleshooting page.
 //!
 //! The formats read are those of NVIDIA/nccl v2.4.8-1 to v2.29.3-1; each reader in
 //! `record.rs` names the format strings (file and line at a tag) it was written from.
 //! Reading is one pass over the lines with fixed-word matching, so time is linear in the
 //! length of the log.
 
+mod diagnose;
 mod prefix;
 mod record;
+mod summary;
 pub mod wc_status;
 
 #[cfg(test)]
@@ -20,9 +24,13 @@ mod tests;
 
 use serde::Serialize;
 
+pub use diagnose::{diagnose, Finding, Severity};
 pub use prefix::{Level, Origin};
 pub use record::{
     ChannelConnection, Event, LinkLayer, NcclResult, NetDevice, Peer, Side, Transport,
+};
+pub use summary::{
+    ChannelLink, EnvVar, HostSummary, InterNodeTransport, IntraNodeTransport, RankSummary, Summary,
 };
 
 /// One line of the log and what it says.

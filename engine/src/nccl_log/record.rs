@@ -205,6 +205,14 @@ pub enum Event {
         path: Option<String>,
         message: String,
     },
+    /// A WARN that a socket connection between processes failed, timed out or was closed.
+    SocketFailure {
+        /// The connect timed out (`Connection timed out`, `exceeded timeouts`).
+        timed_out: bool,
+        /// The peer closed the connection.
+        closed_by_peer: bool,
+        message: String,
+    },
     /// `NVLS multicast support is [not ]available on dev D`.
     NvlsSupport { available: bool },
     /// NVLS set up and used: `Connected NVLS tree`, `NVLS comm ...`.
@@ -322,6 +330,11 @@ pub fn classify(level: Level, body: &str) -> Event {
                 .map(|p| p.trim_end_matches([',', '.']).to_string()),
             message: body.to_string(),
         };
+    }
+    if level == Level::Warn {
+        if let Some(e) = socket_failure(body) {
+            return e;
+        }
     }
     if let Some(rest) = body.strip_prefix("NVLS multicast support is ") {
         return Event::NvlsSupport {
@@ -726,6 +739,28 @@ fn is_shm_error(body: &str) -> bool {
     body.contains("/dev/shm/")
         || body.contains("shared memory segment")
         || body.contains("shared memory file")
+}
+
+/// `Connect to %s failed : %s` and `Net : Connection closed by remote peer` (v2.4.8-1
+/// `src/include/socket.h` lines 390, 403); `Net : Connect to %s failed : %s` and `Net :
+/// Connection closed by remote peer %s` (v2.12.12-1 `src/misc/socket.cc` lines 450, 523);
+/// `socketStartConnect: exceeded timeouts (%d)`, `socketPollConnect: exceeded timeouts (%d)`,
+/// `socketStartConnect: Connect to %s failed : %s` (v2.18.3-1 `src/misc/socket.cc` lines 475,
+/// 524, 483); `%s: connect to %s failed : %s` (v2.29.3-1 `src/os/linux.cc` line 213) and
+/// `socketProgress: Connection closed by remote peer %s` (v2.29.3-1 `src/misc/socket.cc` line 34).
+fn socket_failure(body: &str) -> Option<Event> {
+    let connect =
+        (body.contains("Connect to ") || body.contains("connect to ")) && body.contains(" failed");
+    let timeouts = body.contains("exceeded timeouts");
+    let closed = body.contains("Connection closed by remote peer");
+    if !(connect || timeouts || closed) {
+        return None;
+    }
+    Some(Event::SocketFailure {
+        timed_out: timeouts || contains_ignore_case(body, "timed out"),
+        closed_by_peer: closed,
+        message: body.to_string(),
+    })
 }
 
 fn word_starting<'a>(body: &'a str, start: &str) -> Option<&'a str> {
