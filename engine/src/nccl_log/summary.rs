@@ -62,6 +62,8 @@ pub struct HostSummary {
     pub bootstrap: Vec<String>,
     /// Names from `NET/Plugin: Loaded net plugin`.
     pub net_plugins: Vec<String>,
+    /// RoCE GID indexes from the QP lines (and failed `ibv_modify_qp` calls) of this host.
+    pub gid_indexes: Vec<i64>,
     /// Lines from this host that show a network being set up (plugin, IB, socket lists).
     pub net_lines: Vec<usize>,
 }
@@ -102,6 +104,8 @@ pub struct Summary {
     pub hosts: Vec<HostSummary>,
     /// Lines of `NCCL version`.
     pub version_lines: Vec<usize>,
+    /// Ring and tree lines (`Channel 00/02 : 0 1 2 3`, `Trees [0] ...`).
+    pub topology_lines: Vec<usize>,
     /// Lines that mention NVLS or CollNet.
     pub nvls_lines: Vec<usize>,
     pub collnet_lines: Vec<usize>,
@@ -210,6 +214,21 @@ impl NcclLog {
                         }
                     }
                 }
+                Event::IbQp {
+                    gid_index: Some(g),
+                    lid_form: false,
+                    ..
+                }
+                | Event::ModifyQpFailed {
+                    gid_index: Some(g), ..
+                } => {
+                    if let Some(h) = host_entry(&mut hosts, host) {
+                        if !h.gid_indexes.contains(g) {
+                            h.gid_indexes.push(*g);
+                        }
+                    }
+                }
+                Event::Topology { .. } => s.topology_lines.push(r.line),
                 Event::NvlsConnected => {
                     nvls_used = true;
                     s.nvls_lines.push(r.line);

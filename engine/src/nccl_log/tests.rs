@@ -772,6 +772,8 @@ fn summary_of_interleaved_two_host_log() {
     assert_eq!(s.hosts.len(), 2);
     assert_eq!(s.hosts[0].bootstrap, ["eth0:10.0.0.1<0>"]);
     assert_eq!(s.hosts[1].ib_devices[0].link, Some(LinkLayer::RoCE));
+    assert_eq!(s.hosts[0].gid_indexes, [3]);
+    assert!(s.hosts[1].gid_indexes.is_empty());
     let f = diagnose(&parse(&roce_two_hosts(true)));
     assert_eq!(titles(&f), ["No problem found"]);
     assert_eq!(f[0].severity, Severity::Info);
@@ -1170,6 +1172,7 @@ fn hundred_thousand_lines_parse_in_one_pass() {
     }
     let log = parse(&text);
     assert_eq!(log.records.len(), 100_000);
+    assert_eq!(log.summary().topology_lines.len(), 10_000);
     let count = |f: fn(&Event) -> bool| log.records.iter().filter(|r| f(&r.event)).count();
     assert_eq!(count(|e| matches!(e, Event::Channel(_))), 20_000);
     assert_eq!(count(|e| matches!(e, Event::NetIbUsing { .. })), 10_000);
