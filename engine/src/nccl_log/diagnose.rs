@@ -187,7 +187,10 @@ fn gdr(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
             _ => None,
         })
         .collect();
-    if s.gdr_used != Some(false) && disabled.is_empty() {
+    // Without network channels, a `Disabled` line matters only if the job spans hosts: NCCL
+    // checks GDR at init even on one host, where no data crosses the network.
+    let spans_hosts = s.nnodes.is_some_and(|n| n > 1);
+    if s.gdr_used != Some(false) && (disabled.is_empty() || !spans_hosts) {
         return;
     }
     let mut lines: Vec<usize> = disabled.iter().map(|d| d.0).collect();

@@ -858,6 +858,12 @@ fn gdr_no_module_on_old_nccl_names_nvidia_peermem() {
         .expect("GDR finding");
     assert!(g.explanation.contains("modprobe nvidia-peermem"));
     assert!(!g.explanation.contains("2.9.8 or later"));
+    // One host: the init-time check is printed, but no data crosses a network.
+    let one_host = "a:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n\
+                    a:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1b000] via P2P/IPC\n\
+                    a:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n\
+                    a:1:3 [1] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n";
+    assert_eq!(titles(&diagnose(&parse(one_host))), ["No problem found"]);
 }
 
 #[test]
