@@ -10,6 +10,7 @@ pub mod exercise;
 pub mod fabric;
 pub mod flows;
 pub mod lossless;
+pub mod nccl_log;
 pub mod probe;
 pub mod qp;
 pub mod search;

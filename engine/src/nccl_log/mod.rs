@@ -1,0 +1,71 @@
+//! Reading an `NCCL_DEBUG=INFO` log: what NCCL chose, and what went wrong.
+//!
+//! [`parse`] reads the text as pasted — from a terminal, a Slurm job (`srun -l` task
+//! numbers in front), a Kubernetes pod log (timestamps in front), or a GitHub issue
+//! (indented, CRLF) — with lines of many ranks and hosts interleaved, and keeps every
+//! line as a [`Record`], the ones it cannot read as [`Event::Unrecognised`]. From the
+//! records, [`NcclLog::summary`] says which version ran, how many ranks on how many
+//! hosts, and which transport joined which ranks; [`diagnose`] turns known bad signs
+//! into [`Finding`]s that point at the lab's troubleshooting page.
+//!
+//! The formats read are those of NVIDIA/nccl v2.4.8-1 to v2.29.3-1; each reader in
+//! `record.rs` names the format strings (file and line at a tag) it was written from.
+//! Reading is one pass over the lines with fixed-word matching, so time is linear in the
+//! length of the log.
+
+mod diagnose;
+mod prefix;
+mod record;
+mod summary;
+pub mod wc_status;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use diagnose::{diagnose, Finding, Severity};
+pub use prefix::{Level, Origin};
+pub use record::{
+    ChannelConnection, Event, LinkLayer, NcclResult, NetDevice, Peer, Side, Transport,
+};
+pub use summary::{
+    ChannelLink, EnvVar, HostSummary, InterNodeTransport, IntraNodeTransport, RankSummary, Summary,
+};
+
+/// One line of the log and what it says.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    /// 1-based line number in the text given to [`parse`].
+    pub line: usize,
+    pub level: Level,
+    #[serde(flatten)]
+    pub origin: Origin,
+    pub event: Event,
+}
+
+/// A parsed log: one record per line, in order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct NcclLog {
+    pub records: Vec<Record>,
+}
+
+/// Read a log. Never fails: a line that is not NCCL's, or not one this reader knows, is
+/// kept as [`Event::Unrecognised`] with its line number.
+pub fn parse(text: &str) -> NcclLog {
+    let records = text
+        // `lines` splits at `\n` and drops the `\r` of a CRLF ending, so numbers match an editor's.
+        .lines()
+        .enumerate()
+        .map(|(i, raw)| {
+            let split = prefix::split(raw);
+            Record {
+                line: i + 1,
+                level: split.level,
+                event: record::classify(split.level, split.body),
+                origin: split.origin,
+            }
+        })
+        .collect();
+    NcclLog { records }
+}

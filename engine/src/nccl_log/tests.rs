@@ -1,0 +1,1262 @@
+//! Every log here is written for these tests from NCCL's format strings; each test names
+//! the file and line of the format strings it fills in (NVIDIA/nccl, at the tag given).
+
+use super::*;
+use proptest::prelude::*;
+
+/// The one record of a one-line log.
+fn one(line: &str) -> Record {
+    let log = parse(line);
+    assert_eq!(log.records.len(), 1, "{line:?}");
+    log.records.into_iter().next().expect("one record")
+}
+
+fn event(line: &str) -> Event {
+    one(line).event
+}
+
+fn titles(findings: &[Finding]) -> Vec<&str> {
+    findings.iter().map(|f| f.title.as_str()).collect()
+}
+
+fn has_topic(findings: &[Finding], topic: &str) -> bool {
+    findings.iter().any(|f| f.topic == topic)
+}
+
+// ---- prefixes -------------------------------------------------------------------------
+
+#[test]
+fn info_prefix_v2_4() {
+    // v2.4.8-1 src/misc/utils.cc:63: "%s:%d:%d [%d] NCCL INFO ".
+    let r = one("gpu-a:4242:4300 [3] NCCL INFO NET/IB : No device found.");
+    assert_eq!(r.level, Level::Info);
+    assert_eq!(r.origin.host.as_deref(), Some("gpu-a"));
+    assert_eq!(r.origin.pid, Some(4242));
+    assert_eq!(r.origin.tid, Some(4300));
+    assert_eq!(r.origin.cuda_dev, Some(3));
+    assert_eq!(r.event, Event::NoIbDevice);
+}
+
+#[test]
+fn warn_prefix_has_call_site() {
+    // v2.12.12-1 src/debug.cc:147-148: "\n%s:%d:%d [%d] %s:%d NCCL WARN ".
+    let log = parse("\ngpu-b:77:78 [1] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.1.0.2<51234> with error 12, opcode 0, len 0, vendor err 129\n");
+    assert_eq!(log.records.len(), 2);
+    assert_eq!(log.records[0].event, Event::Blank);
+    let r = &log.records[1];
+    assert_eq!(r.line, 2);
+    assert_eq!(r.level, Level::Warn);
+    assert_eq!(r.origin.site.as_deref(), Some("transport/net_ib.cc:1198"));
+    assert_eq!(r.origin.host.as_deref(), Some("gpu-b"));
+    assert_eq!(r.origin.cuda_dev, Some(1));
+}
+
+#[test]
+fn trace_prefix() {
+    // v2.18.3-1 src/debug.cc:181: "%s:%d:%d [%d] %f %s:%d NCCL TRACE ".
+    let r = one("gpu-a:10:11 [0] 1532.118207 proxy.cc:812 NCCL TRACE Received new connection");
+    assert_eq!(r.level, Level::Trace);
+    assert_eq!(r.origin.host.as_deref(), Some("gpu-a"));
+    assert_eq!(r.origin.site.as_deref(), Some("proxy.cc:812"));
+    assert!(matches!(r.event, Event::Unrecognised { .. }));
+}
+
+#[test]
+fn call_prefix_v2_29() {
+    // v2.29.3-1 src/debug.cc:368 then 384: "%s:%d:%d " then "NCCL CALL %s\n".
+    let r = one("gpu-a:10:11 NCCL CALL ncclCommInitRank(0x55d0, 8, 0x1f2e, 0, 0)");
+    assert_eq!(r.level, Level::Call);
+    assert_eq!(r.origin.host.as_deref(), Some("gpu-a"));
+    assert_eq!(r.origin.cuda_dev, None);
+}
+
+#[test]
+fn timestamped_warn_v2_29() {
+    // v2.29.3-1 src/debug.cc:156 and 191 (timestamps on WARN by default, "[%F %T] "), 368, 379.
+    let r = one("[2026-12-01 18:02:03] gpu-a:10:11 [2] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-Ab12Cd to 9637892 bytes, error: No space left on device (28)");
+    assert_eq!(r.level, Level::Warn);
+    assert_eq!(r.origin.host.as_deref(), Some("gpu-a"));
+    assert_eq!(r.origin.cuda_dev, Some(2));
+    match r.event {
+        Event::ShmError { path, .. } => assert_eq!(path.as_deref(), Some("/dev/shm/nccl-Ab12Cd")),
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
+fn rank_only_prefix() {
+    // The "[rank] NCCL INFO" shape: v2.29.3-1 src/debug.cc:382 without the host part.
+    let r = one("[5] NCCL INFO Using network IB");
+    assert_eq!(r.level, Level::Info);
+    assert_eq!(r.origin.host, None);
+    assert_eq!(r.origin.cuda_dev, Some(5));
+    assert_eq!(r.event, Event::UsingNetwork { name: "IB".into() });
+}
+
+#[test]
+fn decorations_in_front_are_skipped() {
+    // v2.12.12-1 src/init.cc:78 "Using network %s", behind a Slurm task number, a
+    // Kubernetes timestamp, and an issue's indentation with CRLF.
+    let text = "0: gpu-a:1:2 [0] NCCL INFO Using network IB\r\n\
+                2026-12-01T18:00:00.123456789Z gpu-b:3:4 [1] NCCL INFO Using network IB\r\n    gpu-c:5:6 [2] NCCL INFO Using network IB\r\n";
+    let log = parse(text);
+    assert_eq!(log.records.len(), 3);
+    let hosts: Vec<_> = log
+        .records
+        .iter()
+        .map(|r| r.origin.host.as_deref().unwrap_or("-"))
+        .collect();
+    assert_eq!(hosts, ["gpu-a", "gpu-b", "gpu-c"]);
+    for r in &log.records {
+        assert_eq!(r.event, Event::UsingNetwork { name: "IB".into() });
+    }
+}
+
+#[test]
+fn version_banner_bare_and_prefixed() {
+    // v2.4.8-1 src/init.cc:299, 303 (printf of VERSION_STRING) and 306 (INFO of it).
+    assert_eq!(
+        event("NCCL version 2.4.8+cuda10.1"),
+        Event::Version {
+            nccl: "2.4.8".into(),
+            cuda: Some("10.1".into())
+        }
+    );
+    // v2.29.3-1 src/init.cc:632, 638.
+    let log = parse("gpu-a:1:2 [0] NCCL INFO NCCL version 2.29.3+cuda13.0\n");
+    let s = log.summary();
+    assert_eq!(s.nccl_version.as_deref(), Some("2.29.3"));
+    assert_eq!(s.cuda_version.as_deref(), Some("13.0"));
+    assert_eq!(s.version_lines, [1]);
+    // v2.29.3-1 src/dev_runtime.cc:1035: a number, not the banner.
+    assert!(matches!(
+        event("gpu-a:1:2 [0] dev_runtime.cc:1035 NCCL WARN NCCL library version is too old. This application was compiled with NCCL version 22903, but is running with NCCL library version 21803."),
+        Event::Warning { .. }
+    ));
+}
+
+// ---- Init COMPLETE --------------------------------------------------------------------
+
+#[test]
+fn init_complete_v2_4() {
+    // v2.4.8-1 src/init.cc:957.
+    assert_eq!(
+        event("h:1:2 [1] NCCL INFO comm 0x7f3c58001f00 rank 1 nranks 2 cudaDev 1 nvmlDev 1 - Init COMPLETE"),
+        Event::InitComplete {
+            rank: 1,
+            nranks: 2,
+            cuda_dev: Some(1),
+            nvml_dev: Some(1),
+            bus_id: None
+        }
+    );
+}
+
+#[test]
+fn init_complete_v2_12() {
+    // v2.12.12-1 src/init.cc:917.
+    assert_eq!(
+        event(
+            "h:1:2 [0] NCCL INFO comm 0x55e1 rank 3 nranks 8 cudaDev 3 busId 4f000 - Init COMPLETE"
+        ),
+        Event::InitComplete {
+            rank: 3,
+            nranks: 8,
+            cuda_dev: Some(3),
+            nvml_dev: None,
+            bus_id: Some("4f000".into())
+        }
+    );
+}
+
+#[test]
+fn init_complete_v2_18_and_v2_29() {
+    // v2.18.3-1 src/init.cc:1375.
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO comm 0x55e1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 18000 commId 0x9a8b7c6d5e4f3a2b - Init COMPLETE"),
+        Event::InitComplete { rank: 0, nranks: 16, bus_id: Some(ref b), .. } if b == "18000"
+    ));
+    // v2.29.3-1 src/init.cc:1692 and 1687 (split communicators).
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO ncclCommInitRankConfig comm 0x55e1 rank 7 nranks 16 cudaDev 7 nvmlDev 7 busId db000 commId 0x1122 - Init COMPLETE"),
+        Event::InitComplete { rank: 7, nranks: 16, nvml_dev: Some(7), .. }
+    ));
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO ncclCommSplit comm 0x55e1 rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId 2a000 parent 0x44 childCount 1 color 0 key 1 - Init COMPLETE"),
+        Event::InitComplete { rank: 1, nranks: 4, .. }
+    ));
+}
+
+// ---- networks -------------------------------------------------------------------------
+
+#[test]
+fn net_ib_using_v2_4() {
+    // v2.4.8-1 src/transport/net_ib.cc:162-168.
+    match event(
+        "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ; OOB ib0:10.2.0.1<0>",
+    ) {
+        Event::NetIbUsing { devices, oob } => {
+            assert_eq!(devices.len(), 2);
+            assert_eq!(devices[0].name, "mlx5_0");
+            assert_eq!(devices[0].port, Some(1));
+            assert_eq!(devices[0].link, Some(LinkLayer::IB));
+            assert_eq!(devices[1].link, Some(LinkLayer::RoCE));
+            assert_eq!(oob.as_deref(), Some("ib0:10.2.0.1<0>"));
+        }
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
+fn net_ib_using_v2_29() {
+    // v2.29.3-1 src/transport/net_ib/init.cc:351-357, with and without "[RO]".
+    for line in [
+        "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_3:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+        "h:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_3:1/RoCE ; OOB eth0:10.0.0.1<0>",
+    ] {
+        match event(line) {
+            Event::NetIbUsing { devices, oob } => {
+                assert_eq!(devices.len(), 2, "{line}");
+                assert_eq!(devices[1].name, "mlx5_3");
+                assert_eq!(devices[1].index, 1);
+                assert_eq!(oob.as_deref(), Some("eth0:10.0.0.1<0>"));
+            }
+            e => panic!("{e:?}"),
+        }
+    }
+}
+
+#[test]
+fn net_socket_and_bootstrap() {
+    // v2.29.3-1 src/transport/net_socket.cc:73-77.
+    match event("h:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> [1]eth1:10.9.0.1<0>") {
+        Event::NetSocketUsing { devices } => {
+            assert_eq!(devices.len(), 2);
+            assert_eq!(devices[1].name, "eth1");
+            assert_eq!(devices[1].address.as_deref(), Some("10.9.0.1<0>"));
+        }
+        e => panic!("{e:?}"),
+    }
+    // v2.4.8-1 src/bootstrap.cc:44-48 (indexed list), v2.12.12-1 src/bootstrap.cc:44-46
+    // (one interface), v2.29.3-1 src/bootstrap.cc:135 ("Bootstrap: Using").
+    for line in [
+        "h:1:2 [0] NCCL INFO Bootstrap : Using [0]eth0:10.0.0.1<0>",
+        "h:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+        "h:1:2 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.1<0>",
+    ] {
+        assert_eq!(
+            event(line),
+            Event::Bootstrap {
+                interfaces: vec!["eth0:10.0.0.1<0>".into()]
+            },
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn net_plugin_lines() {
+    // v2.29.3-1 src/plugin/net/net_v10.cc:110; v2.18.3-1 src/net.cc:206.
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v10)"),
+        Event::NetPluginLoaded {
+            name: "AWS Libfabric".into()
+        }
+    );
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NET/Plugin: Loaded net plugin IBext_v8 (v5)"),
+        Event::NetPluginLoaded {
+            name: "IBext_v8".into()
+        }
+    );
+    // v2.4.8-1 src/init.cc:106; v2.12.12-1 src/net.cc:125; v2.18.3-1 src/net.cc:180;
+    // v2.29.3-1 src/plugin/plugin_open.cc:107.
+    for line in [
+        "h:1:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).",
+        "h:1:2 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
+        "h:1:2 [0] NCCL INFO NET/Plugin : No plugin found, using internal implementation",
+        "h:1:2 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so.",
+    ] {
+        assert!(
+            matches!(event(line), Event::NetPluginNotLoaded { .. }),
+            "{line}"
+        );
+    }
+    // v2.29.3-1 src/plugin/net/net_v10.cc:204: CollNet, not the network.
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NET/Plugin: Loaded collnet plugin SHARP (v10)"),
+        Event::CollNetMention
+    );
+}
+
+#[test]
+fn libibverbs_missing() {
+    // v2.12.12-1 src/misc/ibvwrap.cc:64 (INFO); v2.4.8-1 src/misc/ibvwrap.cc:63 (WARN).
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]"),
+        Event::NoLibibverbs
+    );
+    assert_eq!(
+        event("h:1:2 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]"),
+        Event::NoLibibverbs
+    );
+}
+
+#[test]
+fn gdr_disabled_forms() {
+    // v2.4.8-1 src/transport/net_ib.cc:226.
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 0 'mlx5_0' (no module or not supported by GPU)"),
+        Event::GdrDisabled { no_module: true, .. }
+    ));
+    // v2.12.12-1 src/transport/net_ib.cc:290 (also v2.5.6-1 line 211).
+    assert!(matches!(
+        event(
+            "h:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"
+        ),
+        Event::GdrDisabled {
+            no_module: true,
+            ..
+        }
+    ));
+    // v2.18.3-1 src/graph/paths.cc:393; v2.29.3-1 src/graph/paths.cc:427-428, 471-472.
+    assert!(matches!(
+        event(
+            "h:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1b000 / HCA 0 (distance 5 > 3)"
+        ),
+        Event::GdrDisabled {
+            no_module: false,
+            ..
+        }
+    ));
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO GPU Direct RDMA Disabled for GPU/0-1b000 (rank 0) - NET/0-0 (distance 5 > 3)"),
+        Event::GdrDisabled { no_module: false, .. }
+    ));
+    // v2.29.3-1 src/graph/paths.cc:482-483.
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO GPU Direct RDMA Enabled for GPU/0-1b000 (rank 0) - NET/0-0 (distance 3 <= 3, read 1, mode Default)"),
+        Event::GdrEnabled { .. }
+    ));
+}
+
+#[test]
+fn env_lines() {
+    // v2.29.3-1 src/misc/param.cc:90 ("%s set by environment to %lld.").
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3."),
+        Event::EnvSet {
+            name: "NCCL_IB_GID_INDEX".into(),
+            value: "3".into()
+        }
+    );
+    // v2.4.8-1 src/include/param.h:72 ("%s set by environment to %lu.").
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_IB_TIMEOUT set by environment to 22."),
+        Event::EnvSet {
+            name: "NCCL_IB_TIMEOUT".into(),
+            value: "22".into()
+        }
+    );
+    // v2.29.3-1 src/misc/socket.cc:173 ("%s") and src/graph/paths.cc:225 ("%d").
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0"),
+        Event::EnvSet {
+            name: "NCCL_SOCKET_IFNAME".into(),
+            value: "eth0".into()
+        }
+    );
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1"),
+        Event::EnvSet {
+            name: "NCCL_P2P_DISABLE".into(),
+            value: "1".into()
+        }
+    );
+}
+
+// ---- channels -------------------------------------------------------------------------
+
+fn chan(line: &str) -> ChannelConnection {
+    match event(line) {
+        Event::Channel(c) => c,
+        e => panic!("{line}: {e:?}"),
+    }
+}
+
+#[test]
+fn channel_net_v2_29() {
+    // v2.29.3-1 src/transport/net.cc:316 (send), 320 (send through a proxy rank), 362 (receive).
+    let c = chan("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA");
+    assert_eq!((c.channel, c.conn_index), (0, Some(0)));
+    assert_eq!((c.from.rank, c.to.rank), (0, 8));
+    assert_eq!(c.side, Some(Side::Send));
+    assert_eq!(c.transport, Transport::NET);
+    assert_eq!(c.net.as_deref(), Some("IB"));
+    assert!(c.gdr);
+    let c = chan(
+        "h:1:2 [0] NCCL INFO Channel 03/1 : 1[1] -> 9[1] [send] via NET/IB/1(0)/GDRDMA(PCI)/Shared",
+    );
+    assert!(c.gdr);
+    assert_eq!(c.channel, 3);
+    let c = chan("h:1:2 [0] NCCL INFO Channel 01/0 : 8[0] -> 0[0] [receive] via NET/Socket/0");
+    assert_eq!(c.side, Some(Side::Receive));
+    assert_eq!(c.net.as_deref(), Some("Socket"));
+    assert!(!c.gdr);
+}
+
+#[test]
+fn channel_p2p_and_shm_v2_29() {
+    // v2.29.3-1 src/transport/p2p.cc:389, 396, 401, 409 and src/transport/shm.cc:129.
+    for (line, via) in [
+        (
+            "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/direct pointer/read",
+            "P2P/direct pointer/read",
+        ),
+        (
+            "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+            "P2P/CUMEM/read",
+        ),
+        (
+            "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC",
+            "P2P/IPC",
+        ),
+        (
+            "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[2] via P2P/indirect/1[1]",
+            "P2P/indirect/1[1]",
+        ),
+    ] {
+        let c = chan(line);
+        assert_eq!(c.transport, Transport::P2P);
+        assert_eq!(c.via, via);
+    }
+    let c = chan("h:1:2 [0] NCCL INFO Channel 02 : 0[0] -> 1[1] via SHM/direct/direct");
+    assert_eq!(c.transport, Transport::SHM);
+    assert_eq!((c.channel, c.conn_index), (2, None));
+}
+
+#[test]
+fn channel_v2_12_bus_ids() {
+    // v2.12.12-1 src/transport/p2p.cc:194 and src/transport/net.cc:184.
+    let c = chan("h:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1b000] via P2P/IPC/read");
+    assert_eq!(c.from.device.as_deref(), Some("1a000"));
+    assert_eq!(c.transport, Transport::P2P);
+    let c = chan("h:1:2 [0] NCCL INFO Channel 00/0 : 3[1a000] -> 4[1a000] [send] via NET/IB/0");
+    assert!(!c.gdr);
+    assert_eq!(c.to.rank, 4);
+}
+
+#[test]
+fn channel_v2_4_ring_forms() {
+    // v2.4.8-1 src/transport/net.cc:306, 331; src/transport/p2p.cc:479, 504;
+    // src/transport/shm.cc:152.
+    let c = chan("h:1:2 [0] NCCL INFO Ring 00 : 3 -> 4 [send] via NET/IB/0/GDRDMA");
+    assert_eq!(
+        (c.from.rank, c.to.rank, c.from.device.clone()),
+        (3, 4, None)
+    );
+    assert!(c.gdr);
+    assert_eq!(
+        chan("h:1:2 [0] NCCL INFO Ring 01 : 0 -> 1 via P2P/common device").transport,
+        Transport::P2P
+    );
+    assert_eq!(
+        chan("h:1:2 [0] NCCL INFO Ring 01 : 0[0] -> 1[1] via P2P/IPC").transport,
+        Transport::P2P
+    );
+    assert_eq!(
+        chan("h:1:2 [0] NCCL INFO Ring 00 : 1[1] -> 2[2] via direct shared memory").transport,
+        Transport::SHM
+    );
+}
+
+#[test]
+fn topology_lines() {
+    // v2.29.3-1 src/graph/rings.cc:47 with dumpLine (lines 9-18); src/init.cc:1274, 1277;
+    // src/graph/connect.cc:168; v2.4.8-1 src/init.cc:541.
+    for line in [
+        "h:1:2 [0] NCCL INFO Channel 00/02 : 0 1 2 3 4 5 6 7",
+        "h:1:2 [0] NCCL INFO Ring 00 : 7 -> 0 -> 1",
+        "h:1:2 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1",
+        "h:1:2 [0] NCCL INFO Tree 0 : -1 -> 0 -> 1/-1/-1",
+        "h:1:2 [0] NCCL INFO Channel 00 :    0   1",
+    ] {
+        assert!(matches!(event(line), Event::Topology { .. }), "{line}");
+    }
+}
+
+#[test]
+fn nvls_and_collnet_lines() {
+    // v2.29.3-1 src/transport/nvls.cc:201-202, 215, 333; 284 (WARN, first line).
+    assert_eq!(
+        event(
+            "h:1:2 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)"
+        ),
+        Event::NvlsSupport { available: true }
+    );
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NVLS multicast support is not available on dev 0 (NVLS_NCHANNELS 0)"),
+        Event::NvlsSupport { available: false }
+    );
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO Connected NVLS tree"),
+        Event::NvlsConnected
+    );
+    assert!(matches!(
+        event("h:1:2 [0] transport/nvls.cc:284 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 801 'operation not supported'."),
+        Event::NvlsFailure { .. }
+    ));
+    // v2.18.3-1 src/transport/coll_net.cc:165.
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO CollNet 00/0 : 0 [send] via COLLNET/SHARP/0/GDRDMA"),
+        Event::CollNetMention
+    );
+}
+
+// ---- IB QPs and errors ----------------------------------------------------------------
+
+#[test]
+fn ib_qp_lines() {
+    // v2.12.12-1 src/transport/net_ib.cc:622.
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 4711 mtu 5 GID 3 (0/1400000AFFFF0000)"),
+        Event::IbQp {
+            gid_index: Some(3),
+            gid_prefix_hex: Some("0".into()),
+            gid_interface_hex: Some("1400000AFFFF0000".into()),
+            lid_form: false
+        }
+    );
+    // v2.29.3-1 src/transport/net_ib/connect.cc:649 (RoCE) and 644 (IB).
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 4711 mtu 5 GID 0 (80FE/2A3B4CFFFE5D6E7F) ctsFifoRkey=0x1a ctsFifoLkey=0x1b"),
+        Event::IbQp { gid_index: Some(0), gid_prefix_hex: Some(ref p), lid_form: false, .. } if p == "80FE"
+    ));
+    assert!(matches!(
+        event("h:1:2 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 4711 mtu 5 LID 12 subnet-prefix 33022  FLID 0 ctsFifoRkey=0x1a ctsFifoLkey=0x1b"),
+        Event::IbQp { lid_form: true, .. }
+    ));
+}
+
+fn wc(line: &str) -> (u32, Option<&'static str>, Option<String>) {
+    match event(line) {
+        Event::WorkCompletionError {
+            status,
+            status_name,
+            peer,
+            ..
+        } => (status, status_name, peer),
+        e => panic!("{line}: {e:?}"),
+    }
+}
+
+#[test]
+fn completion_error_forms() {
+    // v2.4.8-1 src/transport/net_ib.cc:789.
+    assert_eq!(
+        wc("h:1:2 [0] transport/net_ib.cc:789 NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129"),
+        (12, Some("IBV_WC_RETRY_EXC_ERR"), None)
+    );
+    // v2.18.3-1 src/transport/net_ib.cc:1295.
+    assert_eq!(
+        wc("h:1:2 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<40123> with error 5, opcode 0, len 0, vendor err 249 (Recv) localGid ::ffff:10.0.0.1 remoteGid ::ffff:10.0.0.2"),
+        (5, Some("IBV_WC_WR_FLUSH_ERR"), Some("10.0.0.2<40123>".into()))
+    );
+    // v2.29.3-1 src/transport/net_ib/p2p.cc:550.
+    assert_eq!(
+        wc("h:1:2 [0] transport/net_ib/p2p.cc:550 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<40123> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RDMA_WRITE(1) vendor_err=129  localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0"),
+        (12, Some("IBV_WC_RETRY_EXC_ERR"), Some("10.0.0.2<40123>".into()))
+    );
+    // v2.29.3-1 src/transport/net_ib/gin.cc:522.
+    assert_eq!(
+        wc("h:1:2 [0] transport/net_ib/gin.cc:522 NCCL WARN NET/IB/GIN: Got completion from peer 10.0.0.2<40123> with status=10 opcode=1 len=0 vendor err 136 (Send) hca mlx5_0").1,
+        Some("IBV_WC_REM_ACCESS_ERR")
+    );
+}
+
+#[test]
+fn wc_status_table_matches_verbs_h() {
+    // rdma-core v64.0 libibverbs/verbs.h:489-514.
+    assert_eq!(wc_status::describe(0).map(|d| d.0), Some("IBV_WC_SUCCESS"));
+    assert_eq!(
+        wc_status::describe(12),
+        Some(("IBV_WC_RETRY_EXC_ERR", "transport retry counter exceeded"))
+    );
+    assert_eq!(
+        wc_status::describe(23).map(|d| d.0),
+        Some("IBV_WC_TM_RNDV_INCOMPLETE")
+    );
+    assert_eq!(wc_status::describe(24), None);
+    assert_eq!(wc_status::number_of("IBV_WC_RNR_RETRY_EXC_ERR"), Some(13));
+}
+
+#[test]
+fn verbs_call_failures() {
+    // v2.29.3-1 src/misc/ibvwrap.cc:307 with the message of line 282.
+    match event("h:1:2 [0] misc/ibvwrap.cc:307 NCCL WARN Call to ibv_modify_qp failed with 22 Invalid argument, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 0, local GID fe80::2a3b:4cff:fe5d:6e7f, remote GID fe80::2a3b:4cff:fe5d:6e80") {
+        Event::ModifyQpFailed { errno, gid_index, local_gid, .. } => {
+            assert_eq!(errno, Some(22));
+            assert_eq!(gid_index, Some(0));
+            assert_eq!(local_gid.as_deref(), Some("fe80::2a3b:4cff:fe5d:6e7f"));
+        }
+        e => panic!("{e:?}"),
+    }
+    // v2.29.3-1 src/misc/ibvwrap.cc:40 with the name of line 178.
+    assert!(matches!(
+        event("h:1:2 [0] misc/ibvwrap.cc:178 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory"),
+        Event::VerbsCallFailed { ref call, .. } if call == "ibv_reg_mr"
+    ));
+}
+
+#[test]
+fn cuda_and_nccl_errors() {
+    // v2.29.3-1 src/include/checks.h:17.
+    assert_eq!(
+        event("h:1:2 [0] init.cc:411 NCCL WARN Cuda failure 'out of memory'"),
+        Event::CudaFailure {
+            message: "out of memory".into()
+        }
+    );
+    // v2.29.3-1 src/init.cc:3012, 3015, as an application prints them.
+    assert_eq!(
+        event("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1207, unhandled system error (run with NCCL_DEBUG=INFO for details)"),
+        Event::NcclError {
+            result: NcclResult::UnhandledSystemError
+        }
+    );
+    assert_eq!(
+        event("ncclRemoteError: remote process exited or there was a network error"),
+        Event::NcclError {
+            result: NcclResult::RemoteError
+        }
+    );
+}
+
+#[test]
+fn shm_error_forms() {
+    // v2.18.3-1 src/misc/shmutils.cc:112; v2.4.8-1 src/include/shm.h:48;
+    // v2.29.3-1 src/misc/shmutils.cc:73, 98.
+    for line in [
+        "h:1:2 [0] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Qx81Zp (size 9637888)",
+        "h:1:2 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-send-1a2b-0-1-0 (size 4460544)",
+        "h:1:2 [0] misc/shmutils.cc:73 NCCL WARN Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error Read-only file system (30)",
+        "h:1:2 [0] misc/shmutils.cc:98 NCCL WARN Error: Could not map /dev/shm/nccl-Qx81Zp size 9637888, error: Bus error (7)",
+    ] {
+        assert!(matches!(event(line), Event::ShmError { .. }), "{line}");
+    }
+}
+
+#[test]
+fn unknown_lines_are_kept_with_their_numbers() {
+    let text = "hello\n\ngpu-a:1:2 [0] NCCL INFO something NCCL never printed\n[rank0]: Traceback (most recent call last):\n";
+    let log = parse(text);
+    assert_eq!(log.records.len(), 4);
+    assert_eq!(
+        log.records.iter().map(|r| r.line).collect::<Vec<_>>(),
+        [1, 2, 3, 4]
+    );
+    assert!(matches!(log.records[0].event, Event::Unrecognised { ref text } if text == "hello"));
+    assert_eq!(log.records[1].event, Event::Blank);
+    assert!(
+        matches!(log.records[2].event, Event::Unrecognised { ref text } if text == "something NCCL never printed")
+    );
+    assert_eq!(log.records[2].origin.host.as_deref(), Some("gpu-a"));
+    assert!(matches!(log.records[3].event, Event::Unrecognised { .. }));
+}
+
+// ---- whole logs -----------------------------------------------------------------------
+
+/// Two hosts, two ranks each, RoCE with GPUDirect RDMA, in v2.29.3-1's formats:
+/// src/init.cc:638 (version), src/bootstrap.cc:135, src/plugin/plugin_open.cc:107,
+/// src/transport/net_ib/init.cc:357, src/init.cc:451, src/transport/p2p.cc:396,
+/// src/transport/net.cc:316 and 362, src/transport/net_ib/connect.cc:649, src/init.cc:1692.
+/// The hosts' lines are interleaved as they are when every rank writes to one terminal.
+fn roce_two_hosts(gdr: bool) -> String {
+    let g = if gdr { "/GDRDMA" } else { "" };
+    let a = |pid: u32, dev: u32, msg: &str| {
+        format!("node-a:{pid}:{} [{dev}] NCCL INFO {msg}\n", pid + 7)
+    };
+    let b = |pid: u32, dev: u32, msg: &str| {
+        format!("node-b:{pid}:{} [{dev}] NCCL INFO {msg}\n", pid + 7)
+    };
+    let mut t = String::new();
+    t += &a(100, 0, "NCCL version 2.29.3+cuda13.0");
+    t += &b(200, 0, "Bootstrap: Using eth0:10.0.0.2<0>");
+    t += &a(100, 0, "Bootstrap: Using eth0:10.0.0.1<0>");
+    t += &a(101, 1, "NET/Plugin: Could not find: libnccl-net.so.");
+    t += &b(200, 0, "NET/Plugin: Could not find: libnccl-net.so.");
+    t += &a(
+        100,
+        0,
+        "NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+    );
+    t += &b(
+        200,
+        0,
+        "NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.2<0>",
+    );
+    t += &a(100, 0, "Using network IB");
+    t += &b(201, 1, "Using network IB");
+    t += &a(100, 0, "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read");
+    t += &b(200, 0, "Channel 00/0 : 2[0] -> 3[1] via P2P/CUMEM/read");
+    t += &a(
+        101,
+        1,
+        &format!("Channel 00/0 : 1[1] -> 2[0] [send] via NET/IB/0{g}"),
+    );
+    t += &b(
+        200,
+        0,
+        &format!("Channel 00/0 : 1[1] -> 2[0] [receive] via NET/IB/0{g}"),
+    );
+    t += &b(
+        201,
+        1,
+        &format!("Channel 00/0 : 3[1] -> 0[0] [send] via NET/IB/0{g}"),
+    );
+    t += &a(
+        100,
+        0,
+        &format!("Channel 00/0 : 3[1] -> 0[0] [receive] via NET/IB/0{g}"),
+    );
+    t += &a(101, 1, "NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 301 mtu 5 GID 3 (0/100000AFFFF0000) ctsFifoRkey=0x1 ctsFifoLkey=0x2");
+    for (rank, host, pid, dev, bus) in [
+        (0, "a", 100, 0, "18000"),
+        (1, "a", 101, 1, "2a000"),
+        (2, "b", 200, 0, "18000"),
+        (3, "b", 201, 1, "2a000"),
+    ] {
+        let line = format!("ncclCommInitRankConfig comm 0x55e1 rank {rank} nranks 4 cudaDev {dev} nvmlDev {dev} busId {bus} commId 0x77 - Init COMPLETE");
+        t += &if host == "a" {
+            a(pid, dev, &line)
+        } else {
+            b(pid, dev, &line)
+        };
+    }
+    t
+}
+
+#[test]
+fn summary_of_interleaved_two_host_log() {
+    let s = parse(&roce_two_hosts(true)).summary();
+    assert_eq!(s.nccl_version.as_deref(), Some("2.29.3"));
+    assert_eq!(s.nranks, Some(4));
+    assert_eq!(s.nnodes, Some(2));
+    assert_eq!(s.inter_node_transport, Some(InterNodeTransport::RoCE));
+    assert_eq!(s.gdr_used, Some(true));
+    assert_eq!(
+        s.intra_node.iter().copied().collect::<Vec<_>>(),
+        [IntraNodeTransport::P2P]
+    );
+    let hosts: Vec<_> = s
+        .ranks
+        .iter()
+        .map(|r| r.host.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(hosts, ["node-a", "node-a", "node-b", "node-b"]);
+    let local: Vec<_> = s.ranks.iter().map(|r| r.local_rank).collect();
+    assert_eq!(local, [Some(0), Some(1), Some(0), Some(1)]);
+    assert_eq!(s.ranks[1].bus_id.as_deref(), Some("2a000"));
+    assert_eq!(s.ranks[3].cuda_dev, Some(1));
+    // Send and receive lines of one connection: 2 P2P + 2 NET (the send and receive lines
+    // differ only in what each side logged, so they merge when the `via` text agrees).
+    assert_eq!(s.channels.len(), 4);
+    let net: Vec<_> = s
+        .channels
+        .iter()
+        .filter(|c| c.transport == Transport::NET)
+        .collect();
+    assert!(net
+        .iter()
+        .all(|c| c.inter_node == Some(true) && c.lines.len() == 2));
+    assert_eq!(s.hosts.len(), 2);
+    assert_eq!(s.hosts[0].bootstrap, ["eth0:10.0.0.1<0>"]);
+    assert_eq!(s.hosts[1].ib_devices[0].link, Some(LinkLayer::RoCE));
+    assert_eq!(s.hosts[0].gid_indexes, [3]);
+    assert!(s.hosts[1].gid_indexes.is_empty());
+    let f = diagnose(&parse(&roce_two_hosts(true)));
+    assert_eq!(titles(&f), ["No problem found"]);
+    assert_eq!(f[0].severity, Severity::Info);
+}
+
+#[test]
+fn summary_json_names() {
+    let s = parse(&roce_two_hosts(true)).summary();
+    let v = serde_json::to_value(&s).expect("serialize");
+    for key in [
+        "nccl_version",
+        "cuda_version",
+        "nranks",
+        "nnodes",
+        "inter_node_transport",
+        "gdr_used",
+        "intra_node",
+        "env",
+        "channels",
+    ] {
+        assert!(v.get(key).is_some(), "{key}");
+    }
+    assert_eq!(v["inter_node_transport"], "RoCE");
+    assert_eq!(v["intra_node"], serde_json::json!(["P2P"]));
+    let f = serde_json::to_value(diagnose(&parse(&roce_two_hosts(false)))).expect("serialize");
+    let first = &f[0];
+    for key in ["severity", "title", "explanation", "lines", "topic"] {
+        assert!(first.get(key).is_some(), "{key}");
+    }
+    assert_eq!(first["severity"], "warning");
+    // One host: "none"; nothing known: null.
+    let one = parse("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n").summary();
+    assert_eq!(
+        serde_json::to_value(one).expect("json")["inter_node_transport"],
+        "none"
+    );
+    let empty = serde_json::to_value(parse("").summary()).expect("json");
+    assert!(empty["inter_node_transport"].is_null());
+    assert!(serde_json::to_value(parse(&roce_two_hosts(true))).is_ok());
+}
+
+#[test]
+fn gdr_not_used_fires_and_does_not() {
+    let f = diagnose(&parse(&roce_two_hosts(false)));
+    assert!(
+        has_topic(&f, "/troubleshooting#gpudirect-rdma-not-used"),
+        "{f:?}"
+    );
+    assert!(!titles(&f).contains(&"No problem found"));
+    let s = parse(&roce_two_hosts(false)).summary();
+    assert_eq!(s.gdr_used, Some(false));
+    let f = diagnose(&parse(&roce_two_hosts(true)));
+    assert!(!has_topic(&f, "/troubleshooting#gpudirect-rdma-not-used"));
+}
+
+#[test]
+fn gdr_no_module_on_old_nccl_names_nvidia_peermem() {
+    // v2.9.6-1: banner (src/init.cc VERSION_STRING), src/transport/net_ib.cc:240
+    // ("(no module)"), src/transport/net.cc Channel format as at v2.12.12-1 line 184.
+    let text = "a:1:2 [0] NCCL INFO NCCL version 2.9.6+cuda11.3\n\
+                a:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n\
+                a:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1a000] [send] via NET/IB/0\n\
+                b:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1a000] [receive] via NET/IB/0\n";
+    let f = diagnose(&parse(text));
+    let g = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#gpudirect-rdma-not-used")
+        .expect("GDR finding");
+    assert!(
+        g.explanation.contains("nvidia-peermem"),
+        "{}",
+        g.explanation
+    );
+    assert!(g.explanation.contains("2.9.8"));
+    assert!(g.lines.contains(&2));
+    // Newer NCCL: the advice is to load the module, not to upgrade.
+    let newer = text.replace("2.9.6", "2.12.12");
+    let f = diagnose(&parse(&newer));
+    let g = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#gpudirect-rdma-not-used")
+        .expect("GDR finding");
+    assert!(g.explanation.contains("modprobe nvidia-peermem"));
+    assert!(!g.explanation.contains("2.9.8 or later"));
+    // One host: the init-time check is printed, but no data crosses a network.
+    let one_host = "a:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n\
+                    a:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1b000] via P2P/IPC\n\
+                    a:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n\
+                    a:1:3 [1] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n";
+    assert_eq!(titles(&diagnose(&parse(one_host))), ["No problem found"]);
+}
+
+#[test]
+fn sockets_fallback_with_reason() {
+    // v2.18.3-1 src/misc/ibvsymbols.cc:78, src/transport/net_ib.cc:252,
+    // src/transport/net_socket.cc:62, src/init.cc:310, src/transport/net.cc:186 and 227.
+    let text = "n1:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n\
+                n1:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n\
+                n1:1:2 [0] NCCL INFO Using network Socket\n\
+                n1:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                n2:3:4 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
+    let log = parse(text);
+    let s = log.summary();
+    assert_eq!(s.inter_node_transport, Some(InterNodeTransport::Socket));
+    assert_eq!(s.gdr_used, Some(false));
+    let f = diagnose(&log);
+    let sock = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#nccl-falls-back-to-sockets")
+        .expect("socket finding");
+    assert!(sock.explanation.contains("libibverbs"));
+    assert!(sock.lines.contains(&1) && sock.lines.contains(&6));
+    // Sockets imply no GDR; the GDR rule stays quiet rather than repeat it.
+    assert!(!has_topic(&f, "/troubleshooting#gpudirect-rdma-not-used"));
+
+    // v2.4.8-1 src/transport/net_ib.cc:158: no device.
+    let text = "n1:1:2 [0] NCCL INFO NET/IB : No device found.\n\
+                n1:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n\
+                n1:1:2 [0] NCCL INFO Ring 00 : 0 -> 1 [send] via NET/Socket/0\n";
+    let f = diagnose(&parse(text));
+    let sock = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#nccl-falls-back-to-sockets")
+        .expect("socket finding");
+    assert!(sock.explanation.contains("No device found"));
+    // Not fired for IB.
+    assert!(!has_topic(
+        &diagnose(&parse(&roce_two_hosts(true))),
+        "/troubleshooting#nccl-falls-back-to-sockets"
+    ));
+    // One host that finds no IB device does not need it.
+    let text = "n1:1:2 [0] NCCL INFO NET/IB : No device found.\n\
+                n1:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n\
+                n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n\
+                n1:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1 commId 0x5 - Init COMPLETE\n\
+                n1:1:3 [1] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2 commId 0x5 - Init COMPLETE\n";
+    let f = diagnose(&parse(text));
+    assert_eq!(titles(&f), ["No problem found"]);
+}
+
+#[test]
+fn roce_link_local_gid() {
+    // v2.29.3-1 src/transport/net_ib/connect.cc:649 with a fe80:: GID (subnet prefix printed
+    // byte-swapped on x86, see IbQp) and src/misc/param.cc:90.
+    let text = roce_two_hosts(true)
+        .replace("GID 3 (0/100000AFFFF0000)", "GID 0 (80FE/2A3B4CFFFE5D6E7F)")
+        + "node-a:101:108 [1] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.\n";
+    let f = diagnose(&parse(&text));
+    let g = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#roce-gid-index-wrong")
+        .expect("gid finding");
+    assert!(g.explanation.contains("NCCL_IB_GID_INDEX is set to 0"));
+    // An IPv4-mapped GID is fine.
+    assert!(!has_topic(
+        &diagnose(&parse(&roce_two_hosts(true))),
+        "/troubleshooting#roce-gid-index-wrong"
+    ));
+    // On InfiniBand fe80:: is the normal subnet prefix (v2.12.12-1 net_ib.cc:622 prints GID
+    // for IB too).
+    let ib = "a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.2.0.1<0>\n\
+              a:1:2 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 4711 mtu 5 GID 0 (80FE/2A3B4CFFFE5D6E7F)\n";
+    assert!(!has_topic(
+        &diagnose(&parse(ib)),
+        "/troubleshooting#roce-gid-index-wrong"
+    ));
+    // A modify_qp failure naming a link-local GID fires both rules.
+    let text = "a:1:2 [0] misc/ibvwrap.cc:307 NCCL WARN Call to ibv_modify_qp failed with 22 Invalid argument, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 0, local GID fe80::2a3b:4cff:fe5d:6e7f, remote GID fe80::2a3b:4cff:fe5d:6e80\n";
+    let f = diagnose(&parse(text));
+    assert!(has_topic(&f, "/troubleshooting#roce-gid-index-wrong"));
+    assert!(has_topic(
+        &f,
+        "/troubleshooting#qp-stuck-in-init-or-rtr-einval"
+    ));
+}
+
+#[test]
+fn retry_exceeded_and_flush() {
+    // v2.29.3-1 src/transport/net_ib/p2p.cc:550, statuses 12 then 5.
+    let text = roce_two_hosts(true)
+        + "\nnode-a:101:108 [1] transport/net_ib/p2p.cc:550 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<40123> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RDMA_WRITE(1) vendor_err=129  localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n\
+           \nnode-a:101:108 [1] transport/net_ib/p2p.cc:550 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<40123> with status=IBV_WC_WR_FLUSH_ERR(5) opcode=IBV_WC_RDMA_WRITE(1) vendor_err=249  localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n";
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let retry = f
+        .iter()
+        .find(|f| f.title.contains("IBV_WC_RETRY_EXC_ERR"))
+        .expect("retry");
+    assert_eq!(retry.severity, Severity::Error);
+    assert_eq!(retry.topic, "/troubleshooting#retry-exceeded");
+    let retry_line = log
+        .records
+        .iter()
+        .find(|r| matches!(r.event, Event::WorkCompletionError { status: 12, .. }))
+        .map(|r| r.line)
+        .expect("line");
+    assert_eq!(retry.lines, [retry_line]);
+    let flush = f
+        .iter()
+        .find(|f| f.title.contains("IBV_WC_WR_FLUSH_ERR"))
+        .expect("flush");
+    assert!(flush.explanation.contains("first non-flush error"));
+    assert!(!titles(&f).contains(&"No problem found"));
+    // A flush alone points elsewhere.
+    let only_flush = "a:1:2 [0] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 5, opcode 0, len 0, vendor err 249\n";
+    let f = diagnose(&parse(only_flush));
+    assert_eq!(f[0].topic, "/troubleshooting#work-requests-flushed");
+    // Another status gets its libibverbs name.
+    let other = "a:1:2 [0] transport/net_ib.cc:1198 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 10, opcode 0, len 0, vendor err 136\n";
+    let f = diagnose(&parse(other));
+    assert!(f[0].title.contains("IBV_WC_REM_ACCESS_ERR"));
+    assert!(f[0].explanation.contains("remote access error"));
+}
+
+#[test]
+fn memory_registration_failure() {
+    // v2.29.3-1 src/misc/ibvwrap.cc:40 and 178.
+    let f = diagnose(&parse("a:1:2 [0] misc/ibvwrap.cc:178 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n"));
+    assert!(has_topic(
+        &f,
+        "/troubleshooting#memory-registration-fails-memlock-too-small"
+    ));
+    assert!(!has_topic(
+        &diagnose(&parse(&roce_two_hosts(true))),
+        "/troubleshooting#memory-registration-fails-memlock-too-small"
+    ));
+}
+
+#[test]
+fn nvls_failure_rule() {
+    // v2.29.3-1 src/transport/nvls.cc:284; the message's own "\n"s make three lines.
+    let text = "\na:1:2 [0] transport/nvls.cc:284 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 801 'operation not supported'.\n\
+                This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\n\
+                Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.\n";
+    let log = parse(text);
+    assert_eq!(log.records.len(), 4);
+    let f = diagnose(&log);
+    let n = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#nvls-setup-fails")
+        .expect("nvls");
+    assert_eq!(n.lines, [2]);
+    // NVLS that connected is not a failure, and counts as intra-node NVLS.
+    let ok =
+        "a:1:2 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)\n\
+              a:1:2 [0] NCCL INFO Connected NVLS tree\n\
+              a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
+    let log = parse(ok);
+    assert!(log.summary().intra_node.contains(&IntraNodeTransport::NVLS));
+    assert_eq!(titles(&diagnose(&log)), ["No problem found"]);
+}
+
+#[test]
+fn dev_shm_rule() {
+    // v2.29.3-1 src/misc/shmutils.cc:87.
+    let text = "\na:1:2 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-Ab12Cd to 9637892 bytes, error: No space left on device (28)\n";
+    let f = diagnose(&parse(text));
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].topic, "/troubleshooting#dev-shm-too-small");
+    assert_eq!(f[0].lines, [2]);
+    assert!(!has_topic(
+        &diagnose(&parse(&roce_two_hosts(true))),
+        "/troubleshooting#dev-shm-too-small"
+    ));
+}
+
+#[test]
+fn plugin_on_some_hosts_only() {
+    // v2.29.3-1 src/plugin/net/net_v10.cc:110 on node-a; node-b keeps plugin_open.cc:107.
+    let text = roce_two_hosts(true).replacen(
+        "node-a:101:108 [1] NCCL INFO NET/Plugin: Could not find: libnccl-net.so.",
+        "node-a:101:108 [1] NCCL INFO NET/Plugin: Loaded net plugin IBext_v10 (v10)",
+        1,
+    );
+    let f = diagnose(&parse(&text));
+    let p = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#net-plugin-on-some-hosts-only")
+        .expect("plugin");
+    assert!(p.explanation.contains("node-a") && p.explanation.contains("node-b"));
+    assert!(!has_topic(
+        &diagnose(&parse(&roce_two_hosts(true))),
+        "/troubleshooting#net-plugin-on-some-hosts-only"
+    ));
+}
+
+#[test]
+fn p2p_disabled_rule() {
+    // v2.29.3-1 src/graph/paths.cc:225 and src/transport/shm.cc:129.
+    let text = "a:1:2 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1\n\
+                a:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n";
+    let f = diagnose(&parse(text));
+    assert!(has_topic(&f, "/troubleshooting#p2p-disabled"));
+    assert!(!titles(&f).contains(&"No problem found"));
+    // SHM without the variable (e.g. GPUs that cannot reach each other) is not this rule.
+    let f = diagnose(&parse(
+        "a:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n",
+    ));
+    assert!(!has_topic(&f, "/troubleshooting#p2p-disabled"));
+}
+
+#[test]
+fn error_results_and_cuda_failure() {
+    // v2.12.12-1 src/misc/socket.cc:450, then an application printing v2.29.3-1 src/init.cc:3012.
+    let text = "\na:1:2 [0] misc/socket.cc:450 NCCL WARN Net : Connect to 10.0.0.2<43551> failed : Connection refused\n\
+                RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)\n";
+    let f = diagnose(&parse(text));
+    let e = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#nccl-error-results")
+        .expect("error result");
+    // The earlier WARN is named too: that is where the cause is.
+    assert_eq!(e.lines, [2, 3]);
+    assert!(has_topic(&f, "/troubleshooting#socket-connection-fails"));
+    let f = diagnose(&parse(
+        "a:1:2 [0] init.cc:411 NCCL WARN Cuda failure 'out of memory'\n",
+    ));
+    assert!(has_topic(&f, "/troubleshooting#cuda-failure"));
+}
+
+#[test]
+fn socket_failure_forms() {
+    // v2.29.3-1 src/os/linux.cc:213 with strerror(ETIMEDOUT); v2.18.3-1
+    // src/misc/socket.cc:475; v2.29.3-1 src/misc/socket.cc:34; v2.4.8-1 src/include/socket.h:390.
+    let text = "\na:1:2 [0] os/linux.cc:213 NCCL WARN ncclSocketConnect: connect to 10.0.0.2<43551> failed : Connection timed out\n\
+                \na:1:2 [0] misc/socket.cc:475 NCCL WARN socketStartConnect: exceeded timeouts (20)\n\
+                \na:1:2 [0] misc/socket.cc:34 NCCL WARN socketProgress: Connection closed by remote peer node-b<51122>\n\
+                \na:1:2 [0] include/socket.h:390 NCCL WARN Connect to 10.0.0.2<43551> failed : No route to host\n";
+    let log = parse(text);
+    let kinds: Vec<(bool, bool)> = log
+        .records
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::SocketFailure {
+                timed_out,
+                closed_by_peer,
+                ..
+            } => Some((timed_out, closed_by_peer)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [(true, false), (true, false), (false, true), (false, false)]
+    );
+    let f = diagnose(&log);
+    assert_eq!(f.len(), 3, "{f:?}");
+    assert_eq!(f[0].lines, [2, 4]);
+    assert!(f
+        .iter()
+        .all(|f| f.topic == "/troubleshooting#socket-connection-fails"));
+    // The INFO retry line (v2.29.3-1 src/os/linux.cc:204) is not a failure.
+    let retry = "a:1:2 [0] NCCL INFO ncclSocketConnect: connect to 10.0.0.2<43551> returned Connection refused, retrying (1/34) after sleep for 100 msec\n";
+    assert!(diagnose(&parse(retry)).is_empty());
+}
+
+#[test]
+fn healthy_needs_evidence() {
+    // Nothing to judge: no finding at all, and in particular no "no problem found".
+    assert!(diagnose(&parse("")).is_empty());
+    assert!(diagnose(&parse("some unrelated text\n")).is_empty());
+    // Two hosts over IB without channel lines: not enough to call healthy.
+    let f = diagnose(&parse(
+        "a:1:2 [0] NCCL INFO Using network IB\nb:1:2 [0] NCCL INFO Using network IB\n",
+    ));
+    assert!(f.is_empty(), "{f:?}");
+}
+
+// ---- size and robustness ----------------------------------------------------------------
+
+#[test]
+fn hundred_thousand_lines_parse_in_one_pass() {
+    // 100 000 lines, a tenth of them each of ten formats above; the count of each kind
+    // shows every line was read once, and the summary merges the repeated channels.
+    let kinds = [
+        "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+        "NCCL INFO Channel 01/0 : 1[1] -> 2[0] [send] via NET/IB/0/GDRDMA",
+        "NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+        "NCCL INFO Bootstrap: Using eth0:10.0.0.1<0>",
+        "NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.",
+        "NCCL INFO Trees [0] 1/-1/-1->0->-1",
+        "NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE",
+        "NCCL INFO NCCL version 2.29.3+cuda13.0",
+        "NCCL INFO something else",
+        "",
+    ];
+    let mut text = String::new();
+    for i in 0..100_000 {
+        let host = if i % 3 == 0 { "node-a" } else { "node-b" };
+        let k = kinds[i % kinds.len()];
+        if k.is_empty() {
+            text.push_str("\r\n");
+        } else {
+            text.push_str(&format!(
+                "{host}:{}:{} [{}] {k}\r\n",
+                100 + i % 4,
+                200 + i % 4,
+                i % 4
+            ));
+        }
+    }
+    let log = parse(&text);
+    assert_eq!(log.records.len(), 100_000);
+    assert_eq!(log.summary().topology_lines.len(), 10_000);
+    let count = |f: fn(&Event) -> bool| log.records.iter().filter(|r| f(&r.event)).count();
+    assert_eq!(count(|e| matches!(e, Event::Channel(_))), 20_000);
+    assert_eq!(count(|e| matches!(e, Event::NetIbUsing { .. })), 10_000);
+    assert_eq!(count(|e| matches!(e, Event::InitComplete { .. })), 10_000);
+    assert_eq!(count(|e| matches!(e, Event::Unrecognised { .. })), 10_000);
+    assert_eq!(count(|e| matches!(e, Event::Blank)), 10_000);
+    let s = log.summary();
+    assert_eq!(s.channels.len(), 2);
+    assert_eq!(
+        s.channels.iter().map(|c| c.lines.len()).sum::<usize>(),
+        20_000
+    );
+    assert_eq!(s.env.len(), 1);
+    let f = diagnose(&log);
+    assert!(f.iter().all(|f| f.lines.len() <= 32));
+}
+
+/// Pieces of NCCL lines, to reach the readers more often than random text does.
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("NCCL INFO ".to_string()),
+        Just("NCCL WARN ".to_string()),
+        Just("NCCL TRACE ".to_string()),
+        Just("h:1:2 [0] ".to_string()),
+        Just("Channel 00/0 : ".to_string()),
+        Just("0[0] -> 1[1] ".to_string()),
+        Just("[send] via NET/".to_string()),
+        Just(" via ".to_string()),
+        Just("NET/IB : Using [0]".to_string()),
+        Just("mlx5_0:1/RoCE ; OOB ".to_string()),
+        Just("Got completion from peer ".to_string()),
+        Just("with error ".to_string()),
+        Just("status=".to_string()),
+        Just("IBV_WC_RETRY_EXC_ERR(".to_string()),
+        Just("NCCL version ".to_string()),
+        Just("+cuda".to_string()),
+        Just(" set by environment to ".to_string()),
+        Just("NCCL_P2P_DISABLE".to_string()),
+        Just(" rank ".to_string()),
+        Just(" nranks ".to_string()),
+        Just(" - Init COMPLETE".to_string()),
+        Just("Call to ibv_modify_qp failed with ".to_string()),
+        Just("local GID ".to_string()),
+        Just(" GID ".to_string()),
+        Just(" qpn ".to_string()),
+        Just("NET/IB: ".to_string()),
+        Just("(80FE/".to_string()),
+        Just("/dev/shm/".to_string()),
+        Just("NVLS".to_string()),
+        Just("NET/Plugin: Loaded net plugin ".to_string()),
+        Just(" (v".to_string()),
+        Just("Bootstrap : Using".to_string()),
+        Just("\r\n".to_string()),
+        Just("\n".to_string()),
+        "[0-9]{1,22}",
+        "[ -~]{0,12}",
+        ".{0,6}",
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_text_never_panics(text in ".{0,400}") {
+        let log = parse(&text);
+        prop_assert_eq!(log.records.len(), text.lines().count());
+        let _ = diagnose(&log);
+        let _ = serde_json::to_string(&log.summary());
+    }
+
+    #[test]
+    fn nccl_like_text_never_panics(parts in prop::collection::vec(fragment(), 0..60)) {
+        let text: String = parts.concat();
+        let log = parse(&text);
+        prop_assert_eq!(log.records.len(), text.lines().count());
+        for (i, r) in log.records.iter().enumerate() {
+            prop_assert_eq!(r.line, i + 1);
+        }
+        let _ = diagnose(&log);
+        let _ = serde_json::to_string(&log);
+    }
+}
