@@ -60,6 +60,27 @@ pub enum Command {
     ///   native-probe collective --op allreduce --bytes 8G --nodes 128 --gpus-per-node 8
     ///     --gpu h100 --nic ndr-400 --nics-per-node 8
     Collective(CollectiveArgs),
+    /// Explain an NCCL_DEBUG=INFO log: the version, ranks and hosts, the transports NCCL
+    /// chose, whether GPUDirect RDMA was used, and what went wrong, each finding with the
+    /// log lines it rests on and the lab's page that explains it.
+    ///
+    /// Paste the whole output of every rank (a terminal, a Slurm or Kubernetes log, a
+    /// GitHub issue); lines are kept in order and unknown ones are never dropped. Exit code
+    /// 0 unless a finding is an error (then 1), so scripts can gate on it. Example:
+    ///
+    ///   NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8G 2>&1 | native-probe nccl-log -
+    NcclLog(NcclLogArgs),
+}
+
+/// `native-probe nccl-log`: one log, from a file or stdin.
+#[derive(Debug, Args)]
+pub struct NcclLogArgs {
+    /// The log file, or `-` for standard input.
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+    /// Print JSON (the summary's keys and `findings`) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `native-probe fabric`: the parts of a fabric (engine `FabricSpec`).

@@ -9,6 +9,7 @@ mod decode;
 mod demo;
 mod fabric;
 mod json_input;
+mod nccl_log;
 mod output;
 mod qp_table;
 mod sampler;
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Command::Dcqcn(args) => dcqcn::run(&args),
         Command::Fabric(args) => fabric::run(&args),
         Command::Collective(args) => collective::run(&args),
+        Command::NcclLog(args) => nccl_log::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
