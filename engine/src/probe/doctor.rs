@@ -1091,7 +1091,7 @@ pub fn ecn(files: &EcnFiles) -> Check {
             Status::Skip,
             format!(
                 "{}: no ecn/ directory; the per-priority ECN switches are MLNX_OFED's mlx5 \
-                 driver's (the inbox driver keeps DCQCN on in firmware)",
+                 driver's, so with another driver this check cannot see them",
                 files.netdev
             ),
             Vec::new(),
