@@ -65,8 +65,10 @@ pub enum Command {
     ///
     /// Read only, from sysfs and procfs. Each check prints pass (✓), warn (!), fail (✗) or
     /// skip (-, with why), the files it read and what to do; among them the index to give
-    /// NCCL_IB_GID_INDEX. Exit status: 0 when no check failed (warnings included), 1 when one
-    /// did or the trees cannot be read, 2 for a bad command line.
+    /// NCCL_IB_GID_INDEX.
+    ///
+    /// Exit status: 0 when no check failed (warnings included), 1 when one did or the trees
+    /// cannot be read, 2 for a bad command line.
     Doctor(DoctorArgs),
 }
 
