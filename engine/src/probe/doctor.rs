@@ -478,7 +478,8 @@ const IB_MTUS: [u32; 5] = [4096, 2048, 1024, 512, 256];
 
 /// The RDMA MTU a RoCE port gets from its netdev's MTU, as `iboe_get_mtu()` computes it: the
 /// largest IB MTU that fits the netdev MTU less [`ROCE_HEADER_BYTES`]; `None` below 256.
-/// (mlx5 reports `min(max_mtu, iboe_get_mtu(netdev mtu))` as the port's active MTU.)
+/// The RDMA CM gives RoCE path records this MTU (`cma_resolve_iboe_route()` in
+/// `drivers/infiniband/core/cma.c`).
 pub fn iboe_mtu(netdev_mtu: u32) -> Option<u32> {
     let room = netdev_mtu.checked_sub(ROCE_HEADER_BYTES)?;
     IB_MTUS.into_iter().find(|&mtu| room >= mtu)
@@ -695,8 +696,9 @@ enum Asked {
 
 fn asked(cmdline: &str) -> Asked {
     let mut asked = Asked::Nothing;
-    // The kernel applies parameters left to right; the last word wins.
-    for word in cmdline.split_whitespace() {
+    // The kernel applies parameters left to right, so the last word wins; those after "--"
+    // are init's, not the kernel's.
+    for word in cmdline.split_whitespace().take_while(|w| *w != "--") {
         asked = match word {
             "iommu=pt" | "iommu.passthrough=1" => Asked::Passthrough,
             "iommu=off" | "intel_iommu=off" | "amd_iommu=off" => Asked::Off,
@@ -728,7 +730,15 @@ pub fn iommu(files: &IommuFiles) -> Check {
          update-grub or grub2-mkconfig, and reboot): devices then keep identity mappings."
             .to_string(),
     );
-    const TYPES: [&str; 6] = ["identity", "DMA", "DMA-FQ", "blocked", "unmanaged", "auto"];
+    // What `iommu_group_show_type()` (drivers/iommu/iommu.c) prints; "auto" is write-only.
+    const TYPES: [&str; 6] = [
+        "identity",
+        "DMA",
+        "DMA-FQ",
+        "blocked",
+        "unmanaged",
+        "unknown",
+    ];
     let mut translated = Vec::new();
     let mut known = 0;
     for (device, file) in &files.nic_domains {
@@ -737,6 +747,8 @@ pub fn iommu(files: &IommuFiles) -> Check {
             Some(kind) if !TYPES.contains(&kind) => {
                 return malformed(id, file, format!("expected one of {}", TYPES.join(", ")))
             }
+            // No default domain: says nothing of translation.
+            Some("unknown") => {}
             Some(kind) => {
                 known += 1;
                 if kind != "identity" {
@@ -829,8 +841,8 @@ pub struct PcieFiles {
     pub max_width: FileRead,
 }
 
-/// A link speed as `pci_speed_string()` prints it: "16.0 GT/s PCIe" (kernels before 5.7:
-/// "16 GT/s"); `None` for "Unknown".
+/// A link speed as `pci_speed_string()` prints it: "16.0 GT/s PCIe" (older kernels' own
+/// switch printed "16 GT/s"); `None` for "Unknown".
 fn link_speed(text: &str) -> Result<Option<f64>, String> {
     if text == "Unknown" {
         return Ok(None);
@@ -1432,6 +1444,8 @@ mod tests {
         assert_eq!(on.status, Status::Warn);
         assert!(on.fix.unwrap().contains("iommu=pt"));
         assert_eq!(iommu_of("ivhd0", root, None).status, Status::Warn);
+        let for_init = iommu_of("dmar0", &format!("{root} -- iommu=pt"), None);
+        assert_eq!(for_init.status, Status::Warn);
         // The NIC's own domain type outranks the command line.
         assert_eq!(
             iommu_of("dmar0", root, Some("identity")).status,

@@ -261,12 +261,11 @@ fn write_text(out: &mut dyn io::Write, report: &Report) -> io::Result<()> {
     for check in &report.checks {
         writeln!(out, "{} {}", mark(check.status), shown(&check.title))?;
         for evidence in &check.evidence {
-            writeln!(
-                out,
-                "    {}: {}",
-                shown(&evidence.path),
-                shown(&evidence.value)
-            )?;
+            let value = match evidence.value.as_str() {
+                "" => "(empty)".to_string(),
+                value => shown(value),
+            };
+            writeln!(out, "    {}: {value}", shown(&evidence.path))?;
         }
         if let Some(fix) = &check.fix {
             writeln!(out, "    fix: {}", shown(fix))?;
