@@ -412,3 +412,35 @@ fn an_unreadable_root_is_an_error_that_names_the_flag() {
         "{help}"
     );
 }
+
+#[test]
+fn a_link_out_of_the_tree_is_not_followed_and_fails_the_check_that_needed_it() {
+    let host = Host::new();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("mtu"), "9000\n").unwrap();
+    let mtu = host
+        .sysfs()
+        .join("devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/ens1f0np0/mtu");
+    fs::remove_file(&mtu).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("mtu"), &mtu).unwrap();
+    let run = host.run();
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_eq!(status(&report, "roce-mtu/mlx5_0/1"), "fail");
+    let value = check(&report, "roce-mtu/mlx5_0/1")["evidence"][0]["value"]
+        .as_str()
+        .unwrap();
+    assert!(value.contains("outside the tree"), "{value}");
+}
+
+#[test]
+fn ecn_is_skipped_where_the_driver_has_no_ecn_directory() {
+    let host = Host::new();
+    host.remove("sysfs/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/ens1f0np0/ecn");
+    let run = host.run();
+    assert_eq!(run.code, 0);
+    let report = run.json();
+    assert_eq!(status(&report, "ecn/ens1f0np0"), "skip");
+    assert!(title(&report, "ecn/ens1f0np0").contains("MLNX_OFED"));
+    assert_eq!(status(&report, "ecn/ens1f1np1"), "pass");
+}
