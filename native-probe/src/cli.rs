@@ -70,6 +70,16 @@ pub enum Command {
     ///
     ///   NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8G 2>&1 | native-probe nccl-log -
     NcclLog(NcclLogArgs),
+    /// Check this host for RDMA and GPUDirect RDMA: ports, RoCE GIDs, MTU, nvidia_peermem,
+    /// IOMMU, PCIe links, locked memory and ECN.
+    ///
+    /// Read only, from sysfs and procfs. Each check prints pass (✓), warn (!), fail (✗) or
+    /// skip (-, with why), the files it read and what to do; among them the index to give
+    /// NCCL_IB_GID_INDEX.
+    ///
+    /// Exit status: 0 when no check failed (warnings included), 1 when one did or the trees
+    /// cannot be read, 2 for a bad command line.
+    Doctor(DoctorArgs),
 }
 
 /// `native-probe nccl-log`: one log, from a file or stdin.
@@ -79,6 +89,23 @@ pub struct NcclLogArgs {
     #[arg(value_name = "FILE|-")]
     pub file: PathBuf,
     /// Print JSON (the summary's keys and `findings`) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `native-probe doctor`: which trees to read.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Read a tree laid out like /sys (a recording, or a copy of another host's) instead.
+    #[arg(long, value_name = "DIR", default_value = "/sys")]
+    pub sysfs_root: PathBuf,
+
+    /// Read a tree laid out like /proc (its cmdline and self/limits) instead.
+    #[arg(long, value_name = "DIR", default_value = "/proc")]
+    pub procfs_root: PathBuf,
+
+    /// Print JSON: {"checks": [{"id", "status", "title", "evidence": [{"path", "value"}],
+    /// "fix"}]}, status one of pass, warn, fail, skip; fix is null when there is nothing to do.
     #[arg(long)]
     pub json: bool,
 }

@@ -7,6 +7,7 @@ mod craft;
 mod dcqcn;
 mod decode;
 mod demo;
+mod doctor;
 mod fabric;
 mod json_input;
 mod nccl_log;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Command::Fabric(args) => fabric::run(&args),
         Command::Collective(args) => collective::run(&args),
         Command::NcclLog(args) => nccl_log::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -46,6 +48,8 @@ fn main() -> ExitCode {
         {
             ExitCode::SUCCESS
         }
+        // The report said what failed; only the exit status is left to set.
+        Err(error) if error.is::<doctor::ChecksFailed>() => ExitCode::FAILURE,
         Err(error) => {
             // Not `eprintln!`, which panics when stderr is gone too.
             let _ = writeln!(std::io::stderr(), "native-probe: error: {error}");

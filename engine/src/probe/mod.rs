@@ -8,6 +8,7 @@
 
 pub mod attribute;
 pub mod counter;
+pub mod doctor;
 pub mod exercise;
 
 use std::collections::BTreeMap;
