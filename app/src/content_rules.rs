@@ -496,3 +496,13 @@ fn lossless_findings_link_to_headings_that_exist() {
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
+
+#[test]
+fn nccl_log_findings_link_to_headings_that_exist() {
+    let pages = pages();
+    let broken: Vec<String> = engine::nccl_log::TOPICS
+        .iter()
+        .filter_map(|t| lands(&pages, t).err())
+        .collect();
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}

@@ -35,7 +35,6 @@ const GID: &str = "/troubleshooting#roce-gid-index-wrong";
 const MEMLOCK: &str = "/troubleshooting#memory-registration-fails-memlock-too-small";
 const QP_EINVAL: &str = "/troubleshooting#qp-stuck-in-init-or-rtr-einval";
 const RETRY: &str = "/troubleshooting#retry-exceeded";
-// Sections these rules need that the page does not have yet.
 const FLUSH: &str = "/troubleshooting#work-requests-flushed";
 const WC_OTHER: &str = "/troubleshooting#ib-completion-error";
 const NVLS: &str = "/troubleshooting#nvls-setup-fails";
@@ -46,6 +45,27 @@ const CUDA: &str = "/troubleshooting#cuda-failure";
 const NCCL_ERROR: &str = "/troubleshooting#nccl-error-results";
 const SOCKET_FAIL: &str = "/troubleshooting#socket-connection-fails";
 const PAGE: &str = "/troubleshooting";
+
+/// Every page and section a finding may link to (the app's content rules check each lands
+/// on a heading that exists).
+pub const TOPICS: [&str; 16] = [
+    SOCKETS,
+    GDR,
+    GID,
+    MEMLOCK,
+    QP_EINVAL,
+    RETRY,
+    FLUSH,
+    WC_OTHER,
+    NVLS,
+    SHM,
+    PLUGIN,
+    P2P_OFF,
+    CUDA,
+    NCCL_ERROR,
+    SOCKET_FAIL,
+    PAGE,
+];
 
 /// At most this many example lines per finding, so a 100k-line log gives readable findings.
 const MAX_LINES: usize = 32;

@@ -24,7 +24,7 @@ mod tests;
 
 use serde::Serialize;
 
-pub use diagnose::{diagnose, Finding, Severity};
+pub use diagnose::{diagnose, Finding, Severity, TOPICS};
 pub use prefix::{Level, Origin};
 pub use record::{
     ChannelConnection, Event, LinkLayer, NcclResult, NetDevice, Peer, Side, Transport,

@@ -747,10 +747,14 @@ fn is_shm_error(body: &str) -> bool {
 /// `socketStartConnect: exceeded timeouts (%d)`, `socketPollConnect: exceeded timeouts (%d)`,
 /// `socketStartConnect: Connect to %s failed : %s` (v2.18.3-1 `src/misc/socket.cc` lines 475,
 /// 524, 483); `%s: connect to %s failed : %s` (v2.29.3-1 `src/os/linux.cc` line 213) and
-/// `socketProgress: Connection closed by remote peer %s` (v2.29.3-1 `src/misc/socket.cc` line 34).
+/// `socketProgress: Connection closed by remote peer %s` (v2.29.3-1 `src/misc/socket.cc` line 34);
+/// `%s: connect to %s returned %s, exceeded error retry count after %d attempts` and
+/// `ncclOsSocketTryAccept: exceeded error retry count after %d attempts, %s` (v2.29.3-1
+/// `src/os/linux.cc` lines 199, 114).
 fn socket_failure(body: &str) -> Option<Event> {
-    let connect =
-        (body.contains("Connect to ") || body.contains("connect to ")) && body.contains(" failed");
+    let connect = ((body.contains("Connect to ") || body.contains("connect to "))
+        && body.contains(" failed"))
+        || body.contains("exceeded error retry count");
     let timeouts = body.contains("exceeded timeouts");
     let closed = body.contains("Connection closed by remote peer");
     if !(connect || timeouts || closed) {

@@ -1260,3 +1260,38 @@ proptest! {
         let _ = serde_json::to_string(&log);
     }
 }
+
+#[test]
+fn socket_retries_exhausted_is_a_socket_failure() {
+    // v2.29.3-1 src/os/linux.cc:199.
+    let text = "n1:1:2 [0] misc/socket.cc:50 NCCL WARN socketStartConnect: connect to \
+                10.0.0.2<43127> returned Connection refused, exceeded error retry count after 35 attempts\n";
+    let log = parse(text);
+    assert!(matches!(
+        log.records[0].event,
+        Event::SocketFailure {
+            timed_out: false,
+            ..
+        }
+    ));
+    assert!(has_topic(
+        &diagnose(&log),
+        "/troubleshooting#socket-connection-fails"
+    ));
+}
+
+#[test]
+fn every_topic_link_in_the_rules_is_listed() {
+    // TOPICS is what the app's content rules check; a link written into a rule but left out
+    // of it would escape that check.
+    let source = include_str!("diagnose.rs");
+    for literal in source
+        .split('"')
+        .filter(|s| s.starts_with("/troubleshooting"))
+    {
+        assert!(
+            super::diagnose::TOPICS.contains(&literal),
+            "{literal} is not in TOPICS"
+        );
+    }
+}
