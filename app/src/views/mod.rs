@@ -14,6 +14,7 @@ pub mod roce;
 pub mod training;
 
 pub mod download;
+pub mod figures;
 pub mod page_query;
 mod slot;
 pub mod timing;

@@ -3,6 +3,7 @@
 //! a value is the engine's job (`Scenario::validate`); this table only reads and writes,
 //! and says in words which values the engine takes and why, for the message under a box.
 
+use crate::views::figures::grouped;
 use engine::dcqcn::{
     FlowSpec, Scenario, MAX_BUFFER_BYTES, MAX_DURATION_US, MAX_FLOWS, MAX_LINK_GBPS,
     MAX_PROP_DELAY_US, MAX_SAMPLES,
@@ -142,19 +143,6 @@ pub fn stagger_us(s: &Scenario) -> Option<f64> {
         (Some(a), Some(b)) => Some(b.start_us - a.start_us),
         _ => None,
     }
-}
-
-/// `1000000` as `1 000 000`: long limits read at a glance.
-fn grouped(v: f64) -> String {
-    let digits = format!("{v:.0}");
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('\u{202f}');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// "more than 0 and at most 1 000 000 µs" and friends, for the engine's usual checks.
@@ -717,7 +705,6 @@ mod tests {
         for f in FIELDS {
             assert!(f.allowed(&base).len() > 10, "{}", f.key);
         }
-        assert_eq!(grouped(1_000_000.0), "1\u{202f}000\u{202f}000");
         assert_eq!(grouped(512.0), "512");
     }
 }

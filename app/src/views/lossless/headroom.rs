@@ -5,6 +5,7 @@ use yew::prelude::*;
 
 use super::form::Texts;
 use super::qos::TextBox;
+use crate::views::figures;
 
 fn label(key: &str) -> (&'static str, &'static str) {
     match key {
@@ -31,17 +32,9 @@ pub struct HeadroomPanelProps {
     pub on_input: Callback<(&'static str, String)>,
 }
 
-/// Bytes with thin-space thousands, as the reference page writes them.
+/// Bytes as the reference page writes them.
 fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push('\u{202f}');
-        }
-        out.push(c);
-    }
-    out
+    figures::grouped(n as f64)
 }
 
 #[function_component]
