@@ -53,19 +53,64 @@ pub struct NcclLog {
 /// Read a log. Never fails: a line that is not NCCL's, or not one this reader knows, is
 /// kept as [`Event::Unrecognised`] with its line number.
 pub fn parse(text: &str) -> NcclLog {
-    let records = text
+    NcclLog {
+        records: records(text, 1),
+    }
+}
+
+/// The records of `text`, numbered from `first_line`.
+fn records(text: &str, first_line: usize) -> Vec<Record> {
+    text
         // `lines` splits at `\n` and drops the `\r` of a CRLF ending, so numbers match an editor's.
         .lines()
         .enumerate()
         .map(|(i, raw)| {
             let split = prefix::split(raw);
             Record {
-                line: i + 1,
+                line: first_line + i,
                 level: split.level,
                 event: record::classify(split.level, split.body),
                 origin: split.origin,
             }
         })
-        .collect();
-    NcclLog { records }
+        .collect()
+}
+
+/// A log read a slice at a time, so a page can read a 100,000-line paste without freezing:
+/// [`LogReader::step`] reads up to `lines` more lines, [`LogReader::finish`] gives the
+/// [`NcclLog`], the same as [`parse`] of the whole text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LogReader {
+    /// Byte offset of the next unread line.
+    offset: usize,
+    log: NcclLog,
+}
+
+impl LogReader {
+    pub fn new() -> LogReader {
+        LogReader::default()
+    }
+
+    /// Reads up to `lines` lines of `text` (the same text every call) from where the last
+    /// call stopped; returns whether the whole text has been read.
+    pub fn step(&mut self, text: &str, lines: usize) -> bool {
+        let rest = &text[self.offset.min(text.len())..];
+        let end = rest
+            .match_indices('\n')
+            .nth(lines.max(1) - 1)
+            .map_or(rest.len(), |(i, _)| i + 1);
+        let first = self.log.records.len() + 1;
+        self.log.records.extend(records(&rest[..end], first));
+        self.offset += end;
+        self.offset >= text.len()
+    }
+
+    /// Lines read so far.
+    pub fn lines_read(&self) -> usize {
+        self.log.records.len()
+    }
+
+    pub fn finish(self) -> NcclLog {
+        self.log
+    }
 }

@@ -1295,3 +1295,19 @@ fn every_topic_link_in_the_rules_is_listed() {
         );
     }
 }
+
+proptest! {
+    #[test]
+    fn reading_in_slices_is_parsing_the_whole(
+        text in "([a-z0-9:\\[\\] ]{0,20}(NCCL INFO|NCCL WARN)?[ a-zA-Z/]{0,20}(\r?\n)?){0,40}",
+        slice in 1usize..7,
+    ) {
+        let mut reader = LogReader::new();
+        let mut steps = 0;
+        while !reader.step(&text, slice) {
+            steps += 1;
+            prop_assert!(steps <= text.len() + 1, "the reader makes progress");
+        }
+        prop_assert_eq!(reader.finish(), parse(&text));
+    }
+}

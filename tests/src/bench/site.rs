@@ -46,7 +46,15 @@ use crate::{browser::Browser, site::Site};
 pub const TEXT_ROUTE: &str = "/verbs";
 /// The topic file the anchor is built from, the text route's.
 const TEXT_TOPIC_FILE: &str = "content/topics/verbs.md";
-pub const VIEW_ROUTES: &[&str] = &["/qp", "/roce", "/dcqcn", "/flows", "/live", "/lossless"];
+pub const VIEW_ROUTES: &[&str] = &[
+    "/qp",
+    "/roce",
+    "/dcqcn",
+    "/flows",
+    "/live",
+    "/lossless",
+    "/nccl-log",
+];
 /// The anchor's file name in the copy of `dist/`.
 pub const ANCHOR_FILE: &str = "lab-bench-anchor.html";
 /// Fresh-profile loads per route; each figure is their median.

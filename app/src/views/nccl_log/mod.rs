@@ -1,0 +1,283 @@
+//! The NCCL log explainer: paste or drop an `NCCL_DEBUG=INFO` log and see which transport
+//! NCCL used, whether GPUDirect RDMA was on, and what to change. Reading, summary and
+//! findings are `engine::nccl_log`'s; the view reads the log a slice at a time between
+//! frames, so a 100,000-line paste keeps the page responsive. The log never leaves the
+//! browser and is not put in the URL.
+
+mod report;
+mod sample;
+
+use std::rc::Rc;
+
+use engine::nccl_log::{diagnose, Finding, LogReader, Summary};
+use gloo::timers::callback::Timeout;
+use yew::prelude::*;
+
+use report::Report;
+
+/// Lines read per slice: a few milliseconds of work, so typing and scrolling stay smooth.
+const SLICE_LINES: usize = 4000;
+
+/// What the explainer shows for one log.
+#[derive(Debug, PartialEq)]
+pub struct Explained {
+    pub summary: Summary,
+    pub findings: Vec<Finding>,
+    pub lines: usize,
+    pub unrecognised: usize,
+    /// The text of every line a finding rests on, by line number.
+    pub quoted: Vec<(usize, String)>,
+}
+
+impl Explained {
+    fn new(text: &str, reader: LogReader) -> Explained {
+        let log = reader.finish();
+        let findings = diagnose(&log);
+        let mut wanted: Vec<usize> = findings.iter().flat_map(|f| f.lines.clone()).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let quoted = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(n, _)| wanted.binary_search(n).is_ok())
+            .map(|(n, l)| (n, l.to_string()))
+            .collect();
+        Explained {
+            summary: log.summary(),
+            unrecognised: log
+                .records
+                .iter()
+                .filter(|r| matches!(r.event, engine::nccl_log::Event::Unrecognised { .. }))
+                .count(),
+            lines: log.records.len(),
+            findings,
+            quoted,
+        }
+    }
+}
+
+/// The page's state: the text, the reading in progress, the last answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogPage {
+    pub text: Rc<String>,
+    /// Bumped for every new text, so a slice of an older text is dropped.
+    pub generation: u64,
+    pub reading: Option<LogReader>,
+    pub explained: Option<Rc<Explained>>,
+    pub note: Option<String>,
+}
+
+pub enum Action {
+    Text(String),
+    /// Read the next slice of this generation's text.
+    Slice(u64),
+    Note(String),
+}
+
+impl Reducible for LogPage {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            Action::Text(text) => {
+                next.generation += 1;
+                next.note = None;
+                next.reading = (!text.trim().is_empty()).then(LogReader::new);
+                if next.reading.is_none() {
+                    next.explained = None;
+                }
+                next.text = Rc::new(text);
+            }
+            Action::Slice(generation) if generation == next.generation => {
+                if let Some(mut reader) = next.reading.take() {
+                    if reader.step(&next.text, SLICE_LINES) {
+                        next.explained = Some(Rc::new(Explained::new(&next.text, reader)));
+                    } else {
+                        next.reading = Some(reader);
+                    }
+                }
+            }
+            Action::Slice(_) => return self,
+            Action::Note(note) => next.note = Some(note),
+        }
+        Rc::new(next)
+    }
+}
+
+impl Default for LogPage {
+    fn default() -> LogPage {
+        LogPage {
+            text: Rc::new(String::new()),
+            generation: 0,
+            reading: None,
+            explained: None,
+            note: None,
+        }
+    }
+}
+
+/// Reads a dropped or chosen file as text and hands it to the page.
+fn read_file(file: web_sys::File, page: UseReducerDispatcher<LogPage>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let promise = file.text();
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(text) => page.dispatch(Action::Text(text.as_string().unwrap_or_default())),
+            Err(_) => page.dispatch(Action::Note(format!(
+                "{} could not be read as text; paste its contents instead.",
+                file.name()
+            ))),
+        }
+    });
+}
+
+#[function_component]
+pub fn NcclLogView() -> Html {
+    let page = use_reducer(LogPage::default);
+    // One slice per timer tick while a reading is in progress; a new text or unmount
+    // drops the pending tick.
+    {
+        let dispatch = page.dispatcher();
+        let generation = page.generation;
+        let progress = page.reading.as_ref().map(LogReader::lines_read);
+        use_effect_with((generation, progress), move |(generation, progress)| {
+            let generation = *generation;
+            let tick = progress
+                .map(|_| Timeout::new(0, move || dispatch.dispatch(Action::Slice(generation))));
+            move || drop(tick)
+        });
+    }
+    let oninput = {
+        let page = page.dispatcher();
+        Callback::from(move |e: InputEvent| {
+            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            page.dispatch(Action::Text(area.value()));
+        })
+    };
+    let onchange = {
+        let page = page.dispatcher();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                read_file(file, page.clone());
+            }
+        })
+    };
+    let ondrop = {
+        let page = page.dispatcher();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if let Some(file) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
+                read_file(file, page.clone());
+            }
+        })
+    };
+    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let example = {
+        let page = page.dispatcher();
+        Callback::from(move |_| page.dispatch(Action::Text(sample::SOCKET_FALLBACK.to_string())))
+    };
+    let clear = {
+        let page = page.dispatcher();
+        Callback::from(move |_| page.dispatch(Action::Text(String::new())))
+    };
+    let status = match (&page.reading, &page.explained) {
+        (Some(r), _) => format!("Reading… {} lines so far", r.lines_read()),
+        (None, Some(e)) => format!(
+            "Read {} lines; {} not recognised (kept, not used)",
+            e.lines, e.unrecognised
+        ),
+        (None, None) => {
+            "Paste a log, or drop a file here. It is read in this browser and never sent anywhere."
+                .to_string()
+        }
+    };
+    html! {
+        <section class="ncclog-view" aria-labelledby="ncclog-title">
+            <h2 id="ncclog-title" class="ncclog-title">{ "NCCL log explainer" }</h2>
+            <div class="ncclog-input" {ondrop} {ondragover}>
+                <label for="ncclog-text">{ "NCCL_DEBUG=INFO output, from every rank" }</label>
+                <textarea id="ncclog-text" rows="10" spellcheck="false" autocomplete="off"
+                    placeholder="host:pid:tid [0] NCCL INFO …" value={(*page.text).clone()} {oninput}
+                    aria-describedby="ncclog-status" />
+                <div class="ncclog-actions">
+                    <label class="ncclog-file">{ "Open a log file " }
+                        <input type="file" id="ncclog-file" accept=".log,.txt,.out,text/plain" {onchange} />
+                    </label>
+                    <button type="button" class="ncclog-example" onclick={example}>{ "Try an example" }</button>
+                    <button type="button" class="ncclog-clear" onclick={clear}>{ "Clear" }</button>
+                </div>
+                <p id="ncclog-status" class="ncclog-status" role="status">{ status }</p>
+                if let Some(note) = &page.note {
+                    <p class="ncclog-note" role="alert">{ note.clone() }</p>
+                }
+            </div>
+            if let Some(explained) = &page.explained {
+                <Report explained={explained.clone()} stale={page.reading.is_some()} />
+            }
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settle(mut page: Rc<LogPage>) -> Rc<LogPage> {
+        while page.reading.is_some() {
+            let g = page.generation;
+            page = page.reduce(Action::Slice(g));
+        }
+        page
+    }
+
+    #[test]
+    fn the_example_is_read_in_slices_to_the_same_answer_as_a_whole_parse() {
+        let page = Rc::new(LogPage::default()).reduce(Action::Text(sample::SOCKET_FALLBACK.into()));
+        let page = settle(page);
+        let e = page.explained.as_ref().expect("an answer");
+        let log = engine::nccl_log::parse(sample::SOCKET_FALLBACK);
+        assert_eq!(e.summary, log.summary());
+        assert_eq!(e.findings, diagnose(&log));
+        assert!(e
+            .findings
+            .iter()
+            .any(|f| f.topic.ends_with("#nccl-falls-back-to-sockets")));
+        // Every line a finding names is quoted.
+        for f in &e.findings {
+            for n in &f.lines {
+                assert!(e.quoted.iter().any(|(q, _)| q == n), "line {n} quoted");
+            }
+        }
+    }
+
+    #[test]
+    fn a_slice_of_an_old_text_is_dropped() {
+        let page = Rc::new(LogPage::default()).reduce(Action::Text("a\nb".into()));
+        let old = page.generation;
+        let page = page.reduce(Action::Text(sample::SOCKET_FALLBACK.into()));
+        let page = page.reduce(Action::Slice(old));
+        assert!(page.explained.is_none() && page.reading.is_some());
+        let page = settle(page.reduce(Action::Text(String::new())));
+        assert!(page.explained.is_none() && page.reading.is_none());
+    }
+
+    #[test]
+    fn a_long_log_takes_many_slices() {
+        let text = "x NCCL INFO hello\n".repeat(3 * SLICE_LINES + 5);
+        let mut page = Rc::new(LogPage::default()).reduce(Action::Text(text));
+        let mut slices = 0;
+        while page.reading.is_some() {
+            let g = page.generation;
+            page = page.reduce(Action::Slice(g));
+            slices += 1;
+        }
+        assert_eq!(slices, 4);
+        assert_eq!(page.explained.as_ref().unwrap().lines, 3 * SLICE_LINES + 5);
+    }
+}

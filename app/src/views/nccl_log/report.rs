@@ -1,0 +1,200 @@
+//! One log explained: the summary, the findings with the lines they rest on, the channels.
+
+use std::rc::Rc;
+
+use engine::nccl_log::{
+    ChannelLink, Finding, InterNodeTransport, IntraNodeTransport, Severity, Summary, Transport,
+};
+use yew::prelude::*;
+
+use super::Explained;
+use crate::base;
+
+/// Channels listed before the table says how many more there are.
+const CHANNEL_ROWS: usize = 64;
+
+fn inter_node(t: Option<InterNodeTransport>) -> &'static str {
+    match t {
+        Some(InterNodeTransport::IB) => "InfiniBand (NET/IB)",
+        Some(InterNodeTransport::RoCE) => "RoCE (NET/IB over Ethernet)",
+        Some(InterNodeTransport::Socket) => "TCP sockets (NET/Socket)",
+        Some(InterNodeTransport::None) => "none: one host",
+        None => "not in the log",
+    }
+}
+
+fn intra_node(t: IntraNodeTransport) -> &'static str {
+    match t {
+        IntraNodeTransport::P2P => "P2P (NVLink or PCIe)",
+        IntraNodeTransport::SHM => "SHM (host memory)",
+        IntraNodeTransport::NVLS => "NVLS",
+        IntraNodeTransport::NET => "NET (through the NIC)",
+    }
+}
+
+fn gdr(g: Option<bool>) -> &'static str {
+    match g {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "no channel between hosts in the log",
+    }
+}
+
+fn transport(t: Transport) -> &'static str {
+    match t {
+        Transport::P2P => "P2P",
+        Transport::SHM => "SHM",
+        Transport::NET => "NET",
+        Transport::COLLNET => "CollNet",
+        Transport::Other => "other",
+    }
+}
+
+fn known<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref()
+        .map_or_else(|| "not in the log".to_string(), T::to_string)
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ReportProps {
+    pub explained: Rc<Explained>,
+    /// A newer text is being read; this is the last one's answer.
+    pub stale: bool,
+}
+
+#[function_component]
+pub fn Report(props: &ReportProps) -> Html {
+    let e = &props.explained;
+    html! {
+        <div class={classes!("ncclog-report", props.stale.then_some("ncclog-stale"))}>
+            <SummaryList summary={Rc::new(e.summary.clone())} />
+            <h3>{ "Findings" }</h3>
+            if e.findings.is_empty() {
+                <p>{ "Nothing NCCL wrote about its set-up is in this text. Run with NCCL_DEBUG=INFO and paste the output of every rank." }</p>
+            }
+            <ul class="ncclog-findings">
+                { for e.findings.iter().map(|f| html! {
+                    <FindingItem finding={f.clone()} quoted={e.quoted.clone()} />
+                }) }
+            </ul>
+            <Channels channels={Rc::new(e.summary.channels.clone())} />
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct SummaryProps {
+    summary: Rc<Summary>,
+}
+
+#[function_component]
+fn SummaryList(props: &SummaryProps) -> Html {
+    let s = &props.summary;
+    let intra = if s.intra_node.is_empty() {
+        "not in the log".to_string()
+    } else {
+        s.intra_node
+            .iter()
+            .map(|t| intra_node(*t))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    html! {
+        <dl class="ncclog-summary">
+            <dt>{ "NCCL" }</dt><dd>{ known(&s.nccl_version) }</dd>
+            <dt>{ "CUDA" }</dt><dd>{ known(&s.cuda_version) }</dd>
+            <dt>{ "Ranks × hosts" }</dt><dd>{ format!("{} ranks on {} hosts", known(&s.nranks), known(&s.nnodes)) }</dd>
+            <dt>{ "Between hosts" }</dt><dd class="ncclog-inter">{ inter_node(s.inter_node_transport) }</dd>
+            <dt>{ "GPUDirect RDMA" }</dt><dd class="ncclog-gdr">{ gdr(s.gdr_used) }</dd>
+            <dt>{ "Inside a host" }</dt><dd>{ intra }</dd>
+            if !s.env.is_empty() {
+                <dt>{ "Set in the environment" }</dt>
+                <dd>{ for s.env.iter().map(|v| html! { <code class="ncclog-env">{ format!("{}={}", v.name, v.value) }</code> }) }</dd>
+            }
+        </dl>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct FindingProps {
+    finding: Finding,
+    quoted: Vec<(usize, String)>,
+}
+
+#[function_component]
+fn FindingItem(props: &FindingProps) -> Html {
+    let f = &props.finding;
+    let (class, word) = match f.severity {
+        Severity::Info => ("ncclog-info", "Note"),
+        Severity::Warning => ("ncclog-warn", "Warning"),
+        Severity::Error => ("ncclog-error", "Problem"),
+    };
+    let lines: Vec<&(usize, String)> = props
+        .quoted
+        .iter()
+        .filter(|(n, _)| f.lines.contains(n))
+        .collect();
+    html! {
+        <li class={classes!("ncclog-finding", class)}>
+            <p class="ncclog-finding-title"><strong>{ format!("{word}: {}", f.title) }</strong></p>
+            <p>{ f.explanation.clone() }{ " " }<a href={base::href(f.topic)}>{ "What to do" }</a></p>
+            if !lines.is_empty() {
+                <div class="ncclog-lines" tabindex="0" role="region" aria-label={format!("Log lines for: {}", f.title)}>
+                    { for lines.into_iter().map(|(n, text)| html! {
+                        <div class="ncclog-line"><span class="ncclog-line-no">{ n }</span><mark>{ text.clone() }</mark></div>
+                    }) }
+                </div>
+            }
+        </li>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ChannelsProps {
+    channels: Rc<Vec<ChannelLink>>,
+}
+
+#[function_component]
+fn Channels(props: &ChannelsProps) -> Html {
+    let channels = &props.channels;
+    if channels.is_empty() {
+        return html! {};
+    }
+    let more = channels.len().saturating_sub(CHANNEL_ROWS);
+    html! {
+        <>
+            <h3>{ "Channels" }</h3>
+            <div class="ncclog-table-box" tabindex="0" role="region" aria-label="Channels NCCL set up">
+                <table class="ncclog-table">
+                    <thead><tr>
+                        <th scope="col">{ "Channel" }</th><th scope="col">{ "From → to (rank[device])" }</th>
+                        <th scope="col">{ "Transport" }</th><th scope="col">{ "Via" }</th>
+                        <th scope="col">{ "Between hosts" }</th><th scope="col">{ "GDR" }</th><th scope="col">{ "Lines" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for channels.iter().take(CHANNEL_ROWS).map(|c| {
+                            let peer = |p: &engine::nccl_log::Peer| match &p.device {
+                                Some(d) => format!("{}[{d}]", p.rank),
+                                None => p.rank.to_string(),
+                            };
+                            html! {
+                                <tr>
+                                    <td>{ c.channel }</td>
+                                    <td>{ format!("{} → {}", peer(&c.from), peer(&c.to)) }</td>
+                                    <td>{ transport(c.transport) }</td>
+                                    <td><code>{ c.via.clone() }</code></td>
+                                    <td>{ match c.inter_node { Some(true) => "yes", Some(false) => "no", None => "?" } }</td>
+                                    <td>{ if c.gdr { "yes" } else { "no" } }</td>
+                                    <td>{ c.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ") }</td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+            if more > 0 {
+                <p class="ncclog-more">{ format!("and {more} more channels (the CLI's --json lists them all)") }</p>
+            }
+        </>
+    }
+}

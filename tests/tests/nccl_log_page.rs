@@ -1,0 +1,118 @@
+//! The /nccl-log explainer in real headless Chromium: the example log names the socket
+//! fallback with its lines and the section that explains it, a pasted 100,000-line log is
+//! read in slices while the page keeps answering, garbage is kept and counted, and the page
+//! fits a phone.
+
+use engine::nccl_log::{diagnose, parse};
+use lab_tests::{
+    browser::{Browser, PHONE},
+    site::Site,
+};
+
+async fn text_of(browser: &Browser, css: &str) -> String {
+    browser.find(css).await.text().await.expect("element text")
+}
+
+async fn wait_contains(browser: &Browser, css: &str, text: &str) {
+    browser
+        .wait_until(
+            &format!(
+                "const e = document.querySelector({css:?}); return !!e && e.textContent.includes({text:?})"
+            ),
+            &format!("{css} to contain {text:?}"),
+        )
+        .await;
+}
+
+/// A healthy two-host RoCE log with GPUDirect RDMA, repeated to `lines` lines. Format
+/// strings, NVIDIA/nccl v2.29.3-1: src/transport/net_ib/init.cc:351-357 (`NET/IB : Using`),
+/// src/transport/net.cc:316 and 362 (channel lines with /GDRDMA), src/init.cc:1687
+/// (`Init COMPLETE`).
+fn big_log(lines: usize) -> String {
+    let head = "a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n\
+                b:3:4 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.2<0>\n\
+                a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n\
+                b:3:4 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA\n\
+                a:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                b:3:4 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n";
+    let mut text = head.to_string();
+    let mut n = head.lines().count();
+    while n < lines {
+        text.push_str(&format!("a:1:2 [0] NCCL INFO some line NCCL prints {n}\n"));
+        n += 1;
+    }
+    text
+}
+
+#[tokio::test]
+async fn a_pasted_log_is_explained_in_the_page() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/nccl-log")).await;
+
+    // The example: sockets between the hosts, no GDR, the fallback named with its lines.
+    browser.click_in_view(".ncclog-example").await;
+    wait_contains(&browser, ".ncclog-inter", "TCP sockets").await;
+    assert_eq!(text_of(&browser, ".ncclog-gdr").await, "no");
+    let finding = text_of(&browser, ".ncclog-findings").await;
+    assert!(finding.contains("libibverbs"), "{finding}");
+    let href = browser
+        .eval("return document.querySelector('.ncclog-finding a').getAttribute('href')")
+        .await;
+    assert!(
+        href.as_str().unwrap().contains("troubleshooting#"),
+        "{href}"
+    );
+    assert!(text_of(&browser, ".ncclog-lines")
+        .await
+        .contains("Failed to open libibverbs"));
+    browser.screenshot("nccl-log-example").await;
+
+    // 100,000 lines pasted at once: read in slices (progress shown), the page stays
+    // scriptable meanwhile, and the answer is the engine's.
+    let text = big_log(100_000);
+    let expected = diagnose(&parse(&text));
+    browser.set_value("#ncclog-text", &text, "input").await;
+    let started = browser
+        .eval("return document.querySelector('#ncclog-status').textContent")
+        .await;
+    assert!(
+        started.as_str().unwrap().starts_with("Reading"),
+        "progress is shown while reading: {started}"
+    );
+    wait_contains(&browser, "#ncclog-status", "Read 100000 lines").await;
+    wait_contains(&browser, ".ncclog-inter", "RoCE").await;
+    assert_eq!(text_of(&browser, ".ncclog-gdr").await, "yes");
+    let titles = browser
+        .eval("return [...document.querySelectorAll('.ncclog-finding-title')].length")
+        .await;
+    assert_eq!(titles.as_u64().unwrap() as usize, expected.len());
+
+    // Garbage is kept and counted, with no finding invented.
+    browser
+        .set_value(
+            "#ncclog-text",
+            "hello\nthis is not NCCL\n\u{1b}[31m",
+            "input",
+        )
+        .await;
+    wait_contains(&browser, "#ncclog-status", "Read 3 lines; 3 not recognised").await;
+
+    // A phone in the dark theme, with the example.
+    browser.click_in_view(".theme-toggle").await;
+    browser.resize(PHONE).await;
+    browser.goto(&site.url("/nccl-log")).await;
+    browser.click_in_view(".ncclog-example").await;
+    wait_contains(&browser, ".ncclog-inter", "TCP sockets").await;
+    let fits = browser
+        .eval("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+        .await;
+    assert_eq!(fits, true, "no sideways scrolling at 375 px");
+    browser
+        .eval("document.querySelector('.ncclog-findings').scrollIntoView(); return true")
+        .await;
+    browser.screenshot("nccl-log-375-dark").await;
+
+    browser.assert_no_console_errors("nccl-log page").await;
+    browser.close().await;
+}
