@@ -10,6 +10,7 @@ pub mod flows;
 pub mod live;
 pub mod qp;
 pub mod roce;
+pub mod topology;
 
 pub mod download;
 pub mod page_query;
