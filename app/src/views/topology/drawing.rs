@@ -118,7 +118,7 @@ pub fn summary(f: &Fabric, s: &Scope) -> Vec<String> {
     }
     if s.nodes < s.nodes_in_scope {
         lines.push(format!(
-            "+ {} more nodes in {}, wired like the last one drawn.",
+            "+ {} more nodes in {}, each wired as the drawn ones are.",
             grouped(s.nodes_in_scope - s.nodes),
             s.what
         ));

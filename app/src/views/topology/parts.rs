@@ -128,10 +128,18 @@ fn rows(f: &Fabric) -> Vec<Row> {
         label: "Switches in all".into(),
         per_plane: per(f.switches),
         total: grouped(f.switches),
-        note: format!(
-            "{}-port switches ({} × {} split {})",
-            f.radix, f.spec.switch_ports, f.spec.switch_port_gbps, f.spec.switch_port_split
-        ),
+        note: if f.spec.switch_port_split == 1 {
+            format!("{} ports of {} Gb/s each", f.radix, f.switch_port_gbps)
+        } else {
+            format!(
+                "{} ports of {} Gb/s, each split into {}: {} ports of {} Gb/s",
+                f.spec.switch_ports,
+                f.spec.switch_port_gbps,
+                f.spec.switch_port_split,
+                f.radix,
+                f.switch_port_gbps
+            )
+        },
     });
     for (part, label, n) in [
         ("links-nic-leaf", "Links NIC to leaf", f.links.nic_leaf),
@@ -226,8 +234,8 @@ pub fn PartsTable(props: &PartsProps) -> Html {
                     <thead>
                         <tr>
                             <th scope="col">{ "Part" }</th>
-                            <th scope="col">{ "Per plane" }</th>
                             <th scope="col">{ format!("All {} plane{}", f.spec.planes, if f.spec.planes == 1 { "" } else { "s" }) }</th>
+                            <th scope="col">{ "Per plane" }</th>
                             <th scope="col">{ "Notes" }</th>
                         </tr>
                     </thead>
@@ -235,8 +243,8 @@ pub fn PartsTable(props: &PartsProps) -> Html {
                         { for rows(f).into_iter().map(|r| html! {
                             <tr data-part={r.part}>
                                 <th scope="row">{ r.label }</th>
-                                <td class="per-plane">{ r.per_plane }</td>
                                 <td class="total">{ r.total }</td>
+                                <td class="per-plane">{ r.per_plane }</td>
                                 <td class="note">{ r.note }</td>
                             </tr>
                         }) }
