@@ -330,3 +330,56 @@ async fn topology_workstation_rack_is_one_switch() {
         .await;
     browser.close().await;
 }
+
+/// The published-design presets open with their counts: HPN's 240 ToRs and 120 aggregation
+/// switches in two planes, and the Llama 3 cluster's nearest spec in three tiers.
+#[tokio::test]
+async fn topology_published_presets_open_with_their_counts() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    browser
+        .goto(&site.url("/topology?preset=alibaba-hpn-pod"))
+        .await;
+    wait_until(
+        &browser,
+        "document.querySelector(\"tr[data-part='leaves'] td.total\")?.textContent === '240'",
+    )
+    .await;
+    assert_eq!(total(&browser, "spines").await, "120");
+    assert_eq!(total(&browser, "tiers").await, "2");
+    let summary = browser
+        .eval("return document.querySelector('.topo-summary').textContent")
+        .await;
+    assert!(
+        summary.as_str().is_some_and(|s| s.contains("plane 1")),
+        "the second plane is said in words: {summary}"
+    );
+    browser
+        .eval("document.querySelector('.topo-drawing').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("topology-hpn-light").await;
+
+    browser
+        .set_value("#topo-preset", "meta-llama3-roce", "change")
+        .await;
+    wait_until(
+        &browser,
+        "document.querySelector(\"tr[data-part='tiers'] td.total\")?.textContent === '3'",
+    )
+    .await;
+    let source = browser
+        .eval("return document.querySelector('.topo-source p').textContent")
+        .await;
+    assert!(
+        source
+            .as_str()
+            .is_some_and(|s| s.contains("1:7") && s.contains("not 3,072")),
+        "the preset says how it differs from the paper: {source}"
+    );
+    browser.screenshot("topology-meta-light").await;
+    browser
+        .assert_no_console_errors("the topology page (presets)")
+        .await;
+    browser.close().await;
+}
