@@ -12,6 +12,7 @@ pub mod lossless;
 pub mod nccl_log;
 pub mod qp;
 pub mod roce;
+pub mod topology;
 pub mod training;
 
 pub mod download;

@@ -55,7 +55,8 @@ impl Fabric {
     }
 
     /// The NIC a GPU uses: GPUs are shared out evenly over the node's NICs in order.
-    fn nic_of(&self, local_gpu: u32) -> u32 {
+    /// `local_gpu` counts within its node.
+    pub fn nic_of(&self, local_gpu: u32) -> u32 {
         // The `max(1)`s here and below only keep a hand-edited `Fabric` from dividing by
         // zero; `build` never makes one with a zero count.
         let n = u64::from(local_gpu) * u64::from(self.spec.nics_per_node)
@@ -65,12 +66,12 @@ impl Fabric {
 
     /// The rail of a NIC's first port in plane 0 (each NIC has nic_ports / planes ports in
     /// every plane).
-    fn rail_of(&self, nic: u32) -> u32 {
+    pub fn rail_of(&self, nic: u32) -> u32 {
         nic * (self.spec.nic_ports / self.spec.planes.max(1))
     }
 
     /// The leaf of (node, rail) in one plane.
-    fn leaf_of(&self, node: u64, rail: u32) -> u64 {
+    pub fn leaf_of(&self, node: u64, rail: u32) -> u64 {
         let down = u64::from(self.leaf.down_ports.max(1));
         if self.spec.rail_optimized {
             // Leaves are numbered by scalable unit, then rail.

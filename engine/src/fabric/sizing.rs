@@ -60,7 +60,8 @@ pub struct HopCounts {
     /// Both NICs on one leaf (same rail and scalable unit, or same top-of-rack leaf).
     pub same_leaf: u32,
     /// Different leaves under the same spines (2 tiers, or one pod of 3): leaf, spine, leaf.
-    pub other_leaf: u32,
+    /// `None` for a fabric of one switch per plane, which has no other leaf.
+    pub other_leaf: Option<u32>,
     /// Different pods of a 3-tier fabric of more than one pod: leaf, spine, core, spine,
     /// leaf.
     pub other_pod: Option<u32>,
@@ -86,7 +87,7 @@ pub struct ScalableUnits {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fabric {
     pub spec: FabricSpec,
-    /// Tiers used: 2 or 3.
+    /// Tiers used: 1 (one switch per plane holds every NIC port), 2 or 3.
     pub tiers: u8,
     pub nodes: u64,
     /// NIC ports per node in one plane; with rail optimization, the number of rails.
@@ -161,6 +162,15 @@ pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
         });
     }
     let endpoints_per_plane = nodes * u64::from(rails);
+    // A rack of nodes on one switch needs no spine: with `Tiers::Auto`, when one switch per
+    // plane has a port for every NIC port (and there is one rail, or the ports need not be
+    // spread over rails), that switch is the whole fabric.
+    if spec.tiers == Tiers::Auto
+        && (rails == 1 || !spec.rail_optimized)
+        && endpoints_per_plane <= u64::from(radix)
+    {
+        return Ok(one_switch(spec, radix, port_gbps, nodes, rails));
+    }
 
     // Leaves per plane. Rail-optimized: each rail needs ⌈nodes / down⌉ leaves, one per
     // scalable unit; top-of-rack: as many whole nodes per leaf as fit.
@@ -282,7 +292,7 @@ pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
 
     let hops = HopCounts {
         same_leaf: 1,
-        other_leaf: 3,
+        other_leaf: Some(3),
         other_pod: pods.is_some_and(|p| p > 1).then_some(5),
         other_rail_with_pxn: spec.rail_optimized.then_some(1),
     };
@@ -310,4 +320,67 @@ pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
         hops,
         scalable_units,
     })
+}
+
+/// The fabric of one switch per plane, every port facing the nodes: no uplinks, no spines.
+fn one_switch(spec: &FabricSpec, radix: u32, port_gbps: f64, nodes: u64, rails: u32) -> Fabric {
+    let planes = u64::from(spec.planes);
+    let nic_leaf = nodes * u64::from(rails) * planes;
+    let leaf = SwitchTier {
+        count: planes,
+        down_ports: radix,
+        up_ports: 0,
+    };
+    let spine = SwitchTier {
+        count: 0,
+        down_ports: 0,
+        up_ports: 0,
+    };
+    let links = Links {
+        nic_leaf,
+        leaf_spine: 0,
+        spine_core: 0,
+        total: nic_leaf,
+    };
+    let optics = Optics {
+        optical_links: nic_leaf,
+        transceivers: 2 * nic_leaf,
+        assumption: OPTICS_ASSUMPTION,
+    };
+    // The switch itself is taken as non-blocking, so the NICs are the narrowest layer.
+    let bisection_gbps = nic_leaf as f64 * spec.nic_port_gbps / 2.0;
+    let scalable_units = spec.rail_optimized.then(|| ScalableUnits {
+        count: 1,
+        nodes_per_su: radix / rails.max(1),
+        gpus_per_su: u64::from(radix / rails.max(1)) * u64::from(spec.gpus_per_node),
+        leaves_per_su: rails,
+    });
+    Fabric {
+        spec: spec.clone(),
+        tiers: 1,
+        nodes,
+        rails,
+        endpoints: nic_leaf,
+        radix,
+        switch_port_gbps: port_gbps,
+        leaf,
+        spine,
+        core: None,
+        switches: planes,
+        pods: None,
+        leaves_per_pod: 1,
+        spines_per_pod: 0,
+        cores_per_group: 0,
+        links,
+        optics,
+        bisection_gbps,
+        bisection_definition: BISECTION_DEFINITION,
+        hops: HopCounts {
+            same_leaf: 1,
+            other_leaf: None,
+            other_pod: None,
+            other_rail_with_pxn: spec.rail_optimized.then_some(1),
+        },
+        scalable_units,
+    }
 }

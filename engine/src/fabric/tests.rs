@@ -282,7 +282,7 @@ fn same_rail_in_one_scalable_unit_crosses_one_leaf() {
     assert!(matches!(p.hops[2], Hop::Leaf { leaf: 3, .. }));
     // Node 32 is in the next unit: same rail, another leaf, via a spine.
     let p = f.path(3, 32 * 8 + 3, false).unwrap();
-    assert_eq!(p.switches, f.hops.other_leaf);
+    assert_eq!(Some(p.switches), f.hops.other_leaf);
     assert!(matches!(p.hops[3], Hop::Spine { .. }));
 }
 
@@ -321,10 +321,61 @@ fn three_tier_paths_cross_the_core_between_pods() {
     let f = build(&hosts(27_648, 48, Tiers::Three)).unwrap();
     // Hosts 0 and 23 share leaf 0; 24 is on leaf 1 of pod 0; 576 (= 24 × 24) is in pod 1.
     assert_eq!(f.path(0, 23, false).unwrap().switches, f.hops.same_leaf);
-    assert_eq!(f.path(0, 24, false).unwrap().switches, f.hops.other_leaf);
+    assert_eq!(
+        Some(f.path(0, 24, false).unwrap().switches),
+        f.hops.other_leaf
+    );
     let p = f.path(0, 576, false).unwrap();
     assert_eq!(Some(p.switches), f.hops.other_pod);
     assert!(matches!(p.hops[4], Hop::Core { .. }));
+}
+
+#[test]
+fn a_rack_on_one_switch_is_a_one_tier_fabric() {
+    // 8 nodes, one 25G port each, on 32 × 100G split into 128 × 25G: 8 of 128 ports used,
+    // no spine. Asking for two tiers still gets a spine above the one leaf.
+    let spec = FabricSpec {
+        gpus: 32,
+        gpus_per_node: 4,
+        nics_per_node: 1,
+        nic_ports: 1,
+        nic_port_gbps: 25.0,
+        switch_ports: 32,
+        switch_port_gbps: 100.0,
+        switch_port_split: 4,
+        tiers: Tiers::Auto,
+        oversubscription: 1.0,
+        rail_optimized: false,
+        planes: 1,
+    };
+    let f = build(&spec).unwrap();
+    assert_eq!(
+        (f.tiers, f.leaf.count, f.spine.count, f.switches),
+        (1, 1, 0, 1)
+    );
+    assert_eq!((f.leaf.down_ports, f.leaf.up_ports), (128, 0));
+    assert_eq!(
+        (f.links.nic_leaf, f.links.leaf_spine, f.links.total),
+        (8, 0, 8)
+    );
+    // Half of 8 × 25 Gb/s.
+    assert_eq!(f.bisection_gbps, 100.0);
+    assert_eq!(f.hops.other_leaf, None);
+    let p = f.path(0, 31, false).unwrap();
+    assert_eq!(p.switches, 1);
+    let two = build(&FabricSpec {
+        tiers: Tiers::Two,
+        ..spec.clone()
+    })
+    .unwrap();
+    assert_eq!((two.tiers, two.leaf.count, two.spine.count), (2, 1, 1));
+    // 129 ports do not fit one switch: two leaves of 64 down ports and a spine.
+    let big = build(&FabricSpec {
+        gpus: 129 * 4,
+        ..spec
+    })
+    .unwrap();
+    assert_eq!((big.tiers, big.leaf.count), (2, 3));
 }
 
 #[test]
@@ -343,9 +394,10 @@ fn spec_json_denies_unknown_fields_and_fills_defaults() {
     let tiers: Tiers = serde_json::from_str("\"3\"").unwrap();
     assert_eq!(tiers, Tiers::Three);
     assert!(!spec.rail_optimized);
-    // Top-of-rack: both nodes' 8 ports fit one leaf's 32 down ports.
+    // Top-of-rack: both nodes' 16 ports fit one 64-port switch, the whole fabric.
     let out = serde_json::to_value(build(&spec).unwrap()).unwrap();
     assert_eq!(out["leaf"]["count"], 1);
+    assert_eq!(out["tiers"], 1);
     assert_eq!(out["core"], serde_json::Value::Null);
 }
 
@@ -395,6 +447,13 @@ proptest! {
     #[test]
     fn every_switch_balances_its_ports(spec in plausible()) {
         let Ok(f) = build(&spec) else { return Ok(()) };
+        if f.tiers == 1 {
+            // One switch per plane: every port faces the nodes and carries at most one.
+            prop_assert_eq!((f.leaf.down_ports, f.leaf.up_ports), (f.radix, 0));
+            prop_assert_eq!(f.spine.count, 0);
+            prop_assert!(f.links.nic_leaf <= f.leaf.count * u64::from(f.radix));
+            return Ok(());
+        }
         let r = spec.oversubscription;
         let (down, up) = (f64::from(f.leaf.down_ports), f64::from(f.leaf.up_ports));
         // The stated rounding of `leaf_ports`: down ≤ r·up < down + r + 1.
@@ -567,7 +626,7 @@ proptest! {
             [] => prop_assert_eq!(p.switches, 0),
             [_] => prop_assert_eq!(p.switches, f.hops.same_leaf),
             _ if crosses_core => prop_assert_eq!(Some(p.switches), f.hops.other_pod),
-            _ => prop_assert_eq!(p.switches, f.hops.other_leaf),
+            _ => prop_assert_eq!(Some(p.switches), f.hops.other_leaf),
         }
     }
 }

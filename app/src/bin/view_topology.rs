@@ -1,0 +1,3 @@
+//! The /topology view as its own wasm module, mounted by the shell on its page (see `app::views`).
+
+app::view_module!(app::views::topology::TopologyView);

@@ -1,0 +1,211 @@
+//! The numeric parts of a [`FabricSpec`] the page lets a learner type: each named as in the
+//! spec's JSON (which is also the URL query key and the name a `FabricError` gives), with
+//! its unit and what it means. Ranges are the engine's to judge; this table only reads
+//! what was typed and writes it into a spec.
+
+use engine::fabric::{FabricError, FabricSpec};
+
+/// One typed number.
+pub struct Field {
+    /// The `FabricSpec` field, as `FabricError::InvalidField` names it.
+    pub key: &'static str,
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub help: &'static str,
+    /// Counts take whole numbers; speeds and the ratio take decimals.
+    pub whole: bool,
+    get: fn(&FabricSpec) -> f64,
+    set: fn(&mut FabricSpec, f64),
+}
+
+impl Field {
+    /// The value as its box shows it.
+    pub fn text(&self, spec: &FabricSpec) -> String {
+        let v = (self.get)(spec);
+        if self.whole {
+            format!("{v:.0}")
+        } else {
+            // At most four decimals: 16/15 shows as 1.0667, 400 as 400.
+            let t = format!("{v:.4}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+    }
+
+    /// Writes what was typed into `spec`, or says why it does not read as this field's
+    /// number (the range is left to the engine).
+    pub fn apply(&self, spec: &mut FabricSpec, text: &str) -> Result<(), String> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(format!(
+                "`{}` is empty: type a number of {}",
+                self.key, self.unit
+            ));
+        }
+        let value = if self.whole {
+            t.parse::<u32>().map(f64::from).map_err(|_| {
+                format!(
+                    "`{}`: {t:?} is not a whole number of {} (0 to {})",
+                    self.key,
+                    self.unit,
+                    u32::MAX
+                )
+            })?
+        } else {
+            let v: f64 = t
+                .parse()
+                .map_err(|_| format!("`{}`: {t:?} is not a number", self.key))?;
+            if !v.is_finite() {
+                return Err(format!("`{}`: {t:?} is not a finite number", self.key));
+            }
+            v
+        };
+        (self.set)(spec, value);
+        Ok(())
+    }
+}
+
+/// Every typed field, in the panel's order.
+pub static FIELDS: &[Field] = &[
+    Field {
+        key: "gpus",
+        label: "GPUs",
+        unit: "GPUs",
+        help: "GPUs in the whole cluster, a whole number of nodes.",
+        whole: true,
+        get: |s| f64::from(s.gpus),
+        set: |s, v| s.gpus = v as u32,
+    },
+    Field {
+        key: "gpus_per_node",
+        label: "GPUs per node",
+        unit: "GPUs",
+        help: "GPUs in one server (8 in a DGX H100).",
+        whole: true,
+        get: |s| f64::from(s.gpus_per_node),
+        set: |s, v| s.gpus_per_node = v as u32,
+    },
+    Field {
+        key: "nics_per_node",
+        label: "NICs per node",
+        unit: "NICs",
+        help: "Scale-out NICs in one server; GPUs share them out evenly in order.",
+        whole: true,
+        get: |s| f64::from(s.nics_per_node),
+        set: |s, v| s.nics_per_node = v as u32,
+    },
+    Field {
+        key: "nic_ports",
+        label: "Ports per NIC",
+        unit: "ports",
+        help: "Fabric ports on one NIC; with two planes, one port in each.",
+        whole: true,
+        get: |s| f64::from(s.nic_ports),
+        set: |s, v| s.nic_ports = v as u32,
+    },
+    Field {
+        key: "nic_port_gbps",
+        label: "NIC port speed",
+        unit: "Gb/s",
+        help: "Line rate of one NIC port, per direction.",
+        whole: false,
+        get: |s| s.nic_port_gbps,
+        set: |s, v| s.nic_port_gbps = v,
+    },
+    Field {
+        key: "switch_ports",
+        label: "Switch radix",
+        unit: "ports",
+        help: "Physical ports on one switch; every tier uses the same switch.",
+        whole: true,
+        get: |s| f64::from(s.switch_ports),
+        set: |s, v| s.switch_ports = v as u32,
+    },
+    Field {
+        key: "switch_port_gbps",
+        label: "Switch port speed",
+        unit: "Gb/s",
+        help: "Line rate of one physical switch port, per direction.",
+        whole: false,
+        get: |s| s.switch_port_gbps,
+        set: |s, v| s.switch_port_gbps = v,
+    },
+    Field {
+        key: "switch_port_split",
+        label: "Port split",
+        unit: "ports",
+        help: "Each switch port used as this many ports of its speed divided by it (breakout).",
+        whole: true,
+        get: |s| f64::from(s.switch_port_split),
+        set: |s, v| s.switch_port_split = v as u32,
+    },
+    Field {
+        key: "oversubscription",
+        label: "Leaf oversubscription",
+        unit: "down:up",
+        help: "Down ports per up port at the leaf: 1 is non-blocking; spines and cores stay 1:1.",
+        whole: false,
+        get: |s| s.oversubscription,
+        set: |s, v| s.oversubscription = v,
+    },
+];
+
+#[cfg(test)]
+pub fn field(key: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// The input a refusal belongs next to: the field it names, or for a constraint between
+/// fields the one a learner most likely changes to meet it.
+pub fn error_key(e: &FabricError) -> &'static str {
+    match e {
+        FabricError::InvalidField { field, .. } => field,
+        FabricError::PartialNode { .. } => "gpus",
+        FabricError::PlanesWithoutPorts { .. } => "planes",
+        FabricError::NicFasterThanSwitchPort { .. } => "nic_port_gbps",
+        FabricError::LeafHasNoRoom { .. } => "oversubscription",
+        FabricError::NodeDoesNotFitLeaf { .. } => "rail_optimized",
+        FabricError::TooLarge { .. } => "tiers",
+        // A path query; the page keeps its selection within the fabric.
+        FabricError::NoSuchGpu { .. } => "path",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::fabric::{build, preset};
+
+    #[test]
+    fn every_field_round_trips_every_preset() {
+        for p in engine::fabric::presets() {
+            let mut spec = p.spec.clone();
+            for f in FIELDS {
+                f.apply(&mut spec, &f.text(&p.spec)).unwrap();
+            }
+            // The ratio shows four decimals; the rest read back exactly.
+            assert!((spec.oversubscription - p.spec.oversubscription).abs() < 1e-4);
+            spec.oversubscription = p.spec.oversubscription;
+            assert_eq!(spec, p.spec, "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn half_typed_and_malformed_text_is_refused_with_the_key() {
+        let mut spec = preset("superpod-h100-1su").unwrap().spec;
+        let radix = field("switch_ports").unwrap();
+        assert!(radix
+            .apply(&mut spec, "12x")
+            .unwrap_err()
+            .contains("`switch_ports`"));
+        assert!(radix.apply(&mut spec, "").unwrap_err().contains("empty"));
+        assert!(radix.apply(&mut spec, "-1").is_err());
+        let speed = field("nic_port_gbps").unwrap();
+        assert!(speed.apply(&mut spec, "inf").is_err());
+        // "1" reads, and the engine names the field it refuses.
+        radix.apply(&mut spec, "1").unwrap();
+        let e = build(&spec).unwrap_err();
+        assert_eq!(error_key(&e), "switch_ports");
+        radix.apply(&mut spec, "128").unwrap();
+        assert!(build(&spec).is_ok());
+    }
+}

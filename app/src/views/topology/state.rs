@@ -1,0 +1,360 @@
+//! The page's state and its reducer: what the learner typed, the last fabric that built,
+//! the refusals placed at their fields, and the two GPUs whose path is shown.
+
+use std::rc::Rc;
+
+use engine::collective::{Machines, NicModel, Transport};
+use engine::fabric::{build, preset, ClusterPreset, Fabric, FabricSpec, Path, Tiers};
+use yew::prelude::*;
+
+use super::fields::{error_key, FIELDS};
+use super::query::{self, Query};
+
+/// The preset a page opens with when its link names none.
+pub const DEFAULT_PRESET: &str = "superpod-h100-1su";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopologyPage {
+    /// The preset the fabric started from; its GPU (and NIC where it fits) name the
+    /// machines for /nccl.
+    pub base: ClusterPreset,
+    /// The text of each typed field, indexed like `FIELDS`, kept as typed.
+    pub texts: Vec<String>,
+    pub tiers: Tiers,
+    pub rail_optimized: bool,
+    pub planes: u32,
+    /// The last spec that built, and its fabric: what the table and drawing show.
+    pub spec: FabricSpec,
+    pub fabric: Rc<Fabric>,
+    /// Refusals by input key (a field, `tiers`, `planes`, `rail_optimized`): a typed text
+    /// that does not read, or the engine's answer to the parts as typed.
+    pub errors: Vec<(&'static str, String)>,
+    /// Up to two GPUs, in the order picked.
+    pub selected: Vec<u64>,
+    pub pxn: bool,
+    /// Said when the link's fabric could not be restored.
+    pub note: Option<String>,
+}
+
+pub enum Action {
+    Preset(String),
+    Type(&'static str, String),
+    Tiers(Tiers),
+    RailOptimized(bool),
+    Planes(u32),
+    /// A GPU clicked (or Enter/Space on it): the first or second end of the path.
+    Pick(u64),
+    Pxn(bool),
+}
+
+impl TopologyPage {
+    fn from_preset(base: ClusterPreset) -> TopologyPage {
+        let spec = base.spec.clone();
+        // Every preset builds (the engine's own test).
+        let fabric = build(&spec).expect("a preset builds");
+        TopologyPage {
+            texts: FIELDS.iter().map(|f| f.text(&spec)).collect(),
+            tiers: spec.tiers,
+            rail_optimized: spec.rail_optimized,
+            planes: spec.planes,
+            fabric: Rc::new(fabric),
+            spec,
+            base,
+            errors: Vec::new(),
+            selected: Vec::new(),
+            pxn: false,
+            note: None,
+        }
+    }
+
+    pub fn from_query(q: &Query) -> TopologyPage {
+        let named = q.preset.as_deref().and_then(preset);
+        let base = named
+            .clone()
+            .or_else(|| preset(DEFAULT_PRESET))
+            .expect("the default preset exists");
+        let mut page = TopologyPage::from_preset(base.clone());
+        let mut notes = Vec::new();
+        if let (Some(id), None) = (q.preset.as_deref(), &named) {
+            notes.push(format!(
+                "The link names no preset {id:?}; starting from {}.",
+                base.name
+            ));
+        }
+        let mut spec = base.spec.clone();
+        let unread = q.apply_parts(&mut spec);
+        if !unread.is_empty() {
+            notes.push(format!(
+                "The link's {} did not read and kept the preset's value.",
+                unread.join(", ")
+            ));
+        }
+        match build(&spec) {
+            Ok(f) => {
+                page.texts = FIELDS.iter().map(|f| f.text(&spec)).collect();
+                page.tiers = spec.tiers;
+                page.rail_optimized = spec.rail_optimized;
+                page.planes = spec.planes;
+                page.fabric = Rc::new(f);
+                page.spec = spec;
+            }
+            Err(e) => notes.push(format!(
+                "The link's fabric does not build ({e}); showing {}.",
+                base.name
+            )),
+        }
+        let gpus = page.fabric.spec.gpus.into();
+        page.selected = [q.from, q.to]
+            .into_iter()
+            .map_while(|g| g)
+            .filter(|g| *g < gpus)
+            .collect();
+        page.pxn = q.pxn;
+        page.note = (!notes.is_empty()).then(|| notes.join(" "));
+        page
+    }
+
+    pub fn text(&self, key: &str) -> &str {
+        FIELDS
+            .iter()
+            .position(|f| f.key == key)
+            .and_then(|i| self.texts.get(i))
+            .map(String::as_str)
+            .unwrap_or_default()
+    }
+
+    pub fn error(&self, key: &str) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, m)| m.as_str())
+    }
+
+    /// The fabric shown is the base preset's own.
+    pub fn is_preset(&self) -> bool {
+        self.spec == self.base.spec
+    }
+
+    /// Reads every input into a spec and builds it: the fabric shown changes only when
+    /// it builds; otherwise each refusal is kept at its input and nothing typed is lost.
+    fn rebuild(&mut self) {
+        let mut spec = self.spec.clone();
+        let mut errors = Vec::new();
+        for (f, text) in FIELDS.iter().zip(&self.texts) {
+            if let Err(message) = f.apply(&mut spec, text) {
+                errors.push((f.key, message));
+            }
+        }
+        spec.tiers = self.tiers;
+        spec.rail_optimized = self.rail_optimized;
+        spec.planes = self.planes;
+        if errors.is_empty() {
+            match build(&spec) {
+                Ok(fabric) => {
+                    let gpus = u64::from(spec.gpus);
+                    self.selected.retain(|g| *g < gpus);
+                    self.fabric = Rc::new(fabric);
+                    self.spec = spec;
+                }
+                Err(e) => errors.push((error_key(&e), e.to_string())),
+            }
+        }
+        self.errors = errors;
+        self.note = None;
+    }
+
+    /// The path between the two GPUs picked, in plane 0.
+    pub fn path(&self) -> Option<Path> {
+        match self.selected.as_slice() {
+            [a, b] => self.fabric.path(*a, *b, self.pxn).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn query_pairs(&self) -> Vec<(&'static str, String)> {
+        query::pairs(Some(self.base.id), &self.spec, &self.selected, self.pxn)
+    }
+
+    /// The machines /nccl should model for the fabric shown, or why none fits: a preset's
+    /// own, or for a hand-built fabric the preset's GPU and a verbs NIC whose rate is the
+    /// NIC's ports at their speed.
+    pub fn machines(&self) -> Result<Machines, String> {
+        if self.is_preset() {
+            return Ok(self.base.machines());
+        }
+        let s = &self.spec;
+        let gbps = f64::from(s.nic_ports) * s.nic_port_gbps;
+        let verbs_at =
+            |n: NicModel| n.transport() == Some(Transport::Verbs) && (n.gbps() - gbps).abs() < 1e-9;
+        let nic = Some(self.base.nic)
+            .filter(|n| verbs_at(*n))
+            .or_else(|| NicModel::ALL.into_iter().find(|n| verbs_at(*n)))
+            .ok_or_else(|| {
+                format!(
+                    "The calculator's RDMA NICs run at 100, 200, 400 or 800 Gb/s; this fabric's \
+                     NICs have {} × {} Gb/s = {gbps} Gb/s, so there is no NIC to give it.",
+                    s.nic_ports, s.nic_port_gbps
+                )
+            })?;
+        Ok(Machines {
+            gpu: self.base.gpu,
+            gpus_per_node: s.gpus_per_node,
+            nodes: s.gpus / s.gpus_per_node,
+            nic,
+            nics_per_node: s.nics_per_node,
+            gdr: true,
+            sharp: false,
+        })
+    }
+}
+
+/// The /nccl query for these machines (the calculator's own contract).
+pub fn nccl_query(m: &Machines) -> String {
+    format!(
+        "?gpu={}&gpn={}&nodes={}&nic={}&nics={}&gdr=1&op=all_reduce&size=8G",
+        m.gpu.id(),
+        m.gpus_per_node,
+        m.nodes,
+        m.nic.id(),
+        m.nics_per_node
+    )
+}
+
+impl Reducible for TopologyPage {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut page = (*self).clone();
+        match action {
+            Action::Preset(id) => match preset(&id) {
+                Some(p) => page = TopologyPage::from_preset(p),
+                None => return self,
+            },
+            Action::Type(key, text) => {
+                let Some(i) = FIELDS.iter().position(|f| f.key == key) else {
+                    return self;
+                };
+                if page.texts[i] == text {
+                    return self;
+                }
+                page.texts[i] = text;
+                page.rebuild();
+            }
+            Action::Tiers(t) => {
+                page.tiers = t;
+                page.rebuild();
+            }
+            Action::RailOptimized(on) => {
+                page.rail_optimized = on;
+                page.rebuild();
+            }
+            Action::Planes(n) => {
+                page.planes = n;
+                page.rebuild();
+            }
+            Action::Pick(gpu) => {
+                page.selected = match page.selected.as_slice() {
+                    [a] if *a != gpu => vec![*a, gpu],
+                    [a] if *a == gpu => Vec::new(),
+                    _ => vec![gpu],
+                };
+            }
+            Action::Pxn(on) => page.pxn = on,
+        }
+        Rc::new(page)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::page_query;
+
+    fn page(search: &str) -> Rc<TopologyPage> {
+        Rc::new(TopologyPage::from_query(&Query::from_pairs(
+            &page_query::parse(search),
+        )))
+    }
+
+    #[test]
+    fn typing_digit_by_digit_keeps_the_text_and_shows_the_last_fabric_that_built() {
+        let p = page("?preset=superpod-h100-4su");
+        assert_eq!(p.fabric.leaf.count, 32);
+        let p = p.reduce(Action::Type("switch_ports", String::new()));
+        assert!(p.error("switch_ports").unwrap().contains("empty"));
+        let p = p.reduce(Action::Type("switch_ports", "1".into()));
+        assert_eq!(p.text("switch_ports"), "1");
+        assert!(p.error("switch_ports").unwrap().contains("switch_ports"));
+        assert_eq!(p.fabric.leaf.count, 32, "the last fabric that built stays");
+        let p = p.reduce(Action::Type("switch_ports", "12".into()));
+        assert_eq!(p.error("switch_ports"), None);
+        let p = p.reduce(Action::Type("switch_ports", "128".into()));
+        assert_eq!(p.text("switch_ports"), "128");
+        // 127 nodes on 128-port leaves (64 down): 2 units of 8 leaves.
+        assert_eq!(p.fabric.leaf.count, 16);
+        assert!(!p.is_preset());
+        let p = p.reduce(Action::Type("gpus", "12a".into()));
+        assert!(p.error("gpus").unwrap().contains("`gpus`"));
+        assert_eq!(
+            p.text("switch_ports"),
+            "128",
+            "other fields keep their text"
+        );
+    }
+
+    #[test]
+    fn constraints_are_placed_at_the_input_they_concern() {
+        let p = page("?preset=superpod-h100-1su").reduce(Action::Planes(2));
+        assert!(p.error("planes").unwrap().contains("nic_ports"));
+        let p = p.reduce(Action::Type("nic_ports", "2".into()));
+        assert_eq!(p.errors, vec![]);
+        let p = p
+            .reduce(Action::Tiers(Tiers::Two))
+            .reduce(Action::Type("gpus", "80000".into()));
+        assert!(p.error("tiers").unwrap().contains("2-tier"));
+    }
+
+    #[test]
+    fn picks_make_a_path_and_a_link_restores_them() {
+        let p = page("?preset=superpod-h100-1su")
+            .reduce(Action::Pick(0))
+            .reduce(Action::Pick(13));
+        let path = p.path().unwrap();
+        assert_eq!(path.switches, 3);
+        let p = p.reduce(Action::Pxn(true));
+        assert!(p.path().unwrap().pxn);
+        let search = page_query::format(&p.query_pairs());
+        let back = page(&search);
+        assert_eq!(back.selected, vec![0, 13]);
+        assert!(back.pxn);
+        assert_eq!(back.spec, p.spec);
+        // A third pick starts a new pair.
+        let p = p.reduce(Action::Pick(5));
+        assert_eq!(p.selected, vec![5]);
+    }
+
+    #[test]
+    fn nccl_link_uses_the_preset_or_a_verbs_nic_of_the_same_rate() {
+        let p = page("?preset=superpod-h100-4su");
+        assert_eq!(
+            nccl_query(&p.machines().unwrap()),
+            "?gpu=h100&gpn=8&nodes=127&nic=ndr-400&nics=8&gdr=1&op=all_reduce&size=8G"
+        );
+        let p = p.reduce(Action::Type("gpus", "512".into()));
+        let m = p.machines().unwrap();
+        assert_eq!((m.nodes, m.nic), (64, NicModel::Ndr400));
+        let p = p.reduce(Action::Type("nic_port_gbps", "300".into()));
+        assert!(p.machines().unwrap_err().contains("300 Gb/s"));
+        let rack = page("?preset=rtx4090-rack");
+        assert!(nccl_query(&rack.machines().unwrap()).contains("nic=tcp-25"));
+    }
+
+    #[test]
+    fn a_broken_link_says_so_and_opens_a_preset() {
+        let p = page("?preset=nope&gpus=7");
+        let note = p.note.clone().unwrap();
+        assert!(note.contains("\"nope\""), "{note}");
+        assert!(note.contains("does not build"), "{note}");
+        assert_eq!(p.spec, preset(DEFAULT_PRESET).unwrap().spec);
+    }
+}
