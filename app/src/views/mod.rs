@@ -8,6 +8,7 @@
 pub mod dcqcn;
 pub mod flows;
 pub mod live;
+pub mod nccl;
 pub mod qp;
 pub mod roce;
 

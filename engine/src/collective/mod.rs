@@ -18,6 +18,7 @@ mod model;
 mod presets;
 #[cfg(test)]
 mod tests;
+mod why;
 
 pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
 pub use error::CollectiveError;
@@ -29,3 +30,4 @@ pub use model::{
     estimate, sweep, sweep_sizes, Bottleneck, ChannelSource, Choice, CollectiveReport, Estimate,
 };
 pub use presets::{GpuModel, Machines, NicModel};
+pub use why::{absent_reason, algorithm_name, disabled_reason, protocol_name};
