@@ -24,7 +24,7 @@ fn ids(page: &Page) -> BTreeSet<String> {
 }
 
 /// The interactive views a reference page should lead to.
-const VIEWS: &[&str] = &["/qp", "/roce", "/dcqcn", "/flows", "/live"];
+const VIEWS: &[&str] = &["/qp", "/roce", "/dcqcn", "/flows", "/live", "/nccl"];
 
 #[test]
 fn every_topic_has_text_with_headings() {

@@ -37,6 +37,16 @@ pub fn node_network_gbs(m: &Machines) -> f64 {
     m.nic.gbps() * f64::from(m.nics_per_node) / 8.0
 }
 
+/// The pairs whose busbw passes the node's network rate (across nodes only).
+pub fn past_wire<'a>(report: &'a CollectiveReport, m: &Machines) -> Vec<&'a Estimate> {
+    let wire = node_network_gbs(m);
+    report
+        .estimates
+        .iter()
+        .filter(|e| report.nodes > 1 && wire > 0.0 && e.busbw_gbs > wire)
+        .collect()
+}
+
 /// Says why the chosen pair is the one: the fastest the automatic choice may take, and how
 /// far the next one is behind.
 fn choice_sentence(report: &CollectiveReport) -> String {
@@ -114,8 +124,8 @@ pub fn PairResults(props: &ResultsProps) -> Html {
                         <tr>
                             <th scope="col">{ "Algorithm / protocol" }</th>
                             <th scope="col">{ "Time" }</th>
-                            <th scope="col">{ "algbw (GB/s)" }</th>
-                            <th scope="col">{ "busbw (GB/s)" }</th>
+                            <th scope="col">{ "algbw GB/s" }</th>
+                            <th scope="col">{ "busbw GB/s" }</th>
                             <th scope="col">{ "Bottleneck" }</th>
                             <th scope="col">{ "Bound by" }</th>
                             <th scope="col">{ "Automatic choice" }</th>
@@ -166,7 +176,7 @@ fn pair_row(req: &CollectiveRequest, e: &Estimate, chosen: Option<Choice>) -> Ht
             <td class="num">{ format::time(e.time_us) }</td>
             <td class="num">{ format::gbs(e.algbw_gbs) }</td>
             <td class="num nccl-busbw">{ format::gbs(e.busbw_gbs) }</td>
-            <td>{ format::bottleneck(e.bottleneck) }</td>
+            <td class="nccl-wrap">{ format::bottleneck(e.bottleneck) }</td>
             <td>{ if e.latency_bound { "latency" } else { "bandwidth" } }</td>
             <td class="nccl-why">{ choice }</td>
         </tr>
@@ -185,14 +195,8 @@ pub struct NotesProps {
 pub fn Notes(props: &NotesProps) -> Html {
     let m = &props.machines;
     let wire = node_network_gbs(m);
-    let multi_node = props.report.nodes > 1;
-    let past_wire: Vec<&Estimate> = props
-        .report
-        .estimates
-        .iter()
-        .filter(|e| multi_node && wire > 0.0 && e.busbw_gbs > wire)
-        .collect();
-    let sockets = multi_node && props.transport == Transport::Socket;
+    let past_wire = past_wire(&props.report, m);
+    let sockets = props.report.nodes > 1 && props.transport == Transport::Socket;
     html! {
         <>
             if !past_wire.is_empty() {
@@ -215,9 +219,9 @@ pub fn Notes(props: &NotesProps) -> Html {
                         "The socket transport is slow because it takes host memory only: every byte is copied from the GPU \
                          into a host buffer, pushed through the kernel's TCP stack by CPU threads, and copied back into GPU \
                          memory on the far side. The model therefore does not use the line rate for it but a measurement: \
-                         {SOCKET_MEASURED_BUSBW_GBS} GB/s busbw at best on {SOCKET_MEASURED_LINE_GBPS} Gb/s TCP \
-                         (4 nodes of 8 V100, NVIDIA/nccl issue #450), {:.0} % of the line rate, scaled to this NIC's rate, \
-                         which is an assumption.",
+                         {SOCKET_MEASURED_BUSBW_GBS} GB/s busbw, the top of the best range a user reached on \
+                         {SOCKET_MEASURED_LINE_GBPS} Gb/s TCP (four nodes of eight V100, NVIDIA/nccl issue #450), which is \
+                         {:.0} % of that line rate; scaling the same share to this NIC's rate is the model's assumption.",
                         SOCKET_LINE_FRACTION * 100.0
                     ) }
                     { " " }
@@ -226,5 +230,46 @@ pub fn Notes(props: &NotesProps) -> Html {
                 </p>
             }
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::collective::{estimate, Collective, GpuModel, NicModel};
+
+    fn report(m: &Machines) -> CollectiveReport {
+        estimate(&CollectiveRequest {
+            op: Collective::AllReduce,
+            bytes: f64::from(1u32 << 30),
+            cluster: m.cluster().unwrap(),
+            algorithms: None,
+            protocols: None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_tree_on_two_nodes_passes_the_wire_and_a_ring_does_not() {
+        let mut m = Machines {
+            gpu: GpuModel::H100,
+            gpus_per_node: 8,
+            nodes: 2,
+            nic: NicModel::Roce100,
+            nics_per_node: 1,
+            gdr: true,
+            sharp: false,
+        };
+        let r = report(&m);
+        let past: Vec<Algorithm> = past_wire(&r, &m).iter().map(|e| e.algorithm).collect();
+        assert!(past.contains(&Algorithm::Tree), "{past:?}");
+        assert!(!past.contains(&Algorithm::Ring), "{past:?}");
+        m.nodes = 1;
+        assert!(
+            past_wire(&report(&m), &m).is_empty(),
+            "one node has no wire"
+        );
+        let sentence = choice_sentence(&r);
+        assert!(sentence.contains("fastest"), "{sentence}");
     }
 }

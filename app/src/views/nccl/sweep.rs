@@ -11,12 +11,13 @@ use super::format::{self, op_id};
 use super::results::{chosen_estimate, pair_name};
 use super::state::{Action, Calc};
 
-const WIDTH: f64 = 560.0;
-const HEIGHT: f64 = 300.0;
-const LEFT: f64 = 56.0;
-const RIGHT: f64 = 14.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 46.0;
+// A small canvas, so that its 12-unit labels stay readable when a phone shrinks it.
+const WIDTH: f64 = 440.0;
+const HEIGHT: f64 = 270.0;
+const LEFT: f64 = 50.0;
+const RIGHT: f64 = 22.0;
+const TOP: f64 = 12.0;
+const BOTTOM: f64 = 44.0;
 
 /// One algorithm's line: at each size, its fastest protocol the automatic choice may take
 /// (any protocol, when it may take none).
@@ -99,8 +100,8 @@ pub fn SweepChart(props: &ChartProps) -> Html {
     let y_ticks: Vec<f64> = (0..=((top / step).round() as u32))
         .map(|i| f64::from(i) * step)
         .collect();
-    // Powers of 1024 and the ends, as the sizes read.
-    let x_ticks: Vec<f64> = [3.0, 10.0, 20.0, 30.0, 33.0]
+    // The first size and the powers of 1024, as the sizes read.
+    let x_ticks: Vec<f64> = [3.0, 10.0, 20.0, 30.0]
         .into_iter()
         .filter(|k| *k >= lo && *k <= hi)
         .collect();
