@@ -96,7 +96,7 @@ pub fn Compare(props: &CompareProps) -> Html {
             <div class="nccl-scroll" tabindex="0" role="region" aria-labelledby="nccl-compare-title">
                 <table class="nccl-table nccl-compare-table">
                     <thead>
-                        <tr><th scope="col">{ "" }</th><th scope="col">{ "This configuration" }</th><th scope="col">{ "Variant" }</th></tr>
+                        <tr><th scope="col">{ "Setting" }</th><th scope="col">{ "This configuration" }</th><th scope="col">{ "Variant" }</th></tr>
                     </thead>
                     <tbody>
                         { row("Network", current.nic.name().to_string(), variant_machines.map(|m| m.nic.name().to_string()).unwrap_or_else(dash)) }

@@ -122,13 +122,13 @@ pub fn PairResults(props: &ResultsProps) -> Html {
                 <table class="nccl-table nccl-pairs">
                     <thead>
                         <tr>
-                            <th scope="col">{ "Algorithm / protocol" }</th>
+                            <th scope="col">{ "Pair" }</th>
                             <th scope="col">{ "Time" }</th>
                             <th scope="col">{ "algbw GB/s" }</th>
                             <th scope="col">{ "busbw GB/s" }</th>
                             <th scope="col">{ "Bottleneck" }</th>
                             <th scope="col">{ "Bound by" }</th>
-                            <th scope="col">{ "Automatic choice" }</th>
+                            <th scope="col">{ "NCCL's choice" }</th>
                         </tr>
                     </thead>
                     <tbody>
