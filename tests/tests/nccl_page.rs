@@ -271,6 +271,26 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     browser.screenshot("nccl-sweep-dark").await;
     browser.assert_no_console_errors("/nccl dark").await;
 
+    // Two nodes on one 100 Gb/s NIC each: where the engine's busbw passes the wire rate,
+    // the page says why.
+    let mut two = machines(2, NicModel::Roce100);
+    two.nics_per_node = 1;
+    let wire_gbs = NicModel::Roce100.gbps() / 8.0;
+    let past = report(two, gib8)
+        .estimates
+        .iter()
+        .any(|e| e.busbw_gbs > wire_gbs);
+    assert!(past, "the engine has a pair past the wire here");
+    browser.set_value("#nccl-nodes", "2", "input").await;
+    browser.set_value("#nccl-nics", "1", "input").await;
+    wait(
+        &browser,
+        "document.querySelector('.nccl-results [data-note=busbw-past-wire]') !== null",
+    )
+    .await;
+    show(&browser, ".nccl-results [data-note=busbw-past-wire]").await;
+    browser.screenshot("nccl-busbw-note-dark").await;
+
     // 375 px: the page never scrolls sideways; wide tables scroll in their own box.
     browser.resize(PHONE).await;
     browser.goto(&site.url(&format!("/nccl{search}"))).await;

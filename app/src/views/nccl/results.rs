@@ -203,10 +203,10 @@ pub fn Notes(props: &NotesProps) -> Html {
                 <p class="nccl-note" data-note="busbw-past-wire">
                     { format!(
                         "Some busbw figures here pass the node's network rate ({} × {} Gb/s = {} GB/s per direction), {} among them. \
-                         busbw is algbw times the share of the data a ring would have to move (nccl-tests' factor, {:.3} for {} \
+                         The busbw figure is algbw times the share of the data a ring would have to move (nccl-tests' factor, {:.3} for {} \
                          on {} ranks), so it equals the wire rate only when the data really travels the ring's way. NVLS and CollNet let switches do the reduction, \
-                         and a tree across two nodes crosses the network fewer times than a ring would: less than the counted \
-                         bytes go over the wire, and the figure can run past its rate.",
+                         and a tree across two nodes crosses the network fewer times than a ring would: fewer bytes than it \
+                         counts go over the wire, and the figure can run past its rate.",
                         m.nics_per_node, m.nic.gbps(), format::gbs(wire),
                         past_wire.iter().map(|e| pair_name(e.algorithm, e.protocol)).collect::<Vec<_>>().join(", "),
                         props.report.op.bus_factor(props.report.ranks), op_name(props.report.op), props.report.ranks,
