@@ -32,6 +32,8 @@ const VIEWS: &[&str] = &[
     "/live",
     "/lossless",
     "/nccl-log",
+    "/topology",
+    "/nccl",
 ];
 
 #[test]

@@ -9,6 +9,7 @@ pub mod dcqcn;
 pub mod flows;
 pub mod live;
 pub mod lossless;
+pub mod nccl;
 pub mod nccl_log;
 pub mod qp;
 pub mod roce;

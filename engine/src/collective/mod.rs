@@ -21,6 +21,7 @@ mod presets;
 #[cfg(test)]
 mod tests;
 mod training;
+mod why;
 
 pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
 pub use error::CollectiveError;
@@ -38,3 +39,4 @@ pub use training::{
     TrainingReport, TrainingRequest, DEFAULT_MFU, FLOPS_PER_PARAM_PER_TOKEN, MAX_PARAMS,
     MAX_TOKENS_PER_GPU, TRAINING_EXAMPLES,
 };
+pub use why::{absent_reason, algorithm_name, disabled_reason, protocol_name};

@@ -54,6 +54,8 @@ pub const VIEW_ROUTES: &[&str] = &[
     "/live",
     "/lossless",
     "/nccl-log",
+    "/topology",
+    "/nccl",
 ];
 /// The anchor's file name in the copy of `dist/`.
 pub const ANCHOR_FILE: &str = "lab-bench-anchor.html";

@@ -1,0 +1,320 @@
+//! The collective calculator (/nccl) in real Chromium: the /topology page's link opens with
+//! the engine's own answer, the node count typed digit by digit updates it, a bad size is
+//! refused at its field with the last results kept, the sweep draws one line per algorithm
+//! and 31 rows, sockets against RoCE gives the engine's ratio, the link reloads to the same
+//! state (keeping another widget's keys), and the page fits a phone in both themes.
+
+use engine::collective::{
+    estimate, Collective, CollectiveReport, CollectiveRequest, Estimate, GpuModel, Machines,
+    NicModel,
+};
+use lab_tests::{
+    browser::{Browser, PHONE},
+    site::Site,
+};
+use serde_json::Value;
+
+const LINK: &str =
+    "/nccl?gpu=h100&gpn=8&nodes=128&nic=ndr-400&nics=8&gdr=1&op=all_reduce&size=8G&train-steps=3";
+
+fn machines(nodes: u32, nic: NicModel) -> Machines {
+    Machines {
+        gpu: GpuModel::H100,
+        gpus_per_node: 8,
+        nodes,
+        nic,
+        nics_per_node: 8,
+        gdr: true,
+        sharp: false,
+    }
+}
+
+fn report(m: Machines, bytes: u64) -> CollectiveReport {
+    estimate(&CollectiveRequest {
+        op: Collective::AllReduce,
+        bytes: bytes as f64,
+        cluster: m.cluster().expect("the machines make a cluster"),
+        algorithms: None,
+        protocols: None,
+    })
+    .expect("the engine estimates it")
+}
+
+fn chosen(r: &CollectiveReport) -> Estimate {
+    let c = r.chosen.expect("a chosen pair");
+    r.estimates
+        .iter()
+        .find(|e| e.algorithm == c.algorithm && e.protocol == c.protocol)
+        .cloned()
+        .expect("the chosen pair has an estimate")
+}
+
+async fn wait(browser: &Browser, expr: &str) -> Value {
+    browser.wait_until(&format!("return ({expr});"), expr).await
+}
+
+/// The chosen row's busbw and time as the page holds them (full precision in data-*).
+async fn chosen_row(browser: &Browser) -> (f64, f64, String) {
+    let v = wait(
+        browser,
+        "(() => { const r = document.querySelector('.nccl-pairs tr[data-chosen=true]'); \
+         return r && [r.dataset.busbw, r.dataset.timeUs, r.querySelector('.nccl-busbw').textContent]; })()",
+    )
+    .await;
+    let a = v.as_array().expect("three values");
+    let num = |i: usize| -> f64 { a[i].as_str().unwrap().parse().unwrap() };
+    (num(0), num(1), a[2].as_str().unwrap().to_string())
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+async fn show(browser: &Browser, css: &str) {
+    browser
+        .eval(&format!(
+            "document.querySelector({css:?}).scrollIntoView({{block: 'start'}}); window.scrollBy(0, -70); return null"
+        ))
+        .await;
+}
+
+#[tokio::test]
+async fn nccl_calculator_answers_as_the_engine_does() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    browser.goto(&site.url(LINK)).await;
+
+    // The link's machines: the chosen pair and its busbw are the engine's.
+    let gib8 = 8u64 << 30;
+    let expected = chosen(&report(machines(128, NicModel::Ndr400), gib8));
+    let (busbw, _, shown) = chosen_row(&browser).await;
+    assert!(
+        close(busbw, expected.busbw_gbs),
+        "{busbw} vs {}",
+        expected.busbw_gbs
+    );
+    assert_eq!(shown, format!("{:.2}", expected.busbw_gbs));
+    let pair = browser
+        .eval("const r = document.querySelector('.nccl-pairs tr[data-chosen=true]'); return r.dataset.algorithm + '/' + r.dataset.protocol")
+        .await;
+    assert_eq!(
+        pair.as_str().unwrap(),
+        format!(
+            "{}/{}",
+            engine::collective::algorithm_name(expected.algorithm),
+            engine::collective::protocol_name(expected.protocol)
+        )
+    );
+    let why = browser
+        .eval("return document.querySelector('.nccl-choice').textContent")
+        .await;
+    assert!(why.as_str().unwrap().contains("fastest"), "{why}");
+
+    // The node count, typed digit by digit: each prefix gives the engine's answer.
+    browser.set_value("#nccl-nodes", "", "input").await;
+    wait(
+        &browser,
+        "document.querySelector('[data-field=nodes] .nccl-error') !== null",
+    )
+    .await;
+    let nodes_box = browser.find("#nccl-nodes").await;
+    for (typed, nodes) in [("1", 1u32), ("6", 16)] {
+        nodes_box.send_keys(typed).await.expect("typing");
+        let want = chosen(&report(machines(nodes, NicModel::Ndr400), gib8));
+        wait(
+            &browser,
+            &format!(
+                "(() => {{ const r = document.querySelector('.nccl-pairs tr[data-chosen=true]'); \
+                 return r && Math.abs(Number(r.dataset.timeUs) - {}) <= 1e-6 * {}; }})()",
+                want.time_us,
+                want.time_us.max(1.0)
+            ),
+        )
+        .await;
+    }
+    let typed = browser
+        .eval("return document.querySelector('#nccl-nodes').value")
+        .await;
+    assert_eq!(typed, "16");
+    let sixteen = chosen(&report(machines(16, NicModel::Ndr400), gib8));
+
+    // Garbage in the size: refused at its field, typed text kept, last results kept.
+    browser.set_value("#nccl-size", "8Gx", "input").await;
+    let message = wait(
+        &browser,
+        "document.querySelector('[data-field=size] .nccl-error')?.textContent",
+    )
+    .await;
+    assert!(
+        message
+            .as_str()
+            .is_some_and(|m| m.contains("bytes") && m.contains("8Gx")),
+        "{message}"
+    );
+    let kept = browser
+        .eval("return document.querySelector('#nccl-size').value")
+        .await;
+    assert_eq!(kept, "8Gx");
+    assert!(browser
+        .eval("return document.querySelector('.nccl-stale-note') !== null")
+        .await
+        .as_bool()
+        .unwrap());
+    let (busbw, _, _) = chosen_row(&browser).await;
+    assert!(
+        close(busbw, sixteen.busbw_gbs),
+        "the last good results stay"
+    );
+    browser.screenshot("nccl-invalid-light").await;
+    browser.set_value("#nccl-size", "8G", "input").await;
+    wait(
+        &browser,
+        "document.querySelector('.nccl-stale-note') === null",
+    )
+    .await;
+
+    // The sweep: one line per algorithm offered, 31 rows.
+    let offered = {
+        let r = report(machines(16, NicModel::Ndr400), gib8);
+        let mut a: Vec<_> = r.estimates.iter().map(|e| e.algorithm).collect();
+        a.dedup();
+        a.len()
+    };
+    browser.click_in_view(".nccl-sweep .nccl-button").await;
+    wait(
+        &browser,
+        "document.querySelectorAll('.nccl-sweep-table tbody tr').length === 31",
+    )
+    .await;
+    let lines = browser
+        .eval("return document.querySelectorAll('.nccl-chart svg polyline').length")
+        .await;
+    assert_eq!(lines.as_u64(), Some(offered as u64));
+    show(&browser, ".nccl-sweep").await;
+    browser.screenshot("nccl-sweep-light").await;
+
+    // Sockets against RoCE at 100 Gb/s: both results and the engine's ratio.
+    browser.set_value("#nccl-nic", "roce-100", "change").await;
+    wait(
+        &browser,
+        "document.querySelector('#nccl-cmp-nic option[value=\"tcp-100\"]') !== null",
+    )
+    .await;
+    browser
+        .set_value("#nccl-cmp-nic", "tcp-100", "change")
+        .await;
+    let roce = chosen(&report(machines(16, NicModel::Roce100), gib8));
+    let tcp = chosen(&report(machines(16, NicModel::Tcp100), gib8));
+    let want_ratio = tcp.time_us / roce.time_us;
+    let ratio = wait(
+        &browser,
+        "document.querySelector('.nccl-compare-table') && document.querySelector('#nccl-cmp-nic').value === 'tcp-100' && document.querySelector('.nccl-ratio')?.dataset.ratio",
+    )
+    .await;
+    let ratio: f64 = ratio.as_str().unwrap().parse().unwrap();
+    assert!(close(ratio, want_ratio), "{ratio} vs {want_ratio}");
+    assert!(ratio > 1.0, "sockets are slower than RoCE at the same rate");
+    let ratio_text = browser
+        .eval("return document.querySelector('.nccl-ratio').textContent")
+        .await;
+    assert!(
+        ratio_text
+            .as_str()
+            .unwrap()
+            .contains(&format!("{want_ratio:.2}×")),
+        "{ratio_text}"
+    );
+    assert!(browser
+        .eval("return document.querySelector('.nccl-compare [data-note=sockets]') !== null")
+        .await
+        .as_bool()
+        .unwrap());
+    show(&browser, ".nccl-compare").await;
+    browser.screenshot("nccl-compare-light").await;
+    browser.assert_no_console_errors("/nccl light").await;
+
+    // The URL holds the state and kept the other widget's key; a reload restores it.
+    let search = wait(
+        &browser,
+        "location.search.includes('cmp-nic=tcp-100') && location.search.includes('nic=roce-100') && location.search",
+    )
+    .await;
+    let search = search.as_str().unwrap().to_string();
+    assert!(search.contains("train-steps=3"), "{search}");
+    assert!(
+        search.contains("nodes=16") && search.contains("sweep=1"),
+        "{search}"
+    );
+    browser.goto(&site.url(&format!("/nccl{search}"))).await;
+    let again = wait(
+        &browser,
+        "document.querySelector('.nccl-ratio')?.dataset.ratio",
+    )
+    .await;
+    assert!(close(again.as_str().unwrap().parse().unwrap(), want_ratio));
+    let restored = browser
+        .eval("return [document.querySelector('#nccl-nodes').value, document.querySelector('#nccl-nic').value, document.querySelectorAll('.nccl-sweep-table tbody tr').length]")
+        .await;
+    assert_eq!(restored, serde_json::json!(["16", "roce-100", 31]));
+
+    // Dark theme.
+    browser
+        .find(".theme-toggle")
+        .await
+        .click()
+        .await
+        .expect("toggles");
+    show(&browser, ".nccl-results").await;
+    browser.screenshot("nccl-results-dark").await;
+    show(&browser, ".nccl-sweep").await;
+    browser.screenshot("nccl-sweep-dark").await;
+    browser.assert_no_console_errors("/nccl dark").await;
+
+    // Two nodes on one 100 Gb/s NIC each: where the engine's busbw passes the wire rate,
+    // the page says why.
+    let mut two = machines(2, NicModel::Roce100);
+    two.nics_per_node = 1;
+    let wire_gbs = NicModel::Roce100.gbps() / 8.0;
+    let past = report(two, gib8)
+        .estimates
+        .iter()
+        .any(|e| e.busbw_gbs > wire_gbs);
+    assert!(past, "the engine has a pair past the wire here");
+    browser.set_value("#nccl-nodes", "2", "input").await;
+    browser.set_value("#nccl-nics", "1", "input").await;
+    wait(
+        &browser,
+        "document.querySelector('.nccl-results [data-note=busbw-past-wire]') !== null",
+    )
+    .await;
+    show(&browser, ".nccl-results [data-note=busbw-past-wire]").await;
+    browser.screenshot("nccl-busbw-note-dark").await;
+
+    // 375 px: the page never scrolls sideways; wide tables scroll in their own box.
+    browser.resize(PHONE).await;
+    browser.goto(&site.url(&format!("/nccl{search}"))).await;
+    wait(&browser, "document.querySelector('.nccl-ratio')").await;
+    let wide = browser
+        .eval(
+            "const w = document.documentElement.clientWidth; \
+             return [document.documentElement.scrollWidth > w, \
+               [...document.querySelectorAll('.nccl-view *')] \
+                 .filter(e => !e.closest('.nccl-scroll') && e.getBoundingClientRect().right > w + 0.5) \
+                 .map(e => e.tagName + ': ' + e.textContent.slice(0, 40))]",
+        )
+        .await;
+    assert_eq!(
+        wide,
+        serde_json::json!([false, []]),
+        "wider than the screen"
+    );
+    show(&browser, ".nccl-view").await;
+    browser.screenshot("nccl-phone-form").await;
+    show(&browser, ".nccl-results").await;
+    browser.screenshot("nccl-phone-results").await;
+    show(&browser, ".nccl-sweep").await;
+    browser.screenshot("nccl-phone-sweep").await;
+    browser.assert_no_console_errors("/nccl phone").await;
+    browser.close().await;
+}
