@@ -148,8 +148,10 @@ fn table(f: &Fabric) -> String {
             format!("{}, one direction", rate(f.bisection_gbps)),
         ),
         ("switch hops, same leaf", f.hops.same_leaf.to_string()),
-        ("switch hops, other leaf", f.hops.other_leaf.to_string()),
     ]);
+    if let Some(h) = f.hops.other_leaf {
+        rows.push(("switch hops, other leaf", h.to_string()));
+    }
     if let Some(h) = f.hops.other_pod {
         rows.push(("switch hops, other pod", h.to_string()));
     }
