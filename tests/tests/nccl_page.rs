@@ -15,7 +15,7 @@ use lab_tests::{
 use serde_json::Value;
 
 const LINK: &str =
-    "/nccl?gpu=h100&gpn=8&nodes=128&nic=ndr-400&nics=8&gdr=1&op=all_reduce&size=8G&train-steps=3";
+    "/nccl?gpu=h100&gpn=8&nodes=128&nic=ndr-400&nics=8&gdr=1&op=all_reduce&size=8G&train-params=7";
 
 fn machines(nodes: u32, nic: NicModel) -> Machines {
     Machines {
@@ -241,7 +241,7 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     )
     .await;
     let search = search.as_str().unwrap().to_string();
-    assert!(search.contains("train-steps=3"), "{search}");
+    assert!(search.contains("train-params=7"), "{search}");
     assert!(
         search.contains("nodes=16") && search.contains("sweep=1"),
         "{search}"
