@@ -152,6 +152,18 @@ impl Browser {
         }
     }
 
+    /// Waits until the first element matching `css` has `text` somewhere in its text.
+    pub async fn wait_for_text_containing(&self, css: &str, text: &str) {
+        let (css_js, text_js) = (json_string(css), json_string(text));
+        self.wait_until(
+            &format!(
+                "const e = document.querySelector({css_js}); return !!e && e.textContent.includes({text_js})"
+            ),
+            &format!("{css} to contain {text:?}"),
+        )
+        .await;
+    }
+
     /// Polls `script` (a function body ending in `return …`) until it returns something truthy,
     /// and returns that value.
     pub async fn wait_until(&self, script: &str, what: &str) -> Value {
@@ -352,4 +364,9 @@ impl WebDriverCompatibleCommand for BrowserLog {
             Some(r#"{"type":"browser"}"#.to_string()),
         )
     }
+}
+
+/// `text` as a JavaScript string literal.
+fn json_string(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
 }

@@ -26,17 +26,6 @@ async fn type_into(browser: &Browser, css: &str, text: &str) {
 }
 
 /// Waits until the first element matching `css` contains `text`.
-async fn wait_contains(browser: &Browser, css: &str, text: &str) {
-    browser
-        .wait_until(
-            &format!(
-                "const e = document.querySelector({css:?}); return !!e && e.textContent.includes({text:?})"
-            ),
-            &format!("{css} to contain {text:?}"),
-        )
-        .await;
-}
-
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
@@ -56,7 +45,9 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
     browser.goto(&site.url("/lossless")).await;
 
     // The reference page's worked example: 43 496 bytes.
-    wait_contains(&browser, ".lossless-total td", &grouped(43_496)).await;
+    browser
+        .wait_for_text_containing(".lossless-total td", &grouped(43_496))
+        .await;
     let total = text_of(&browser, ".lossless-total td").await;
     assert!(total.starts_with(&grouped(43_496)), "{total}");
     let chain = text_of(&browser, ".lossless-chain").await;
@@ -78,7 +69,9 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
     .bytes()
     .unwrap()
     .total;
-    wait_contains(&browser, ".lossless-total td", &grouped(expected)).await;
+    browser
+        .wait_for_text_containing(".lossless-total td", &grouped(expected))
+        .await;
 
     // Garbage after the digits: the field is named, the answer for 300 m stays.
     type_into(&browser, "#headroom-cable_m", "300x").await;
@@ -90,7 +83,9 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
 
     // NCCL_IB_TC=96 is DSCP 24: not in the map, so lossy priority 0.
     type_into(&browser, "#qos-nccl_ib_tc", "96").await;
-    wait_contains(&browser, ".lossless-chain", "DSCP 24 → priority 0").await;
+    browser
+        .wait_for_text_containing(".lossless-chain", "DSCP 24 → priority 0")
+        .await;
     let bad = text_of(&browser, ".lossless-findings .lossless-bad").await;
     assert!(bad.contains("not in the map"), "{bad}");
 
@@ -99,7 +94,9 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
     let url = url.as_str().expect("a URL").to_string();
     assert!(url.contains("qos.nccl_ib_tc=96"), "{url}");
     browser.goto(&url).await;
-    wait_contains(&browser, ".lossless-chain", "DSCP 24 → priority 0").await;
+    browser
+        .wait_for_text_containing(".lossless-chain", "DSCP 24 → priority 0")
+        .await;
     assert_eq!(
         browser
             .eval("return document.querySelector('#qos-nccl_ib_tc').value")
@@ -110,7 +107,9 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
 
     // Back to the examples; then a phone in the dark theme.
     browser.click_in_view(".lossless-reset").await;
-    wait_contains(&browser, ".lossless-chain", "DSCP 26 → priority 3").await;
+    browser
+        .wait_for_text_containing(".lossless-chain", "DSCP 26 → priority 3")
+        .await;
     browser.click_in_view(".theme-toggle").await;
     browser.resize(PHONE).await;
     browser

@@ -13,17 +13,6 @@ async fn text_of(browser: &Browser, css: &str) -> String {
     browser.find(css).await.text().await.expect("element text")
 }
 
-async fn wait_contains(browser: &Browser, css: &str, text: &str) {
-    browser
-        .wait_until(
-            &format!(
-                "const e = document.querySelector({css:?}); return !!e && e.textContent.includes({text:?})"
-            ),
-            &format!("{css} to contain {text:?}"),
-        )
-        .await;
-}
-
 /// Puts the text `js` evaluates to into the log box as a paste does (one input event).
 async fn paste(browser: &Browser, js: &str) {
     browser
@@ -72,7 +61,9 @@ async fn a_pasted_log_is_explained_in_the_page() {
 
     // The example: sockets between the hosts, no GDR, the fallback named with its lines.
     browser.click_in_view(".ncclog-example").await;
-    wait_contains(&browser, ".ncclog-inter", "TCP sockets").await;
+    browser
+        .wait_for_text_containing(".ncclog-inter", "TCP sockets")
+        .await;
     assert_eq!(text_of(&browser, ".ncclog-gdr").await, "no");
     let finding = text_of(&browser, ".ncclog-findings").await;
     assert!(finding.contains("libibverbs"), "{finding}");
@@ -100,8 +91,12 @@ async fn a_pasted_log_is_explained_in_the_page() {
         started.as_str().unwrap().starts_with("Reading"),
         "progress is shown while reading: {started}"
     );
-    wait_contains(&browser, "#ncclog-status", "Read 100000 lines").await;
-    wait_contains(&browser, ".ncclog-inter", "RoCE").await;
+    browser
+        .wait_for_text_containing("#ncclog-status", "Read 100000 lines")
+        .await;
+    browser
+        .wait_for_text_containing(".ncclog-inter", "RoCE")
+        .await;
     assert_eq!(text_of(&browser, ".ncclog-gdr").await, "yes");
     let titles = browser
         .eval("return [...document.querySelectorAll('.ncclog-finding-title')].length")
@@ -110,14 +105,18 @@ async fn a_pasted_log_is_explained_in_the_page() {
 
     // Garbage is kept and counted, with no finding invented.
     paste(&browser, "'hello\\nthis is not NCCL\\n\\u001b[31m'").await;
-    wait_contains(&browser, "#ncclog-status", "Read 3 lines; 3 not recognised").await;
+    browser
+        .wait_for_text_containing("#ncclog-status", "Read 3 lines; 3 not recognised")
+        .await;
 
     // A phone in the dark theme, with the example.
     browser.click_in_view(".theme-toggle").await;
     browser.resize(PHONE).await;
     browser.goto(&site.url("/nccl-log")).await;
     browser.click_in_view(".ncclog-example").await;
-    wait_contains(&browser, ".ncclog-inter", "TCP sockets").await;
+    browser
+        .wait_for_text_containing(".ncclog-inter", "TCP sockets")
+        .await;
     let fits = browser
         .eval("return document.documentElement.scrollWidth <= window.innerWidth + 1")
         .await;

@@ -1,20 +1,13 @@
 //! The parts list of the fabric shown: switches per tier (per plane and in all), cables,
 //! optics, bisection bandwidth, hop counts and scalable units, each with what it means.
 
+use crate::views::figures;
 use engine::fabric::Fabric;
 use yew::prelude::*;
 
-/// `1234567` as `1 234 567` (narrow no-break spaces): counts read at a glance.
+/// A count with grouped thousands, as the reference text writes it.
 pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push('\u{202f}');
-        }
-        out.push(c);
-    }
-    out
+    figures::grouped(n as f64)
 }
 
 /// Gb/s as Tb/s with at most one decimal.
