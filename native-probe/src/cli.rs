@@ -80,6 +80,74 @@ pub enum Command {
     /// Exit status: 0 when no check failed (warnings included), 1 when one did or the trees
     /// cannot be read, 2 for a bad command line.
     Doctor(DoctorArgs),
+    /// Follow NCCL_IB_TC to the DSCP the NIC writes, the priority the switches give it, and
+    /// whether PFC and ECN are on there, with the CNPs' own path; say where the chain breaks.
+    ///
+    /// Every flag defaults to the /lossless page's example (DSCP 26 lossless on priority 3,
+    /// CNPs on DSCP 48 in priority 6). Exit status 1 when a finding is an error. Example:
+    ///
+    ///   native-probe qos --tc 106 --map 26:3,48:6 --pfc 3 --ecn 3 --cnp-dscp 48
+    Qos(QosArgs),
+    /// Add up the PFC headroom one port needs per lossless priority (IEEE 802.1Qbb Annex N's
+    /// components): the bytes that still arrive after it decides to pause.
+    ///
+    /// Defaults are the /lossless page's worked example (100 Gb/s, 100 m at 5 ns/m, 9216-byte
+    /// frames, 1 µs for the interfaces and the peer). Example:
+    ///
+    ///   native-probe headroom --gbps 400 --cable-m 300
+    Headroom(HeadroomArgs),
+}
+
+/// `native-probe qos`: a RoCE QoS configuration (engine `QosPlan`).
+#[derive(Debug, Args)]
+pub struct QosArgs {
+    /// NCCL_IB_TC, 0-255.
+    #[arg(long, value_name = "TC", default_value_t = 104)]
+    pub tc: u16,
+    /// The DSCP-to-priority map the switches and NIC trust, DSCP:priority pairs.
+    #[arg(long, value_name = "D:P,...", default_value = "26:3,48:6")]
+    pub map: String,
+    /// Priorities with PFC on (comma-separated; empty for none).
+    #[arg(long, value_name = "P,...", default_value = "3")]
+    pub pfc: String,
+    /// Priorities with ECN marking and DCQCN on.
+    #[arg(long, value_name = "P,...", default_value = "3")]
+    pub ecn: String,
+    /// The DSCP the NIC writes in CNPs (mlx5 np_cnp_dscp).
+    #[arg(long, value_name = "DSCP", default_value_t = 48)]
+    pub cnp_dscp: u8,
+    /// The switch queue's ECN marking threshold (K_min), bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 150_000)]
+    pub kmin: u64,
+    /// The same queue's PFC XOFF threshold, bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 400_000)]
+    pub xoff: u64,
+    /// Print JSON ({"chain", "findings"}) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `native-probe headroom`: one link (engine `Headroom`).
+#[derive(Debug, Args)]
+pub struct HeadroomArgs {
+    /// Link data rate, Gb/s.
+    #[arg(long, value_name = "GBPS", default_value_t = 100.0)]
+    pub gbps: f64,
+    /// Cable length, metres.
+    #[arg(long, value_name = "M", default_value_t = 100.0)]
+    pub cable_m: f64,
+    /// Propagation delay, ns per metre.
+    #[arg(long, value_name = "NS", default_value_t = 5.0)]
+    pub ns_per_m: f64,
+    /// Largest frame on the link, bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 9216)]
+    pub max_frame: u64,
+    /// PHY and MAC delays of both interfaces plus the peer's reaction, ns.
+    #[arg(long, value_name = "NS", default_value_t = 1000.0)]
+    pub response_ns: f64,
+    /// Print JSON (each component in bytes, and the total) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `native-probe nccl-log`: one log, from a file or stdin.

@@ -10,6 +10,7 @@ mod demo;
 mod doctor;
 mod fabric;
 mod json_input;
+mod lossless;
 mod nccl_log;
 mod output;
 mod qp_table;
@@ -37,6 +38,8 @@ fn main() -> ExitCode {
         Command::Collective(args) => collective::run(&args),
         Command::NcclLog(args) => nccl_log::run(&args),
         Command::Doctor(args) => doctor::run(&args),
+        Command::Qos(args) => lossless::qos(&args),
+        Command::Headroom(args) => lossless::headroom(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
