@@ -69,9 +69,16 @@ fn cluster(p: &ScenarioParams, tcp: bool) -> Result<Cluster, FlowError> {
         cpu_vendor: CpuVendor::Intel,
         channels: None,
     };
-    cluster
-        .validate()
-        .map_err(|e| param("nodes", p.nodes, &e.to_string()))?;
+    cluster.validate().map_err(|e| {
+        // The collective model names its field `cluster.NAME`; the flow's are the same names.
+        let crate::collective::CollectiveError::InvalidField { field, reason } = e;
+        let (name, value) = match field.trim_start_matches("cluster.") {
+            "gpus_per_node" => ("gpus_per_node", p.gpus_per_node),
+            "nics_per_node" => ("nics_per_node", p.nics_per_node),
+            _ => ("nodes", p.nodes),
+        };
+        param(name, value, &reason)
+    })?;
     Ok(cluster)
 }
 
