@@ -172,6 +172,12 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "DIR", default_value = "/proc")]
     pub procfs_root: PathBuf,
 
+    /// Where debugfs is mounted, for mlx5's DCQCN parameters (DIR/mlx5/<pci>/cc_params).
+    /// Defaults to /sys/kernel/debug, or DIR/kernel/debug under --sysfs-root. Reading it
+    /// needs root; without it that check is skipped.
+    #[arg(long, value_name = "DIR")]
+    pub debugfs_root: Option<PathBuf>,
+
     /// Print JSON: {"checks": [{"id", "status", "title", "evidence": [{"path", "value"}],
     /// "fix"}]}, status one of pass, warn, fail, skip; fix is null when there is nothing to do.
     #[arg(long)]
@@ -325,6 +331,12 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub trees: TreeArgs,
 
+    /// Where the doctor's findings (in every `hello`, shown on /live) read procfs: its
+    /// cmdline, self/limits and sys/kernel/osrelease. Defaults to /proc, except with
+    /// --sysfs-root (another host's tree), where those checks are skipped unless given.
+    #[arg(long, value_name = "DIR", conflicts_with = "demo")]
+    pub procfs_root: Option<PathBuf>,
+
     /// Stream a recorded ConnectX/InfiniBand machine with moving counters instead of this
     /// machine's devices; every message is marked "source": "demo".
     #[arg(long, conflicts_with_all = ["sysfs_root", "debugfs_root"])]
@@ -460,6 +472,14 @@ fn origin(text: &str) -> Result<String, String> {
         ));
     }
     Ok(origin)
+}
+
+impl DoctorArgs {
+    pub fn debugfs(&self) -> PathBuf {
+        self.debugfs_root
+            .clone()
+            .unwrap_or_else(|| self.sysfs_root.join("kernel/debug"))
+    }
 }
 
 impl TreeArgs {

@@ -10,7 +10,11 @@
 //! `…-intel-iommu` for `intel-iommu/version`), `module/nvidia/version` and
 //! `module/<name>/initstate` "live" (`Documentation/ABI/testing/sysfs-module`), MLNX_OFED's
 //! `class/net/<if>/ecn/roce_{np,rp}/enable/<prio>`, and under `procfs/` a `cmdline` and a
-//! `self/limits` laid out as `fs/proc/base.c` `proc_pid_limits()` prints it.
+//! `self/limits` laid out as `fs/proc/base.c` `proc_pid_limits()` prints it, and
+//! `sys/kernel/osrelease` (`Documentation/admin-guide/sysctl/kernel.rst`). `bus/pci/devices`
+//! links each PCI function to its place under `devices/`, with the `vendor`, `class` and
+//! `device` ids `drivers/pci/pci-sysfs.c` prints ("0x15b3", "0x020000"; ConnectX-6 Dx is
+//! device 0x101d, the MT4125 of `hca_type`); the host has no GPU, so tests add one.
 
 use std::{
     fs,
@@ -41,13 +45,17 @@ impl Run {
     }
 }
 
+/// The doctor over `sysfs` and `procfs`, with the debugfs recorded beside them.
 fn doctor(sysfs: &Path, procfs: &Path, extra: &[&str]) -> Run {
+    let debugfs = sysfs.parent().unwrap().join("debugfs");
     let output = Command::new(PROBE)
         .arg("doctor")
         .arg("--sysfs-root")
         .arg(sysfs)
         .arg("--procfs-root")
         .arg(procfs)
+        .arg("--debugfs-root")
+        .arg(debugfs)
         .args(extra)
         .output()
         .unwrap();
@@ -87,7 +95,7 @@ impl Host {
             .prefix("rdma-lab-doctor-")
             .tempdir()
             .unwrap();
-        for tree in ["sysfs", "procfs"] {
+        for tree in ["sysfs", "procfs", "debugfs"] {
             copy(&fixtures().join(tree), &dir.path().join(tree));
         }
         Host { dir }
@@ -169,19 +177,28 @@ fn the_recorded_host_passes_every_check_that_applies() {
             "roce-mtu/mlx5_1/1",
             "roce-mtu/mlx5_2/1",
             "gpudirect",
+            "dma-buf",
             "iommu",
             "pcie/mlx5_0",
             "pcie/mlx5_1",
             "pcie/mlx5_2",
+            "gpu-nic",
             "memlock",
             "ecn/ens1f0np0",
             "ecn/ens1f1np1",
+            "cc-params/mlx5_0",
+            "cc-params/mlx5_1",
+            "cc-params/mlx5_2",
         ]
     );
     for check in report["checks"].as_array().unwrap() {
         let id = check["id"].as_str().unwrap();
-        // mlx5_2 is InfiniBand: GID index and netdev MTU are RoCE's.
-        let expected = if id.starts_with("roce-") && id.contains("mlx5_2") {
+        // mlx5_2 is InfiniBand: GID index and netdev MTU are RoCE's, and the recording has
+        // no DCQCN parameters for it; the host has no GPU.
+        let expected = if (id.starts_with("roce-") || id.starts_with("cc-params/"))
+            && id.contains("mlx5_2")
+            || id == "gpu-nic"
+        {
             "skip"
         } else {
             "pass"
@@ -197,6 +214,12 @@ fn the_recorded_host_passes_every_check_that_applies() {
     );
     assert!(title(&report, "gpudirect").contains("535.183.01"));
     assert!(title(&report, "pcie/mlx5_2").contains("NUMA node 1"));
+    assert!(title(&report, "dma-buf").starts_with("Linux 5.15 registers DMA-BUF memory"));
+    assert!(
+        title(&report, "cc-params/mlx5_0").contains("rp_ai_rate 5 Mb/s")
+            && title(&report, "cc-params/mlx5_0").contains("20 parameters read"),
+        "{report:#}"
+    );
     // Evidence names the file as the user would find it, and the value read there.
     let state = &check(&report, "port-state/mlx5_0/1")["evidence"][0];
     assert_eq!(
@@ -383,7 +406,7 @@ fn text_mode_prints_a_marked_line_per_check_with_indented_evidence_and_fix() {
         .any(|l| l.starts_with("- mlx5_2 port 1 is not RoCE")));
     assert_eq!(
         lines.last(),
-        Some(&"14 passed, 1 warned, 0 failed, 2 skipped")
+        Some(&"17 passed, 1 warned, 0 failed, 4 skipped")
     );
 }
 
@@ -443,4 +466,146 @@ fn ecn_is_skipped_where_the_driver_has_no_ecn_directory() {
     assert_eq!(status(&report, "ecn/ens1f0np0"), "skip");
     assert!(title(&report, "ecn/ens1f0np0").contains("MLNX_OFED"));
     assert_eq!(status(&report, "ecn/ens1f1np1"), "pass");
+}
+
+/// Adds an NVIDIA GPU to the copy at `path` (under `devices/`), with the files and the
+/// `bus/pci/devices` link a real one has.
+fn add_gpu(host: &Host, path: &str, numa: &str) {
+    let dir = host.sysfs().join("devices").join(path);
+    fs::create_dir_all(&dir).unwrap();
+    for (name, value) in [
+        ("vendor", "0x10de"),
+        ("class", "0x030200"),
+        ("device", "0x2330"),
+    ] {
+        fs::write(dir.join(name), format!("{value}\n")).unwrap();
+    }
+    fs::write(dir.join("numa_node"), format!("{numa}\n")).unwrap();
+    let address = path.rsplit('/').next().unwrap();
+    std::os::unix::fs::symlink(
+        format!("../../../devices/{path}"),
+        host.sysfs().join("bus/pci/devices").join(address),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_gpu_that_meets_its_nic_only_at_the_host_bridge_warns_with_nccls_level() {
+    let host = Host::new();
+    // Another root port of the host bridge that holds mlx5_0 and mlx5_1.
+    add_gpu(&host, "pci0000:3a/0000:3a:02.0/0000:3c:00.0", "0");
+    let report = host.run().json();
+    let id = "gpu-nic/0000:3c:00.0";
+    assert_eq!(status(&report, id), "warn", "{report:#}");
+    assert!(
+        title(&report, id).contains("mlx5_0"),
+        "{}",
+        title(&report, id)
+    );
+    assert!(
+        title(&report, id).contains("(PHB)"),
+        "{}",
+        title(&report, id)
+    );
+    let fix = check(&report, id)["fix"].as_str().unwrap();
+    assert!(fix.contains("NCCL_NET_GDR_LEVEL=PHB"), "{fix}");
+    // No shared switch, so no ACS to look at.
+    assert!(report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| !c["id"].as_str().unwrap().starts_with("acs/")));
+}
+
+/// 4 KiB of a switch port's config space whose only extended capability is ACS, at 0x100,
+/// with `control` in its control register (PCIe Base Specification, ACS Extended Capability).
+fn switch_port_config(control: u16) -> Vec<u8> {
+    let mut bytes = vec![0u8; 4096];
+    bytes[0..4].copy_from_slice(&[0xb5, 0x10, 0x00, 0x87]); // vendor 0x10b5 (a switch maker)
+    bytes[0x100..0x104].copy_from_slice(&(0x000d_u32 | 1 << 16).to_le_bytes());
+    bytes[0x106..0x108].copy_from_slice(&control.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn a_gpu_beside_its_nic_under_a_switch_passes_and_acs_redirect_on_its_ports_warns() {
+    let host = Host::new();
+    // A switch below mlx5_2's root port: upstream port 0000:b0:00.0, downstream ports
+    // 0000:b1:00.0 (to the GPU) and 0000:b1:04.0 (to a second IB function moved there).
+    let switch = "pci0000:ae/0000:ae:00.0/0000:b0:00.0";
+    add_gpu(&host, &format!("{switch}/0000:b1:00.0/0000:b2:00.0"), "1");
+    let nic_dir = host
+        .sysfs()
+        .join(format!("devices/{switch}/0000:b1:04.0/0000:b3:00.0"));
+    fs::create_dir_all(&nic_dir).unwrap();
+    fs::write(nic_dir.join("numa_node"), "1\n").unwrap();
+    let link = host.sysfs().join("class/infiniband/mlx5_2/device");
+    // mlx5_2's `device` link now leads to the function under the switch.
+    let class_link = host.sysfs().join("class/infiniband/mlx5_2");
+    let ib_dir = nic_dir.join("infiniband/mlx5_2");
+    fs::create_dir_all(ib_dir.parent().unwrap()).unwrap();
+    copy(&fs::canonicalize(&class_link).unwrap(), &ib_dir);
+    fs::remove_file(&class_link).unwrap();
+    std::os::unix::fs::symlink(
+        format!("../../devices/{switch}/0000:b1:04.0/0000:b3:00.0/infiniband/mlx5_2"),
+        &class_link,
+    )
+    .unwrap();
+    let _ = fs::remove_file(ib_dir.join("device"));
+    std::os::unix::fs::symlink("../../../0000:b3:00.0", ib_dir.join("device")).unwrap();
+    assert!(link.join("numa_node").exists());
+    let ports = |control: u16| {
+        for port in ["0000:b1:00.0", "0000:b1:04.0"] {
+            let dir = host.sysfs().join(format!("devices/{switch}/{port}"));
+            fs::write(dir.join("config"), switch_port_config(control)).unwrap();
+            let bus_link = host.sysfs().join("bus/pci/devices").join(port);
+            let _ = fs::remove_file(&bus_link);
+            std::os::unix::fs::symlink(format!("../../../devices/{switch}/{port}"), bus_link)
+                .unwrap();
+        }
+    };
+
+    ports(0x0000);
+    let report = host.run().json();
+    let gpu = "0000:b2:00.0";
+    assert_eq!(
+        status(&report, &format!("gpu-nic/{gpu}")),
+        "pass",
+        "{report:#}"
+    );
+    assert!(title(&report, &format!("gpu-nic/{gpu}")).contains("mlx5_2"));
+    assert_eq!(status(&report, &format!("acs/{gpu}")), "pass", "{report:#}");
+
+    // Request and completion redirect on, as Linux sets them with the IOMMU translating.
+    ports(0x001d);
+    let report = host.run().json();
+    assert_eq!(status(&report, &format!("acs/{gpu}")), "warn", "{report:#}");
+    let warned = title(&report, &format!("acs/{gpu}"));
+    assert!(
+        warned.contains("0000:b1:00.0") && warned.contains("0000:b1:04.0"),
+        "{warned}"
+    );
+    let evidence = &check(&report, &format!("acs/{gpu}"))["evidence"][0];
+    assert_eq!(evidence["value"], "(4096 bytes)");
+
+    // What a reader without root gets: the 64-byte header.
+    for port in ["0000:b1:00.0", "0000:b1:04.0"] {
+        let config = host.sysfs().join(format!("devices/{switch}/{port}/config"));
+        fs::write(config, &switch_port_config(0x001d)[..64]).unwrap();
+    }
+    let report = host.run().json();
+    assert_eq!(status(&report, &format!("acs/{gpu}")), "skip");
+    assert!(title(&report, &format!("acs/{gpu}")).contains("needs root"));
+}
+
+#[test]
+fn dcqcn_parameters_are_skipped_without_debugfs_and_a_bad_value_fails() {
+    let host = Host::new();
+    host.write("debugfs/mlx5/0000:3b:00.0/cc_params/rp_ai_rate", "five");
+    host.remove("debugfs/mlx5/0000:3b:00.1");
+    let report = host.run().json();
+    assert_eq!(status(&report, "cc-params/mlx5_0"), "fail");
+    assert!(title(&report, "cc-params/mlx5_0").contains("rp_ai_rate is malformed"));
+    assert_eq!(status(&report, "cc-params/mlx5_1"), "skip");
+    assert!(title(&report, "cc-params/mlx5_1").contains("debugfs is root-only"));
 }

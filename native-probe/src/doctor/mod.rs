@@ -29,9 +29,12 @@ impl std::error::Error for ChecksFailed {}
 const PRIORITIES: u32 = 8;
 
 pub fn run(args: &DoctorArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let sysfs = Tree::open(&args.sysfs_root, "--sysfs-root", "/sys")?;
-    let procfs = Tree::open(&args.procfs_root, "--procfs-root", "/proc")?;
-    let report = report(&sysfs, &procfs);
+    let trees = HostTrees {
+        sysfs: Tree::open(&args.sysfs_root, "--sysfs-root", "/sys")?,
+        procfs: Tree::open(&args.procfs_root, "--procfs-root", "/proc")?,
+        debugfs: Tree::lenient(&args.debugfs()),
+    };
+    let report = report(&trees);
     if args.json {
         let text = serde_json::to_string_pretty(&report)?;
         output::to_stdout(|out| writeln!(out, "{text}"))?;
@@ -44,10 +47,20 @@ pub fn run(args: &DoctorArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The three trees the checks read: sysfs, procfs (its `cmdline`, `self/limits` and
+/// `sys/kernel/osrelease`) and debugfs (mlx5's `cc_params`).
+pub struct HostTrees {
+    pub sysfs: Tree,
+    pub procfs: Tree,
+    pub debugfs: Tree,
+}
+
 /// A tree the checks read, and the path it is shown under in the evidence (as given, not
-/// canonical, so `/sys/class/net/eth0/mtu` reads as the user knows it).
-struct Tree {
-    root: Root,
+/// canonical, so `/sys/class/net/eth0/mtu` reads as the user knows it). A tree that could
+/// not be opened answers every read with why (debugfs is root-only; a recorded host may
+/// come without procfs).
+pub struct Tree {
+    root: Result<Root, Content>,
     shown: String,
 }
 
@@ -60,9 +73,36 @@ impl Tree {
             )
         })?;
         Ok(Tree {
-            root,
-            shown: dir.display().to_string().trim_end_matches('/').to_string(),
+            root: Ok(root),
+            shown: shown_dir(dir),
         })
+    }
+
+    /// A tree that may be missing or unreadable, without failing the run.
+    pub fn lenient(dir: &Path) -> Tree {
+        Tree {
+            root: Root::open(dir).map_err(content_of),
+            shown: shown_dir(dir),
+        }
+    }
+
+    /// A tree read at `dir` and shown as `shown` (a recording of a host's /sys shown as /sys).
+    pub fn shown_as(dir: &Path, shown: &str) -> Tree {
+        Tree {
+            root: Root::open(dir).map_err(content_of),
+            shown: shown.to_string(),
+        }
+    }
+
+    /// The tree at `dir`, or none with `why` as the reason every read gives.
+    pub fn at(dir: Option<&Path>, why: &str) -> Tree {
+        match dir {
+            Some(dir) => Tree::lenient(dir),
+            None => Tree {
+                root: Err(Content::Unreadable(why.to_string())),
+                shown: String::new(),
+            },
+        }
     }
 
     fn path(&self, relative: &str) -> String {
@@ -72,27 +112,67 @@ impl Tree {
     fn read(&self, relative: &str) -> FileRead {
         FileRead {
             path: self.path(relative),
-            content: match self.root.read(Path::new(relative)) {
-                Ok(text) => Content::Text(text),
-                Err(error) => content_of(error),
+            content: match &self.root {
+                Ok(root) => match root.read(Path::new(relative)) {
+                    Ok(text) => Content::Text(text),
+                    Err(error) => content_of(error),
+                },
+                Err(why) => why.clone(),
             },
         }
+    }
+
+    /// A binary file's bytes (at most `limit`), beside the file as evidence.
+    fn read_bytes(&self, relative: &str, limit: usize) -> (FileRead, Option<Vec<u8>>) {
+        let path = self.path(relative);
+        let read = match &self.root {
+            Ok(root) => root
+                .read_bytes(Path::new(relative), limit)
+                .map_err(content_of),
+            Err(why) => Err(why.clone()),
+        };
+        match read {
+            Ok(bytes) => {
+                let shown = format!("({} bytes)", bytes.len());
+                (FileRead::text(path, shown), Some(bytes))
+            }
+            Err(content) => (FileRead { path, content }, None),
+        }
+    }
+
+    /// Where a link leads, relative to the root (`devices/pci0000:3a/…`), as a file read:
+    /// sysfs places a PCI function by its path.
+    fn place(&self, relative: &str) -> FileRead {
+        let path = self.path(relative);
+        let content = match &self.root {
+            Ok(root) => match root.resolve(Path::new(relative)) {
+                Ok(resolved) => match resolved.strip_prefix(root.dir()) {
+                    Ok(inside) => Content::Text(inside.display().to_string()),
+                    Err(_) => Content::Unreadable("resolved outside the tree".to_string()),
+                },
+                Err(error) => content_of(error),
+            },
+            Err(why) => why.clone(),
+        };
+        FileRead { path, content }
     }
 
     /// A directory's entry names, and the same as evidence (the names joined by spaces).
     fn list(&self, relative: &str) -> (FileRead, Vec<String>) {
         let path = self.path(relative);
-        match self.root.list(Path::new(relative)) {
+        let listed = match &self.root {
+            Ok(root) => root.list(Path::new(relative)).map_err(content_of),
+            Err(why) => Err(why.clone()),
+        };
+        match listed {
             Ok(names) => (FileRead::text(path, names.join(" ")), names),
-            Err(error) => (
-                FileRead {
-                    path,
-                    content: content_of(error),
-                },
-                Vec::new(),
-            ),
+            Err(content) => (FileRead { path, content }, Vec::new()),
         }
     }
+}
+
+fn shown_dir(dir: &Path) -> String {
+    dir.display().to_string().trim_end_matches('/').to_string()
 }
 
 fn content_of(error: ReadError) -> Content {
@@ -120,10 +200,11 @@ fn numbered(names: &[String]) -> Vec<u32> {
     numbers
 }
 
-/// Every check, in the order of the priorities: ports, GIDs, MTU, GPUDirect, IOMMU,
-/// PCIe, locked memory, ECN.
-fn report(sysfs: &Tree, procfs: &Tree) -> Report {
+/// Every check, in the order of the priorities: ports, GIDs, MTU, GPUDirect and
+/// DMA-BUF, IOMMU, PCIe (links, GPU–NIC paths, ACS), locked memory, ECN, DCQCN parameters.
+pub fn report(trees: &HostTrees) -> Report {
     const INFINIBAND: &str = "class/infiniband";
+    let (sysfs, procfs) = (&trees.sysfs, &trees.procfs);
     let (class_dir, devices) = sysfs.list(INFINIBAND);
     let mut ports = Vec::new();
     let mut tables = Vec::new();
@@ -192,6 +273,7 @@ fn report(sysfs: &Tree, procfs: &Tree) -> Report {
         nvidia_peermem: sysfs.read("module/nvidia_peermem/initstate"),
         nv_peer_mem: sysfs.read("module/nv_peer_mem/initstate"),
     }));
+    checks.push(doctor::dma_buf(&procfs.read("sys/kernel/osrelease")));
     checks.push(doctor::iommu(&doctor::IommuFiles {
         units: sysfs.list("class/iommu").0,
         cmdline: procfs.read("cmdline"),
@@ -214,6 +296,7 @@ fn report(sysfs: &Tree, procfs: &Tree) -> Report {
             max_width: pci("max_link_width"),
         }));
     }
+    checks.extend(gpu_paths(sysfs, &devices));
     // `self` is this process, whose limits are the shell's that started it.
     checks.push(doctor::memlock(&procfs.read("self/limits")));
     for netdev in &netdevs {
@@ -230,7 +313,104 @@ fn report(sysfs: &Tree, procfs: &Tree) -> Report {
             reaction_point: switches("roce_rp"),
         }));
     }
+    for device in &devices {
+        checks.push(cc_params(trees, device));
+    }
     Report { checks }
+}
+
+/// sysfs gives at most 4 KiB of a PCIe function's config space.
+const CONFIG_SPACE_BYTES: usize = 4096;
+/// NVIDIA's PCI vendor id, and the display (VGA, 3D) class codes GPUs use.
+const NVIDIA: &str = "0x10de";
+const DISPLAY_CLASSES: [&str; 2] = ["0x0300", "0x0302"];
+
+/// For each NVIDIA GPU on the PCI bus, its nearest RDMA NIC and, when they share a switch,
+/// the ACS setting of the bridges between them.
+fn gpu_paths(sysfs: &Tree, devices: &[String]) -> Vec<Check> {
+    const PCI: &str = "bus/pci/devices";
+    let (listing, functions) = sysfs.list(PCI);
+    let gpus: Vec<&String> = functions
+        .iter()
+        .filter(|f| component(f).is_some())
+        .filter(|f| {
+            let vendor = sysfs.read(&format!("{PCI}/{f}/vendor"));
+            let class = sysfs.read(&format!("{PCI}/{f}/class"));
+            matches!(vendor.content, Content::Text(ref v) if v == NVIDIA)
+                && matches!(class.content, Content::Text(ref c)
+                    if DISPLAY_CLASSES.iter().any(|d| c.starts_with(d)))
+        })
+        .collect();
+    if gpus.is_empty() {
+        return vec![doctor::no_gpus(&listing)];
+    }
+    let nics: Vec<doctor::PciPlace> = devices
+        .iter()
+        .map(|device| doctor::PciPlace {
+            name: device.clone(),
+            path: sysfs.place(&format!("class/infiniband/{device}/device")),
+            numa_node: sysfs.read(&format!("class/infiniband/{device}/device/numa_node")),
+        })
+        .collect();
+    let mut checks = Vec::new();
+    for gpu in gpus {
+        let place = doctor::PciPlace {
+            name: gpu.clone(),
+            path: sysfs.place(&format!("{PCI}/{gpu}")),
+            numa_node: sysfs.read(&format!("{PCI}/{gpu}/numa_node")),
+        };
+        let path = doctor::gpu_nic_path(&place, &nics);
+        checks.push(path.check);
+        if let Some(nic) = &path.switch_nic {
+            let bridges: Vec<doctor::ConfigSpace> = path
+                .bridges
+                .iter()
+                .filter(|b| component(b).is_some())
+                .map(|bridge| {
+                    let (file, bytes) =
+                        sysfs.read_bytes(&format!("{PCI}/{bridge}/config"), CONFIG_SPACE_BYTES);
+                    doctor::ConfigSpace {
+                        bridge: bridge.clone(),
+                        file,
+                        bytes,
+                    }
+                })
+                .collect();
+            checks.push(doctor::acs(gpu, nic, &bridges));
+        }
+    }
+    checks
+}
+
+/// One device's DCQCN parameters from debugfs, found by the PCI address its `device` link
+/// names.
+fn cc_params(trees: &HostTrees, device: &str) -> Check {
+    let place = trees
+        .sysfs
+        .place(&format!("class/infiniband/{device}/device"));
+    let pci = match &place.content {
+        Content::Text(path) => path.rsplit('/').next().map(str::to_string),
+        _ => None,
+    };
+    let Some(pci) = pci.filter(|p| component(p).is_some()) else {
+        return doctor::cc_params(&doctor::CcParamFiles {
+            device: device.to_string(),
+            dir: place,
+            values: Vec::new(),
+        });
+    };
+    let dir = format!("mlx5/{pci}/cc_params");
+    let (listing, names) = trees.debugfs.list(&dir);
+    let values = names
+        .iter()
+        .filter(|n| component(n).is_some())
+        .map(|name| (name.clone(), trees.debugfs.read(&format!("{dir}/{name}"))))
+        .collect();
+    doctor::cc_params(&doctor::CcParamFiles {
+        device: device.to_string(),
+        dir: listing,
+        values,
+    })
 }
 
 fn mark(status: Status) -> &'static str {
@@ -271,7 +451,7 @@ fn write_text(out: &mut dyn io::Write, report: &Report) -> io::Result<()> {
             writeln!(out, "    fix: {}", shown(fix))?;
         }
     }
-    let count = |status| report.checks.iter().filter(|c| c.status == status).count();
+    let count = |status| report.count(status);
     writeln!(
         out,
         "{} passed, {} warned, {} failed, {} skipped",

@@ -83,6 +83,29 @@ impl Root {
             .map_err(|source| ReadError::Io { path, source })
     }
 
+    /// The bytes of a binary attribute (a PCI device's `config`), at most `limit` of them.
+    pub fn read_bytes(&self, relative: &Path, limit: usize) -> Result<Vec<u8>, ReadError> {
+        let path = self.resolve(relative)?;
+        let read = |file: File| {
+            let mut bytes = vec![0; limit];
+            let mut filled = 0;
+            // sysfs binary attributes may hand over less than asked; read until the end.
+            while filled < limit {
+                match file.read_at(&mut bytes[filled..], filled as u64) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                    Err(error) => return Err(error),
+                }
+            }
+            bytes.truncate(filled);
+            Ok(bytes)
+        };
+        open_read_only(rustix::fs::CWD, &path)
+            .and_then(read)
+            .map_err(|source| ReadError::Io { path, source })
+    }
+
     /// The entry names of a directory, sorted so output is stable.
     pub fn list(&self, relative: &Path) -> Result<Vec<String>, ReadError> {
         let path = self.resolve(relative)?;

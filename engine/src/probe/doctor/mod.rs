@@ -19,11 +19,18 @@
 //!   `max_` twins): `drivers/pci/pci-sysfs.c`, the speed names from `pci_speed_string()`;
 //! - `/proc/<pid>/limits`: `fs/proc/base.c` `proc_pid_limits()`;
 //! - `class/net/<if>/ecn/roce_{np,rp}/enable/<prio>`: NVIDIA's MLNX_OFED mlx5 driver (the
-//!   MLNX_OFED manual, "Explicit Congestion Notification (ECN)"), not the inbox driver.
+//!   MLNX_OFED manual, "Explicit Congestion Notification (ECN)"), not the inbox driver;
+//! - debugfs `mlx5/<pci>/cc_params/<name>`: one decimal number each, kernel
+//!   `drivers/infiniband/hw/mlx5/cong.c` (units as [`crate::dcqcn::DcqcnParams`] gives them);
+//! - `/proc/sys/kernel/osrelease`: `Documentation/admin-guide/sysctl/kernel.rst`;
+//! - the PCIe tree and config space: see [`pci`].
 
 use serde::{Deserialize, Serialize};
 
 use super::attribute;
+
+pub mod pci;
+pub use pci::{acs, gpu_nic_path, no_gpus, ConfigSpace, GpuNicPath, PciPlace};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +73,11 @@ pub struct Report {
 impl Report {
     pub fn any_failed(&self) -> bool {
         self.checks.iter().any(|c| c.status == Status::Fail)
+    }
+
+    /// How many checks came out `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.checks.iter().filter(|c| c.status == status).count()
     }
 }
 
@@ -1168,6 +1180,155 @@ pub fn ecn(files: &EcnFiles) -> Check {
     )
 }
 
+// ---------------------------------------------------------------------------------------
+// 9. DCQCN parameters (mlx5 debugfs)
+
+/// One device's `mlx5/<pci>/cc_params` directory (entry names joined by spaces) and its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CcParamFiles {
+    pub device: String,
+    pub dir: FileRead,
+    pub values: Vec<(String, FileRead)>,
+}
+
+/// The parameters a reader of the DCQCN paper looks for first, with their units (the
+/// QCN-derived units of `dcqcn::params`).
+const CC_SHOWN: [(&str, &str); 8] = [
+    ("rp_time_reset", " µs"),
+    ("rp_byte_reset", " bytes"),
+    ("rp_ai_rate", " Mb/s"),
+    ("rp_hai_rate", " Mb/s"),
+    ("rp_gd", ""),
+    ("rp_min_rate", " Mb/s"),
+    ("np_cnp_dscp", ""),
+    ("np_cnp_prio", ""),
+];
+
+/// The DCQCN parameters the NIC runs with, read where the driver exposes them (root only):
+/// the reaction point's timer, byte counter and steps, and the DSCP/priority its CNPs use.
+pub fn cc_params(files: &CcParamFiles) -> Check {
+    let id = format!("cc-params/{}", files.device);
+    if files.dir.value().is_none() {
+        return check(
+            id,
+            Status::Skip,
+            format!(
+                "{}: DCQCN parameters not read ({}; debugfs is root-only, and only mlx5 \
+                 creates cc_params, on functions whose firmware lets the driver set them)",
+                files.device,
+                unavailable(&files.dir)
+            ),
+            vec![files.dir.evidence()],
+            None,
+        );
+    }
+    let mut numbers = Vec::new();
+    for (name, file) in &files.values {
+        if let Some(text) = file.value() {
+            match attribute::number::<u32>(text, "a decimal number") {
+                Ok(value) => numbers.push((name.as_str(), value)),
+                Err(error) => return malformed(id, file, error),
+            }
+        }
+    }
+    let value = |name: &str| numbers.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+    let shown: Vec<String> = CC_SHOWN
+        .iter()
+        .filter_map(|(name, unit)| value(name).map(|v| format!("{name} {v}{unit}")))
+        .collect();
+    // The evidence is the files the title quotes; the count says how many more were read.
+    let quoted = files
+        .values
+        .iter()
+        .filter(|(name, _)| CC_SHOWN.iter().any(|(shown, _)| shown == name))
+        .map(|(_, file)| file);
+    if numbers.is_empty() {
+        return check(
+            id,
+            Status::Skip,
+            format!(
+                "{}: the cc_params directory holds no readable parameter",
+                files.device
+            ),
+            evidence(files.values.iter().map(|(_, f)| f)),
+            None,
+        );
+    }
+    check(
+        id,
+        Status::Pass,
+        format!(
+            "{}: DCQCN runs with {} ({} parameters read; try them on the DCQCN page)",
+            files.device,
+            if shown.is_empty() {
+                "the parameters below".to_string()
+            } else {
+                shown.join(", ")
+            },
+            numbers.len()
+        ),
+        evidence(quoted),
+        None,
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// 10. DMA-BUF
+
+/// The first kernel whose RDMA core registers DMA-BUF memory (`ibv_reg_dmabuf_mr`): the
+/// dma-buf user-memory support merged for Linux 5.12 (`drivers/infiniband/core/umem_dmabuf.c`).
+const DMA_BUF_KERNEL: (u32, u32) = (5, 12);
+
+/// GPUDirect RDMA without a peer-memory module: NCCL registers GPU memory as a DMA-BUF when
+/// the kernel, the NIC driver and the GPU driver support it (NCCL `net_ib` `ncclIbDmaBufSupport`
+/// probes `ibv_reg_dmabuf_mr` at start-up). The kernel's part is decided by its version.
+pub fn dma_buf(osrelease: &FileRead) -> Check {
+    let id = "dma-buf".to_string();
+    let Some(text) = osrelease.value() else {
+        return check(
+            id,
+            Status::Skip,
+            format!("kernel version unknown: {}", unavailable(osrelease)),
+            vec![osrelease.evidence()],
+            None,
+        );
+    };
+    let mut parts = text.split(['.', '-']);
+    let version = match (
+        parts.next().and_then(|p| p.parse::<u32>().ok()),
+        parts.next().and_then(|p| p.parse::<u32>().ok()),
+    ) {
+        (Some(major), Some(minor)) => (major, minor),
+        _ => return malformed(id, osrelease, "expected a release such as 6.8.0-45-generic"),
+    };
+    let (major, minor) = version;
+    if version >= DMA_BUF_KERNEL {
+        check(
+            id,
+            Status::Pass,
+            format!(
+                "Linux {major}.{minor} registers DMA-BUF memory for RDMA (since {}.{}): with the \
+                 open GPU kernel modules NCCL can use GPUDirect RDMA without nvidia_peermem",
+                DMA_BUF_KERNEL.0, DMA_BUF_KERNEL.1
+            ),
+            vec![osrelease.evidence()],
+            None,
+        )
+    } else {
+        check(
+            id,
+            Status::Warn,
+            format!(
+                "Linux {major}.{minor} predates RDMA's DMA-BUF support ({}.{}): GPUDirect RDMA \
+                 needs a peer-memory module here",
+                DMA_BUF_KERNEL.0, DMA_BUF_KERNEL.1
+            ),
+            vec![osrelease.evidence()],
+            Some("Keep nvidia_peermem loaded, or move to a kernel of 5.12 or later.".to_string()),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1598,5 +1759,58 @@ mod tests {
             checks: vec![no_rdma_devices(&FileRead::missing("class/infiniband"))],
         };
         assert!(failed.any_failed());
+    }
+
+    fn cc(values: &[(&str, &str)]) -> CcParamFiles {
+        CcParamFiles {
+            device: "mlx5_0".into(),
+            dir: FileRead::text("cc_params", "rp_ai_rate rp_gd"),
+            values: values
+                .iter()
+                .map(|(n, v)| (n.to_string(), FileRead::text(format!("cc_params/{n}"), *v)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn cc_params_name_their_units_and_skip_without_debugfs() {
+        let read = cc_params(&cc(&[
+            ("rp_ai_rate", "5"),
+            ("rp_gd", "11"),
+            ("rp_threshold", "1"),
+        ]));
+        assert_eq!(read.status, Status::Pass);
+        assert!(
+            read.title.contains("rp_ai_rate 5 Mb/s, rp_gd 11"),
+            "{}",
+            read.title
+        );
+        assert!(read.title.contains("3 parameters"), "{}", read.title);
+        assert_eq!(read.evidence.len(), 2, "only the quoted files");
+        assert_eq!(cc_params(&cc(&[("rp_gd", "eleven")])).status, Status::Fail);
+        let denied = cc_params(&CcParamFiles {
+            device: "mlx5_0".into(),
+            dir: FileRead {
+                path: "mlx5/0000:3b:00.0/cc_params".into(),
+                content: Content::Denied,
+            },
+            values: Vec::new(),
+        });
+        assert_eq!(denied.status, Status::Skip);
+        assert!(denied.title.contains("needs root"), "{}", denied.title);
+    }
+
+    #[test]
+    fn dma_buf_follows_the_kernel_release() {
+        let at = |release: &str| dma_buf(&FileRead::text("sys/kernel/osrelease", release));
+        assert_eq!(at("6.8.0-45-generic").status, Status::Pass);
+        assert_eq!(at("5.12.0").status, Status::Pass);
+        assert_eq!(at("5.4.0-150-generic").status, Status::Warn);
+        assert_eq!(at("4.18.0-513.el8.x86_64").status, Status::Warn);
+        assert_eq!(at("linux").status, Status::Fail);
+        assert_eq!(
+            dma_buf(&FileRead::missing("osrelease")).status,
+            Status::Skip
+        );
     }
 }
