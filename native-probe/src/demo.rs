@@ -241,6 +241,10 @@ impl Demo {
         self.dir.path().join("debugfs")
     }
 
+    pub fn procfs_root(&self) -> PathBuf {
+        self.dir.path().join("procfs")
+    }
+
     /// Moves every demo counter on by `elapsed` of traffic.
     pub fn advance(&mut self, elapsed: Duration) -> io::Result<()> {
         let seconds = elapsed.as_secs_f64();

@@ -232,6 +232,30 @@ async fn hello_then_samples_whose_rates_follow_the_counter_files() {
     let devices = hello["inventory"]["rdma_devices"].as_array().unwrap();
     assert_eq!(devices.len(), 3);
     assert_eq!(devices[0]["ports"][0]["gids"][1]["gid_type"], "RoCE v2");
+    // The doctor's checks of the same tree ride on the hello; procfs is this machine's, not
+    // the recorded host's, so its checks are skipped unless --procfs-root names one.
+    let checks = hello["doctor"]["checks"].as_array().unwrap();
+    let by_id = |id: &str| {
+        checks
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {checks:#?}"))
+    };
+    let gid = by_id("roce-gid/mlx5_0/1");
+    assert_eq!(gid["status"], "pass");
+    assert!(
+        gid["title"]
+            .as_str()
+            .unwrap()
+            .contains("GID is index 3: set NCCL_IB_GID_INDEX=3"),
+        "{gid:#}"
+    );
+    let memlock = by_id("memlock");
+    assert_eq!(memlock["status"], "skip", "{memlock:#}");
+    assert!(memlock["evidence"][0]["value"]
+        .as_str()
+        .unwrap()
+        .contains("--procfs-root was not given"));
 
     let file = scratch
         .sysfs()
@@ -641,6 +665,11 @@ async fn demo_mode_says_so_on_every_message_and_moves() {
     let hello = next_json(&mut ws).await;
     assert_eq!(hello["type"], "hello");
     assert_eq!(hello["source"], "demo");
+    // The recording's own /proc is checked too, its files shown where a host has them.
+    let checks = hello["doctor"]["checks"].as_array().unwrap();
+    let memlock = checks.iter().find(|c| c["id"] == "memlock").unwrap();
+    assert_eq!(memlock["status"], "pass", "{memlock:#}");
+    assert_eq!(memlock["evidence"][0]["path"], "/proc/self/limits");
     let mut moving = false;
     for _ in 0..5 {
         let sample = next_json(&mut ws).await;

@@ -81,6 +81,10 @@ pub struct Hello {
     /// How often the probe samples, in milliseconds.
     pub interval_ms: u64,
     pub inventory: Inventory,
+    /// `native-probe doctor`'s checks of this host, run when the probe started (absent from
+    /// probes older than the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doctor: Option<doctor::Report>,
 }
 
 /// What hardware the probe sees: RDMA devices with their ports, and network interfaces.

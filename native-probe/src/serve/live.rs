@@ -21,7 +21,8 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use engine::probe::{
-    Envelope, Hello, Inventory, Lagged, ProbeMessage, Reading, Source, SCHEMA_VERSION,
+    doctor::Report, Envelope, Hello, Inventory, Lagged, ProbeMessage, Reading, Source,
+    SCHEMA_VERSION,
 };
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -51,6 +52,8 @@ const CLOSE_GOING_AWAY: u16 = 1001;
 /// The live side of the probe: what the sampler last saw and the channel it publishes on.
 pub struct Live {
     pub source: Source,
+    /// The doctor's checks, run once when the probe started; every `hello` carries them.
+    pub doctor: Arc<Report>,
     pub host: String,
     pub interval_ms: u64,
     pub allowed_origins: Vec<String>,
@@ -83,6 +86,7 @@ impl Latest {
 
 pub struct LiveConfig {
     pub source: Source,
+    pub doctor: Arc<Report>,
     pub host: String,
     pub interval_ms: u64,
     pub allowed_origins: Vec<String>,
@@ -94,6 +98,7 @@ impl Live {
         let (sender, _) = broadcast::channel(QUEUE_MESSAGES);
         Live {
             source: config.source,
+            doctor: config.doctor,
             host: config.host,
             interval_ms: config.interval_ms,
             allowed_origins: config
@@ -210,6 +215,7 @@ async fn serve_client(socket: WebSocket, live: &Live) {
         host: live.host.clone(),
         interval_ms: live.interval_ms,
         inventory: Inventory::clone(&live.latest().inventory),
+        doctor: Some(Report::clone(&live.doctor)),
     }));
     let mut next = Some(hello);
     loop {

@@ -17,12 +17,13 @@ use std::{
 };
 
 use axum::{middleware, routing::get, serve::ListenerExt, Router};
-use engine::probe::Source;
+use engine::probe::{doctor::Report, Source};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
     cli::ServeArgs,
     demo::Demo,
+    doctor::{self, HostTrees, Tree},
     sampler::{self, Sampler},
     sysfs::{ReadError, Trees},
 };
@@ -109,6 +110,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         latest,
         source,
         read_from,
+        doctor,
         sampling,
         sampler,
     } = start_sampler(&args)?;
@@ -130,6 +132,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         let hosts = AllowedHosts::new(local, &machine, args.allow_host.clone());
         let config = LiveConfig {
             source,
+            doctor,
             host: machine,
             interval_ms: args.interval_ms,
             allowed_origins: args.allow_origin.clone(),
@@ -201,6 +204,8 @@ struct Started {
     source: Source,
     /// The sysfs root, for the start-up message.
     read_from: String,
+    /// The doctor's checks of the trees the sampler reads.
+    doctor: Arc<Report>,
     /// Takes the server's state to the sampler, which then publishes to it every interval.
     sampling: mpsc::SyncSender<Arc<ProbeState>>,
     sampler: std::thread::JoinHandle<()>,
@@ -220,6 +225,12 @@ fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
         args.trees.debugfs(),
         args.trees.source(),
     );
+    // A recorded tree is another host's: this machine's /proc would describe the wrong one.
+    let procfs = match (&args.procfs_root, &args.trees.sysfs_root) {
+        (Some(dir), _) => Some(dir.clone()),
+        (None, None) => Some(PathBuf::from("/proc")),
+        (None, Some(_)) => None,
+    };
     let interval_ms = args.interval_ms;
     let sampler = std::thread::Builder::new()
         .name("sampler".to_string())
@@ -244,16 +255,32 @@ fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
                 }
             };
             let read_from = trees.sysfs.dir().display().to_string();
+            let doctor = Arc::new(doctor::report(&match &demo {
+                // The recording mirrors a host's /sys, /proc and debugfs: shown as those.
+                Some(demo) => HostTrees {
+                    sysfs: Tree::shown_as(&demo.sysfs_root(), "/sys"),
+                    procfs: Tree::shown_as(&demo.procfs_root(), "/proc"),
+                    debugfs: Tree::shown_as(&demo.debugfs_root(), "/sys/kernel/debug"),
+                },
+                None => HostTrees {
+                    sysfs: Tree::lenient(&sysfs),
+                    procfs: Tree::at(
+                        procfs.as_deref(),
+                        "not read: the tree is recorded and --procfs-root was not given",
+                    ),
+                    debugfs: Tree::lenient(&debugfs),
+                },
+            }));
             let sampler = Sampler::new(trees, demo);
             let latest = Latest::of(&sampler);
-            let _ = started.send(Ok((latest, source, read_from)));
+            let _ = started.send(Ok((latest, source, read_from, doctor)));
             // None when the server could not start.
             if let Ok(state) = server.recv() {
                 sample_forever(sampler, &state, interval_ms);
             }
         })
         .map_err(ServeError::Runtime)?;
-    let (latest, source, read_from) = first.recv().map_err(|_| {
+    let (latest, source, read_from, doctor) = first.recv().map_err(|_| {
         ServeError::Runtime(io::Error::other(
             "the sampler stopped before its first reading",
         ))
@@ -262,6 +289,7 @@ fn start_sampler(args: &ServeArgs) -> Result<Started, ServeError> {
         latest,
         source,
         read_from,
+        doctor,
         sampling,
         sampler,
     })
