@@ -13,9 +13,12 @@ use lab_tests::{
 };
 
 /// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters.
-fn fixture_copy() -> PathBuf {
+fn fixture_copy(name: &str) -> PathBuf {
     let source = lab_tests::repo_root().join("native-probe/tests/fixtures");
-    let copy = std::env::temp_dir().join(format!("rdma-lab-live-fixture-{}", std::process::id()));
+    let copy = std::env::temp_dir().join(format!(
+        "rdma-lab-live-fixture-{name}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&copy);
     let status = Command::new("cp")
         .arg("-a")
@@ -57,7 +60,7 @@ async fn live_page_shows_this_machines_interfaces() {
 
 #[tokio::test]
 async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
-    let fixture = fixture_copy();
+    let fixture = fixture_copy("counters");
     let sysfs = fixture.join("sysfs");
     let debugfs = fixture.join("debugfs");
     let site = Site::start_with(&[
@@ -654,4 +657,94 @@ async fn a_probe_that_hangs_with_its_socket_open_is_marked_not_live_until_it_sen
         .await;
     browser.assert_no_console_errors("a probe that hung").await;
     browser.close().await;
+}
+
+/// The host checks panel: the verdict, then each problem with its fix, then the rest folded.
+const HOST_CHECKS: &str = "return {\
+    verdict: document.querySelector('.live-doctor-verdict')?.textContent ?? null,\
+    problems: [...document.querySelectorAll('.live-doctor > .live-checks > .live-check')].map(c => c.dataset.check + ' ' + c.className + ': ' + c.textContent),\
+    folded: [...document.querySelectorAll('.live-checks-rest .live-check')].map(c => c.dataset.check),\
+    gid: document.querySelector(\"[data-check='roce-gid/mlx5_0/1']\")?.textContent ?? null,\
+    open: document.querySelector('.live-checks-rest')?.open ?? null,\
+}";
+
+#[tokio::test]
+async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
+    // A recording whose mlx5_1 port lost its link: one problem, with its fix, first.
+    let fixture = fixture_copy("checks");
+    std::fs::write(
+        fixture.join("sysfs/class/infiniband/mlx5_1/ports/1/phys_state"),
+        "3: Disabled\n",
+    )
+    .unwrap();
+    std::fs::write(
+        fixture.join("sysfs/class/infiniband/mlx5_1/ports/1/state"),
+        "1: DOWN\n",
+    )
+    .unwrap();
+    let procfs = fixture.join("procfs");
+    let site = Site::start_with(&[
+        "--interval-ms",
+        "200",
+        "--sysfs-root",
+        fixture.join("sysfs").to_str().expect("a UTF-8 temp path"),
+        "--debugfs-root",
+        fixture.join("debugfs").to_str().expect("a UTF-8 temp path"),
+        "--procfs-root",
+        procfs.to_str().expect("a UTF-8 temp path"),
+    ]);
+    let browser = Browser::start().await;
+    browser.goto(&site.url("/live")).await;
+    browser.wait_for_text(".live-status", "Connected").await;
+    let state = browser
+        .wait_until(
+            "return !!document.querySelector('.live-doctor-verdict')",
+            "the host checks",
+        )
+        .await;
+    let state = browser.eval(HOST_CHECKS).await;
+    let verdict = state["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("1 to fix"), "{state:#}");
+    let problems = state["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{state:#}");
+    let problem = problems[0].as_str().unwrap();
+    assert!(
+        problem.starts_with("port-state/mlx5_1/1 live-check fail: Problem:"),
+        "{problem}"
+    );
+    assert!(problem.contains("Fix: "), "{problem}");
+    // The GID a learner gives NCCL is there, folded with the other passes.
+    assert_eq!(state["open"], false, "{state:#}");
+    let folded = state["folded"].as_array().unwrap();
+    assert!(folded.iter().any(|c| c == "roce-gid/mlx5_0/1"), "{state:#}");
+    assert!(
+        state["gid"]
+            .as_str()
+            .unwrap()
+            .contains("RoCE v2 IPv4 10.0.0.1 on ens1f0np0 GID is index 3: set NCCL_IB_GID_INDEX=3"),
+        "{state:#}"
+    );
+    browser.screenshot("live-host-checks").await;
+
+    // With the keyboard: the fold opens from its summary.
+    browser
+        .eval("document.querySelector('.live-checks-rest > summary').focus(); return true")
+        .await;
+    browser.press('\u{E007}').await; // Enter
+    browser
+        .wait_until(
+            "return document.querySelector('.live-checks-rest').open",
+            "the passed checks unfolded",
+        )
+        .await;
+    browser.resize(PHONE).await;
+    assert_fits_the_phone(&browser, "host checks unfolded").await;
+    browser
+        .eval("document.querySelector('.live-doctor').scrollIntoView({block: 'start'}); window.scrollBy(0, -70); return true")
+        .await;
+    browser.screenshot("live-host-checks-phone").await;
+    browser.resize(DESKTOP).await;
+    browser.assert_no_console_errors("host checks").await;
+    browser.close().await;
+    let _ = std::fs::remove_dir_all(&fixture);
 }

@@ -8,7 +8,9 @@
 
 use std::{cell::Cell, rc::Rc};
 
-use engine::probe::{Envelope, Inventory, ProbeMessage, Sample, Source, SCHEMA_VERSION};
+use engine::probe::{
+    doctor::Report, Envelope, Inventory, ProbeMessage, Sample, Source, SCHEMA_VERSION,
+};
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use web_sys::{CloseEvent, MessageEvent, WebSocket};
@@ -181,6 +183,8 @@ pub struct Readings {
     pub host: String,
     pub interval_ms: u64,
     pub inventory: Option<Inventory>,
+    /// The probe's host checks, from its `hello` (older probes send none).
+    pub doctor: Option<Report>,
     pub latest: Option<Sample>,
     pub history: History,
     pub lagged: u64,
@@ -200,6 +204,7 @@ impl Readings {
             host: String::new(),
             interval_ms: 0,
             inventory: None,
+            doctor: None,
             latest: None,
             history: History::default(),
             lagged: 0,
@@ -398,6 +403,7 @@ impl ProbeView {
                 readings.host = hello.host;
                 readings.interval_ms = hello.interval_ms;
                 readings.inventory = Some(hello.inventory);
+                readings.doctor = hello.doctor;
             }
             ProbeMessage::Sample(sample) => {
                 readings.history.record(&sample);
@@ -634,6 +640,7 @@ fn connect(socket: WebSocket, view: UseReducerHandle<ProbeView>) -> Live {
 mod tests {
     use super::super::presence::Presence;
     use super::*;
+    use engine::probe::doctor::Status;
 
     fn view_at(origin: &str, base: &str) -> Rc<ProbeView> {
         Rc::new(ProbeView::new(Page::at(origin, base)))
@@ -741,6 +748,26 @@ mod tests {
         "inventory": {"rdma_devices": [], "netdevs": []}}"#;
     const SAMPLE: &str = r#"{"schema_version": 2, "source": "demo", "type": "sample", "timestamp_ms": 1000, "elapsed_ms": 200,
         "ports": [], "netdevs": []}"#;
+
+    #[test]
+    fn a_hello_brings_the_host_checks_and_an_older_probes_hello_none() {
+        let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        let view = view.reduce(ProbeAction::Opened);
+        let older = received(view.clone(), HELLO, 1_000.0);
+        assert_eq!(
+            older.readings.as_ref().map(|r| r.doctor.is_none()),
+            Some(true)
+        );
+        let with_checks = HELLO.replace(
+            r#""netdevs": []}"#,
+            r#""netdevs": []}, "doctor": {"checks": [{"id": "memlock", "status": "warn",
+                "title": "locked memory is limited", "evidence": [], "fix": "ulimit -l unlimited"}]}"#,
+        );
+        let view = received(view, &with_checks, 1_000.0);
+        let report = view.readings.as_ref().and_then(|r| r.doctor.clone());
+        let check = &report.expect("the checks").checks[0];
+        assert_eq!((check.id.as_str(), check.status), ("memlock", Status::Warn));
+    }
 
     fn received(view: Rc<ProbeView>, text: &str, at_ms: f64) -> Rc<ProbeView> {
         view.reduce(ProbeAction::Received {

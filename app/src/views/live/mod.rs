@@ -9,6 +9,7 @@
 mod address;
 mod chart;
 mod connection;
+mod doctor;
 mod failure;
 mod history;
 mod hosted;

@@ -8,6 +8,7 @@ use yew::prelude::*;
 use super::address::ProbeAddress;
 use super::chart::{LineChart, Series};
 use super::connection::{Freshness, Readings};
+use super::doctor::HostChecks;
 use super::history::History;
 use super::inventory::{CounterTable, DeviceTables, GidTable, NetdevTable};
 
@@ -73,6 +74,9 @@ pub fn ReadingsView(props: &ReadingsProps) -> Html {
                 interval_ms={readings.interval_ms} {live} />
             if readings.lagged > 0 {
                 <p class="live-lagged" role="status">{ format!("This page fell behind and missed {} samples.", readings.lagged) }</p>
+            }
+            if let Some(report) = &readings.doctor {
+                <HostChecks report={report.clone()} host={readings.host.clone()} source={readings.source} />
             }
             if let Some(inventory) = &readings.inventory {
                 <DeviceTables inventory={inventory.clone()} />
