@@ -22,6 +22,7 @@ pub mod table;
 pub mod values;
 pub mod walkthrough;
 
+pub use crate::psn::Psn;
 pub use attr::{AttrMask, AttrMaskError, AttrName};
 pub use sim::{
     implicit_transitions, AsyncEvent, EventOutcome, ImplicitTransition, ModifyAttrs, Qp, QpError,
@@ -32,5 +33,5 @@ pub use table::{
     check_modify, check_transition, transition_table, Errno, ModifyError, TransitionRefusal,
     TransitionRule,
 };
-pub use values::{Decoded, Psn, ValueError};
+pub use values::{Decoded, ValueError};
 pub use walkthrough::{connection_walkthrough, ConnectionStep, Walkthrough, UD_ADDRESS_HANDLE};

@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use super::attr::{AttrMask, AttrName};
 use super::state::{QpState, QpType};
 use super::table::{check_modify, effective_next_state, Errno, ModifyError};
-use super::values::{self, Decoded, Psn, ValueError};
+use super::values::{self, Decoded, ValueError};
+use crate::psn::Psn;
 
 /// Work completion status, `enum ibv_wc_status` (rdma-core `libibverbs/verbs.h`; values
 /// count up from `IBV_WC_SUCCESS` = 0).
