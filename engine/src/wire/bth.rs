@@ -18,8 +18,10 @@
 use super::bytes::{be16, be24, put16, put24, put_u8, u8_at};
 use super::opcode::Opcode;
 use super::{ErrorKind, Header, Result, WireError};
-pub use crate::psn::Psn;
 use serde::{Deserialize, Serialize};
+
+/// The PSN field's type, shared with the QP model (see [`crate::psn`]).
+pub use crate::psn::Psn;
 
 mod field {
     pub const OPCODE: usize = 0;
