@@ -12,6 +12,7 @@ pub mod flows;
 pub mod lossless;
 pub mod nccl_log;
 pub mod probe;
+pub mod psn;
 pub mod qp;
 pub mod search;
 pub mod wire;

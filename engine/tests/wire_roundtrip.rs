@@ -61,7 +61,7 @@ fn bth_for(op: Opcode, payload: &[u8]) -> BthRepr {
         becn: op == Opcode::CNP,
         dest_qp: Qpn(0xFEDCBA),
         ack_req: true,
-        psn: Psn(0xFFFFFF),
+        psn: Psn::MAX,
     }
 }
 

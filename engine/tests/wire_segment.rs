@@ -4,6 +4,10 @@ use engine::wire::bth::Psn;
 use engine::wire::opcode::{Operation, Transport};
 use engine::wire::segment::*;
 
+fn psn(value: u32) -> Psn {
+    Psn::new(value).unwrap()
+}
+
 fn ops(p: &[PacketPlan]) -> Vec<Operation> {
     p.iter().map(|x| x.opcode.operation().unwrap()).collect()
 }
@@ -16,12 +20,12 @@ fn send_first_middle_last_with_consecutive_psns() {
         MessageKind::Send,
         3 * 1024 + 1,
         1024,
-        Psn(10),
+        psn(10),
     )
     .unwrap();
     assert_eq!(ops(&p), [SendFirst, SendMiddle, SendMiddle, SendLast]);
     assert_eq!(
-        p.iter().map(|x| x.psn.0).collect::<Vec<_>>(),
+        p.iter().map(|x| x.psn.value()).collect::<Vec<_>>(),
         [10, 11, 12, 13]
     );
     assert_eq!(
@@ -38,19 +42,19 @@ fn send_first_middle_last_with_consecutive_psns() {
 #[test]
 fn only_packets() {
     assert_eq!(
-        ops(&segment(Transport::Rc, MessageKind::Send, 0, 256, Psn(0)).unwrap()),
+        ops(&segment(Transport::Rc, MessageKind::Send, 0, 256, psn(0)).unwrap()),
         [Operation::SendOnly]
     );
     assert_eq!(
-        ops(&segment(Transport::Rc, MessageKind::Send, 4096, 4096, Psn(0)).unwrap()),
+        ops(&segment(Transport::Rc, MessageKind::Send, 4096, 4096, psn(0)).unwrap()),
         [Operation::SendOnly]
     );
     assert_eq!(
-        ops(&segment(Transport::Rc, MessageKind::Send, 4097, 4096, Psn(0)).unwrap()),
+        ops(&segment(Transport::Rc, MessageKind::Send, 4097, 4096, psn(0)).unwrap()),
         [Operation::SendFirst, Operation::SendLast]
     );
     assert_eq!(
-        ops(&segment(Transport::Ud, MessageKind::Send, 100, 4096, Psn(0)).unwrap()),
+        ops(&segment(Transport::Ud, MessageKind::Send, 100, 4096, psn(0)).unwrap()),
         [Operation::SendOnly]
     );
 }
@@ -62,15 +66,15 @@ fn psn_wraps_at_2_pow_24() {
         MessageKind::Write,
         4 * 256,
         256,
-        Psn(0xFF_FFFE),
+        psn(0xFF_FFFE),
     )
     .unwrap();
     assert_eq!(
-        p.iter().map(|x| x.psn.0).collect::<Vec<_>>(),
+        p.iter().map(|x| x.psn.value()).collect::<Vec<_>>(),
         [0xFF_FFFE, 0xFF_FFFF, 0, 1]
     );
-    assert_eq!(Psn(0xFF_FFFF).distance_to(Psn(1)), 2);
-    assert_eq!(Psn(1).distance_to(Psn(0xFF_FFFF)), -2);
+    assert_eq!(psn(0xFF_FFFF).offset_to(psn(1)), 2);
+    assert_eq!(psn(1).offset_to(psn(0xFF_FFFF)), -2);
 }
 
 #[test]
@@ -80,7 +84,7 @@ fn write_reth_first_immediate_last() {
         MessageKind::WriteWithImmediate,
         3000,
         1024,
-        Psn(0),
+        psn(0),
     )
     .unwrap();
     assert_eq!(
@@ -96,7 +100,7 @@ fn write_reth_first_immediate_last() {
         MessageKind::WriteWithImmediate,
         10,
         1024,
-        Psn(0),
+        psn(0),
     )
     .unwrap();
     assert!(one[0].headers.reth && one[0].headers.immdt);
@@ -109,28 +113,28 @@ fn read_response_aeth_on_first_last_only() {
         MessageKind::ReadResponse,
         3 * 512,
         512,
-        Psn(5),
+        psn(5),
     )
     .unwrap();
     assert_eq!(
         p.iter().map(|x| x.headers.aeth).collect::<Vec<_>>(),
         [true, false, true]
     );
-    assert_eq!(p[0].psn, Psn(5));
+    assert_eq!(p[0].psn, psn(5));
 }
 
 #[test]
 fn refusals() {
     assert_eq!(
-        segment(Transport::Rc, MessageKind::Send, 10, 1500, Psn(0)),
+        segment(Transport::Rc, MessageKind::Send, 10, 1500, psn(0)),
         Err(SegmentError::BadMtu(1500))
     );
     assert!(matches!(
-        segment(Transport::Ud, MessageKind::Send, 5000, 4096, Psn(0)),
+        segment(Transport::Ud, MessageKind::Send, 5000, 4096, psn(0)),
         Err(SegmentError::Unsupported { .. })
     ));
     assert!(matches!(
-        segment(Transport::Uc, MessageKind::ReadResponse, 10, 4096, Psn(0)),
+        segment(Transport::Uc, MessageKind::ReadResponse, 10, 4096, psn(0)),
         Err(SegmentError::Unsupported { .. })
     ));
     assert!(matches!(
@@ -139,7 +143,7 @@ fn refusals() {
             MessageKind::Send,
             (1 << 31) + 1,
             4096,
-            Psn(0)
+            psn(0)
         ),
         Err(SegmentError::TooLong(_))
     ));

@@ -154,7 +154,7 @@ pub fn roce_frames(count: usize) -> Vec<CapturedFrame> {
         if PATTERN[at].forward {
             psn[conn] = (psn[conn] + 1) & Psn::MASK;
         }
-        r.bth.psn = Psn(psn[conn]);
+        r.bth.psn = Psn::truncate(psn[conn]);
         let data = r.emit().expect("the frame emits");
         out.push(CapturedFrame {
             timestamp_ns: 1_700_000_000_000_000_000 + i as u64 * GAP_NS,

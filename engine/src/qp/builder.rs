@@ -9,13 +9,13 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::attr::{AttrMask, AttrName};
-use super::sim::{
-    AddressVector, DeviceLimits, ModifyAttrs, Qp, QpError, QpEvent, SendOpcode, SendWr,
-    UdDestination, WcStatus,
-};
+use super::sim::{Qp, QpError, QpEvent};
 use super::state::{QpState, QpType};
 use super::table::{check_modify, kernel_cell, ModifyError};
 use super::values::{self, Decoded, PathMtu, ValueError, ACCESS_FLAGS};
+use super::verbs::{
+    AddressVector, DeviceLimits, ModifyAttrs, SendOpcode, SendWr, UdDestination, WcStatus,
+};
 
 /// GID table index the example address vectors send from: the RoCE v2 IPv4 entry, as
 /// `show_gids` commonly lists it on a ConnectX host (the same index the walkthrough uses).
@@ -430,7 +430,7 @@ fn c_av(av: &AddressVector) -> String {
         Some(gid) => format!(
             "{{ .is_global = 1, .grh = {{ .dgid = /* {} */, .sgid_index = {}, .hop_limit = 64 }}, \
              .dlid = {}, .sl = {}, .port_num = {} }}",
-            super::sim::format_gid(&gid),
+            super::verbs::format_gid(&gid),
             av.sgid_index,
             av.dlid,
             av.sl,

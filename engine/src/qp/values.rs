@@ -1,7 +1,7 @@
 //! Value rules for QP attributes: each decoder checks the range and says what the value
 //! means, or returns a located [`ValueError`] (`timeout: 32 does not fit in 5 bits`).
 
-use core::cmp::Ordering;
+use crate::psn::Psn;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
@@ -260,88 +260,10 @@ pub fn decode_min_rnr_timer(code: u8) -> Result<Decoded, ValueError> {
     ))
 }
 
-/// A 24-bit packet sequence number (BTH PSN field, IBTA Vol. 1 §9.2 and §9.7).
-///
-/// Arithmetic wraps modulo 2^24. Ordering is circular: `a` is before `b` when `b − a`
-/// (mod 2^24) is in 1..2^23, the half window the responder uses to tell new requests from
-/// duplicates (IBTA Vol. 1 §9.7.5, responder PSN checks). Exactly half the space apart counts as "before" the
-/// other way round, as the kernel's `psn_compare()` sign test does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "u32", into = "u32")]
-pub struct Psn(u32);
-
-impl Psn {
-    /// 2^24: the number of distinct PSNs.
-    pub const MODULUS: u32 = 1 << 24;
-    /// The largest PSN.
-    pub const MAX: Psn = Psn(Psn::MODULUS - 1);
-
-    /// Checks that `value` fits in 24 bits.
-    pub fn new(value: u32) -> Result<Psn, ValueError> {
-        check_bits("psn", value.into(), 24)?;
-        Ok(Psn(value))
-    }
-
-    /// Keeps the low 24 bits, as the kernel does with an oversized `sq_psn`/`rq_psn`.
-    pub fn truncate(value: u32) -> Psn {
-        Psn(value & (Psn::MODULUS - 1))
-    }
-
-    /// The raw value.
-    pub fn value(self) -> u32 {
-        self.0
-    }
-
-    /// `self + n` modulo 2^24.
-    pub fn wrapping_add(self, n: u32) -> Psn {
-        Psn::truncate(self.0.wrapping_add(n))
-    }
-
-    /// `self − n` modulo 2^24.
-    pub fn wrapping_sub(self, n: u32) -> Psn {
-        Psn::truncate(self.0.wrapping_sub(n))
-    }
-
-    /// `other − self` modulo 2^24: how many PSNs from `self` forward to `other`.
-    pub fn distance_to(self, other: Psn) -> u32 {
-        other.0.wrapping_sub(self.0) & (Psn::MODULUS - 1)
-    }
-
-    /// Circular comparison (see the type documentation).
-    pub fn serial_cmp(self, other: Psn) -> Ordering {
-        let ahead = other.distance_to(self);
-        if ahead == 0 {
-            Ordering::Equal
-        } else if ahead < Psn::MODULUS / 2 {
-            Ordering::Greater
-        } else {
-            Ordering::Less
-        }
-    }
-}
-
-impl TryFrom<u32> for Psn {
-    type Error = ValueError;
-    fn try_from(value: u32) -> Result<Psn, ValueError> {
-        Psn::new(value)
-    }
-}
-
-impl From<Psn> for u32 {
-    fn from(psn: Psn) -> u32 {
-        psn.0
-    }
-}
-
-impl fmt::Display for Psn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:#08x}", self.0)
-    }
-}
-
 /// Decodes a PSN field (`sq_psn` or `rq_psn`).
 pub fn decode_psn(field: &str, value: u32) -> Result<Decoded, ValueError> {
-    let psn = Psn::new(value).map_err(|e| out_of_range(field, e.value, e.reason))?;
+    check_bits(field, value.into(), Psn::BITS)?;
+    let psn = Psn::truncate(value);
     let role = if field == "rq_psn" {
         "the PSN this QP expects on the first request it receives; must equal the peer's sq_psn"
     } else {
@@ -625,29 +547,6 @@ mod tests {
             .unwrap()
             .meaning
             .starts_with("10.000 µs"));
-    }
-
-    #[test]
-    fn psn_wraps_at_2_pow_24() {
-        assert_eq!(Psn::MAX.wrapping_add(1), Psn::new(0).unwrap());
-        assert_eq!(Psn::new(0).unwrap().wrapping_sub(1), Psn::MAX);
-        assert_eq!(Psn::new(0xff_fffe).unwrap().wrapping_add(5).value(), 3);
-        assert!(Psn::new(1 << 24).is_err());
-        assert_eq!(Psn::truncate(0x0123_4567).value(), 0x23_4567);
-        let a = Psn::new(0xff_fff0).unwrap();
-        let b = a.wrapping_add(0x20);
-        assert_eq!(a.serial_cmp(b), Ordering::Less);
-        assert_eq!(b.serial_cmp(a), Ordering::Greater);
-        assert_eq!(a.distance_to(b), 0x20);
-        assert_eq!(a.serial_cmp(a), Ordering::Equal);
-        // Just under half the space ahead is still "after"; half or more is "before".
-        let c = Psn::new(0).unwrap();
-        assert_eq!(
-            c.wrapping_add((1 << 23) - 1).serial_cmp(c),
-            Ordering::Greater
-        );
-        assert_eq!(c.wrapping_add(1 << 23).serial_cmp(c), Ordering::Less);
-        assert_eq!(Psn::new(0x1a2b3c).unwrap().to_string(), "0x1a2b3c");
     }
 
     #[test]

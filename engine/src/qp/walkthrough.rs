@@ -14,13 +14,13 @@
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
-use super::sim::{
-    format_gid, AddressVector, AsyncEvent, ModifyAttrs, Qp, QpEvent, RecvWr, Response, SendOpcode,
-    SendWr, WorkCompletion,
-};
+use super::sim::{Qp, QpEvent, Response};
 use super::state::{QpState, QpType};
 use super::table::Errno;
 use super::values::{self, Decoded};
+use super::verbs::{
+    format_gid, AddressVector, AsyncEvent, ModifyAttrs, RecvWr, SendOpcode, SendWr, WorkCompletion,
+};
 
 /// Who acts in a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -18,8 +18,10 @@
 use super::bytes::{be16, be24, put16, put24, put_u8, u8_at};
 use super::opcode::Opcode;
 use super::{ErrorKind, Header, Result, WireError};
-use core::fmt;
 use serde::{Deserialize, Serialize};
+
+/// The PSN field's type, shared with the QP model (see [`crate::psn`]).
+pub use crate::psn::Psn;
 
 mod field {
     pub const OPCODE: usize = 0;
@@ -36,41 +38,6 @@ mod field {
 pub const HEADER_LEN: usize = field::LEN;
 /// Byte offset of the variant "resv8a" byte inside the BTH.
 pub const RESV8A_OFFSET: usize = field::RESV8A;
-
-/// A 24-bit packet sequence number; arithmetic wraps modulo 2^24 (IBTA Vol 1 §9.7.1).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
-)]
-pub struct Psn(pub u32);
-
-impl Psn {
-    pub const MODULUS: u32 = 1 << 24;
-    pub const MASK: u32 = Self::MODULUS - 1;
-
-    pub fn new(v: u32) -> Self {
-        Psn(v & Self::MASK)
-    }
-    /// `self + n` modulo 2^24.
-    pub fn wrapping_add(self, n: u32) -> Psn {
-        Psn(self.0.wrapping_add(n) & Self::MASK)
-    }
-    /// Signed distance `other - self` within half the PSN space (IBTA Vol 1 §9.7.1:
-    /// PSNs more than 2^23 apart are "behind").
-    pub fn distance_to(self, other: Psn) -> i32 {
-        let d = other.0.wrapping_sub(self.0) & Self::MASK;
-        if d >= 1 << 23 {
-            d as i32 - Self::MODULUS as i32
-        } else {
-            d as i32
-        }
-    }
-}
-
-impl fmt::Display for Psn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
 
 /// A 24-bit queue pair number.
 #[derive(
@@ -136,7 +103,7 @@ impl<T: AsRef<[u8]>> BthPacket<T> {
         u8_at(self.b(), field::ACK_REQ) & 0x7F
     }
     pub fn psn(&self) -> Psn {
-        Psn(be24(self.b(), field::PSN))
+        Psn::truncate(be24(self.b(), field::PSN))
     }
 }
 
@@ -147,7 +114,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> BthPacket<T> {
         put_u8(self.buffer.as_mut(), field::RESV8A, v);
     }
     pub fn set_psn(&mut self, psn: Psn) {
-        put24(self.buffer.as_mut(), field::PSN, psn.0 & Psn::MASK);
+        put24(self.buffer.as_mut(), field::PSN, psn.value());
     }
 }
 
@@ -210,9 +177,6 @@ impl BthRepr {
         if self.dest_qp.0 > Qpn::MASK {
             return bad("infiniband.bth.destqp", u64::from(self.dest_qp.0));
         }
-        if self.psn.0 > Psn::MASK {
-            return bad("infiniband.bth.psn", u64::from(self.psn.0));
-        }
         let mut b = [0u8; field::LEN];
         put_u8(&mut b, field::OPCODE, self.opcode.0);
         let flags = (u8::from(self.solicited_event) << 7)
@@ -228,7 +192,7 @@ impl BthRepr {
         );
         put24(&mut b, field::DEST_QP, self.dest_qp.0);
         put_u8(&mut b, field::ACK_REQ, u8::from(self.ack_req) << 7);
-        put24(&mut b, field::PSN, self.psn.0);
+        put24(&mut b, field::PSN, self.psn.value());
         Ok(b)
     }
 }

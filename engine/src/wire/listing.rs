@@ -491,10 +491,10 @@ pub fn classify_summaries(frames: &mut [FrameSummary]) {
         let (Some(qpn), Some(psn)) = (s.qpn, s.psn) else {
             continue;
         };
-        let psn = Psn(psn);
+        let psn = Psn::truncate(psn);
         match highest.entry((s.source, s.destination, qpn)) {
             Entry::Occupied(mut top) => {
-                if top.get().distance_to(psn) > 0 {
+                if psn.is_after(*top.get()) {
                     top.insert(psn);
                 } else {
                     s.role = PacketRole::Retransmission;
@@ -793,5 +793,37 @@ mod tests {
             frame(&spec(Write, 0, true), 1),
         ];
         assert_eq!(classified(&frames)[1].role, PacketRole::Request);
+    }
+
+    #[test]
+    fn a_capture_crossing_the_wrap_classifies_as_one_that_does_not() {
+        use PacketRole as R;
+        // Steps from the first PSN: two resends, one of them of a PSN before the wrap
+        // arriving after it.
+        let steps = [0u32, 1, 2, 3, 1, 4, 2, 5];
+        let roles = |first: u32| -> Vec<PacketRole> {
+            let frames: Vec<CapturedFrame> = steps
+                .iter()
+                .enumerate()
+                .map(|(t, &n)| {
+                    let psn = Psn::truncate(first).wrapping_add(n).value();
+                    frame(&spec(SpecOperation::Write, psn, true), t as u64)
+                })
+                .collect();
+            classified(&frames).iter().map(|s| s.role).collect()
+        };
+        let expected = [
+            R::Request,
+            R::Request,
+            R::Request,
+            R::Request,
+            R::Retransmission,
+            R::Request,
+            R::Retransmission,
+            R::Request,
+        ];
+        assert_eq!(roles(0x100), expected);
+        // 0xFF_FFFE, 0xFF_FFFF, 0, 1, 0xFF_FFFF (resent), 2, 0 (resent), 3.
+        assert_eq!(roles(0xFF_FFFE), expected);
     }
 }

@@ -310,7 +310,7 @@ pub fn summarize(frame: &[u8]) -> Result<RoceSummary> {
         becn: bth.becn(),
         dest_qp: bth.dest_qp().0,
         ack_req: bth.ack_req(),
-        psn: bth.psn().0,
+        psn: bth.psn().value(),
         payload_len: l.payload_len as u32,
         pad_len: l.pad_len as u8,
         aeth,

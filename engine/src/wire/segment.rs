@@ -237,7 +237,7 @@ pub fn message_cost(
     mtu: u32,
     link_gbps: f64,
 ) -> Result<MessageCost, SegmentError> {
-    let plan = segment(transport, kind, len, mtu, Psn(0))?;
+    let plan = segment(transport, kind, len, mtu, Psn::truncate(0))?;
     let mut wire = 0u64;
     for p in &plan {
         wire += u64::from(packet_cost(framing, ext_bytes(p.headers), p.payload_len).wire);

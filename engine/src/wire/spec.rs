@@ -430,7 +430,7 @@ pub fn to_repr(s: &PacketSpec) -> Result<RoceFrameRepr, BuildError> {
         becn: s.becn.unwrap_or(is_cnp),
         dest_qp: Qpn(s.dest_qp),
         ack_req: s.ack_req.unwrap_or(expects_response),
-        psn: Psn(s.psn),
+        psn: Psn::truncate(s.psn),
     };
     let (ip, ethertype) = match (s.src_ip, s.dst_ip) {
         (IpAddr::V4(src), IpAddr::V4(dst)) => (
