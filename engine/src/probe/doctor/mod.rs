@@ -854,6 +854,20 @@ pub struct PcieFiles {
     pub max_width: FileRead,
 }
 
+/// A PCI device's `numa_node`: `None` when the file is unreadable or says -1 (the platform
+/// gives none).
+fn numa_node(file: &FileRead) -> Result<Option<i32>, String> {
+    let Some(text) = file.value() else {
+        return Ok(None);
+    };
+    match attribute::number::<i32>(text, "a NUMA node number") {
+        Ok(-1) => Ok(None),
+        Ok(node) if node >= 0 => Ok(Some(node)),
+        Ok(_) => Err("expected -1 or a node number".to_string()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
 /// A link speed as `pci_speed_string()` prints it: "16.0 GT/s PCIe" (older kernels' own
 /// switch printed "16 GT/s"); `None` for "Unknown".
 fn link_speed(text: &str) -> Result<Option<f64>, String> {
@@ -886,14 +900,11 @@ pub fn pcie_link(files: &PcieFiles) -> Check {
     let mut all = vec![&files.numa_node];
     all.extend(link);
     let shown = evidence(all.iter().copied());
-    let numa = match files.numa_node.value() {
-        None => "NUMA node unknown".to_string(),
-        Some(text) => match attribute::number::<i32>(text, "a NUMA node number") {
-            Ok(-1) => "no NUMA node given by the platform".to_string(),
-            Ok(node) if node >= 0 => format!("NUMA node {node}"),
-            Ok(_) => return malformed(id, &files.numa_node, "expected -1 or a node number"),
-            Err(error) => return malformed(id, &files.numa_node, error),
-        },
+    let numa = match numa_node(&files.numa_node) {
+        _ if files.numa_node.value().is_none() => "NUMA node unknown".to_string(),
+        Ok(None) => "no NUMA node given by the platform".to_string(),
+        Ok(Some(node)) => format!("NUMA node {node}"),
+        Err(error) => return malformed(id, &files.numa_node, error),
     };
     if link.iter().all(|f| f.value().is_none()) {
         return check(

@@ -20,8 +20,7 @@
 //!   without CAP_SYS_ADMIN only the first 64 bytes of `config` (`drivers/pci/pci-sysfs.c`
 //!   `pci_read_config`), so ACS needs root.
 
-use super::attribute;
-use super::{check, malformed, unavailable, Check, Evidence, FileRead, Status};
+use super::{check, malformed, numa_node, unavailable, Check, Evidence, FileRead, Status};
 
 /// One PCI function as sysfs places it: `devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,15 +68,7 @@ fn place(p: &PciPlace) -> Result<Option<Place<'_>>, Check> {
     if !bridge.starts_with("pci") || chain.is_empty() || !chain.iter().all(|c| is_pci_address(c)) {
         return Err(malformed(id, &p.path, expected));
     }
-    let numa = match p.numa_node.value() {
-        None => None,
-        Some(text) => match attribute::number::<i32>(text, "a NUMA node number") {
-            Ok(-1) => None,
-            Ok(node) if node >= 0 => Some(node),
-            Ok(_) => return Err(malformed(id, &p.numa_node, "expected -1 or a node number")),
-            Err(error) => return Err(malformed(id, &p.numa_node, error)),
-        },
-    };
+    let numa = numa_node(&p.numa_node).map_err(|error| malformed(id, &p.numa_node, error))?;
     Ok(Some(Place {
         host_bridge: bridge,
         chain,
