@@ -744,4 +744,130 @@ mod tests {
         assert!((unmarked - stay).abs() < 1e-12);
         assert!((rate - p / (1.0 / stay - 1.0)).abs() < 1e-12);
     }
+
+    /// FNV-1a, 64 bits: a short, dependency-free fingerprint of a run's output.
+    fn fnv1a(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
+    /// Runs that between them take every branch of the model: the named scenarios with the
+    /// paper's and the mlx5 parameters (K < τ), K ≥ τ with K ≠ T, τ = 0, a lossy port that
+    /// drops, mixed line rates, starts and sizes, a run stopped by its work cap, and a
+    /// large fast-recovery threshold with the deepest cut bounded by `rp_min_dec_fac`.
+    fn pinned_runs() -> Vec<(String, Scenario, Limits)> {
+        let named = |n: &str| super::super::scenario::named_scenario(n).unwrap();
+        let mut runs = Vec::new();
+        for name in super::super::scenario::scenario_names() {
+            runs.push((name.to_string(), named(name), Limits::default()));
+            let mut s = named(name);
+            s.dcqcn = super::super::params::DcqcnParams::mlx5_default();
+            runs.push((format!("{name}, mlx5"), s, Limits::default()));
+        }
+        let mut s = named("two-flow");
+        s.dcqcn.rp_dce_tcp_rtt_us = 60.0;
+        runs.push(("two-flow, K = 60 µs".into(), s, Limits::default()));
+        let mut s = named("two-flow");
+        s.dcqcn.np_min_time_between_cnps_us = 0.0;
+        runs.push(("two-flow, τ = 0".into(), s, Limits::default()));
+        let mut s = named("incast-16");
+        s.cp.pfc = None;
+        s.cp.buffer_bytes = 300 * 1024;
+        runs.push(("incast-16, lossy".into(), s, Limits::default()));
+        let mut s = named("two-flow");
+        s.duration_us = 10_000.0;
+        s.flows = [
+            (25.0, 0.0, None),
+            (40.0, 500.0, Some(2_000_000)),
+            (100.0, 1_500.0, None),
+        ]
+        .iter()
+        .cycle()
+        .take(6)
+        .map(
+            |&(link_gbps, start_us, size_bytes)| super::super::scenario::FlowSpec {
+                link_gbps,
+                start_us,
+                size_bytes,
+            },
+        )
+        .collect();
+        runs.push(("mixed flows".into(), s, Limits::default()));
+        runs.push((
+            "two-flow, capped".into(),
+            named("two-flow"),
+            Limits { max_events: 5_001 },
+        ));
+        let mut s = named("aggressive-g");
+        s.dcqcn.rp_threshold = 1000;
+        s.dcqcn.rp_gd = 10;
+        s.dcqcn.rp_min_dec_fac_pct = 70.0;
+        runs.push((
+            "aggressive-g, F = 1000, gd = 10".into(),
+            s,
+            Limits::default(),
+        ));
+        runs
+    }
+
+    /// Each pinned run's output as FNV-1a hashes of its CSV (`series_to_csv`) and of the
+    /// whole series as JSON (whose numbers round-trip, so the same text is the same bits).
+    /// Recorded from the code at commit d649194, before the maths moved to fastmath.rs and
+    /// `simulate_fluid` was split into named steps; that code's CSVs and JSON were also
+    /// kept and compared byte for byte with the split's. A change meant to alter the
+    /// model's results updates this table (a failure prints the new one) and says why.
+    const PINS: [(&str, u64, u64); 14] = [
+        ("two-flow", 0x7ca88444988cb9ed, 0x8c344bf57875bda4),
+        ("two-flow, mlx5", 0x072a1d3ba28eeb58, 0x088aa77f9ec0e437),
+        ("incast-16", 0xcaab3c78c5179559, 0x1e8d38d6b9f5245b),
+        ("incast-16, mlx5", 0x878193284d34f2b1, 0x59c4bee74ac6b71f),
+        ("ecn-above-xoff", 0x6e1af313e793e507, 0x64a0c9b29a365e26),
+        (
+            "ecn-above-xoff, mlx5",
+            0x645a4a081c7f8fc3,
+            0xe34b96d84380e846,
+        ),
+        ("aggressive-g", 0x04df7f83a00cbd2b, 0xc5e96d76cd63d548),
+        ("aggressive-g, mlx5", 0x072a1d3ba28eeb58, 0x6fb4904b30cf03ce),
+        (
+            "two-flow, K = 60 µs",
+            0xf6359e856b2fce14,
+            0x7b1aeb33b9d1c712,
+        ),
+        ("two-flow, τ = 0", 0x949bdb8b354115ea, 0x900260fb0fcc5780),
+        ("incast-16, lossy", 0x736fa43eb3e57531, 0x6a2e4e4e571bcd32),
+        ("mixed flows", 0x48de34473ec83869, 0x382ce405f58ddd49),
+        ("two-flow, capped", 0x1cf51b610dee9804, 0xdb603a2814fa2707),
+        (
+            "aggressive-g, F = 1000, gd = 10",
+            0xb1e9a236e75598b8,
+            0x13761cff6851d9cd,
+        ),
+    ];
+
+    #[test]
+    fn every_pinned_run_gives_the_recorded_output_bit_for_bit() {
+        let got: Vec<(String, u64, u64)> = pinned_runs()
+            .iter()
+            .map(|(name, s, limits)| {
+                let series = simulate_fluid(s, limits).unwrap();
+                let csv = super::super::series::series_to_csv(&series);
+                let json = serde_json::to_string(&series).unwrap();
+                (name.clone(), fnv1a(csv.as_bytes()), fnv1a(json.as_bytes()))
+            })
+            .collect();
+        let table: String = got
+            .iter()
+            .map(|(name, csv, json)| format!("        (\"{name}\", {csv:#018x}, {json:#018x}),\n"))
+            .collect();
+        assert_eq!(got.len(), PINS.len(), "the runs are now:\n{table}");
+        for ((name, csv, json), (pin_name, pin_csv, pin_json)) in got.iter().zip(PINS) {
+            assert_eq!(name, pin_name, "the runs are now:\n{table}");
+            assert!(
+                *csv == pin_csv && *json == pin_json,
+                "{name}: the output changed; the table is now:\n{table}"
+            );
+        }
+    }
 }
