@@ -25,6 +25,10 @@
 //! alpha's input is the chance of a CNP in a K window, K × CNP rate, since no more than
 //! one CNP per τ exists to sample.
 //!
+//! In the code: [`Marking::at`] is p(q), [`Port::advance_queue`] dq/dt, [`RateState::slope`]
+//! dα/dt, dR_T/dt and dR_C/dt with the terms of [`Drive::at`], and
+//! [`FluidFlow::heun_step`] integrates them; the maths they call is in `fastmath.rs`.
+//!
 //! PFC is modelled as a fluid too: while the queue is at XOFF and the offered load exceeds
 //! the bottleneck, the senders are held to the bottleneck rate (the average effect of
 //! PAUSE/RESUME cycling). Without PFC the queue is capped at the buffer and the excess is
@@ -32,12 +36,14 @@
 
 use super::cp::RedCurve;
 use super::error::SimError;
+use super::fastmath::{bounded, exp_m1, ln_1m, pow_n};
+use super::params::DcqcnParams;
 use super::rp::RpConfig;
-use super::scenario::{Limits, Scenario};
+use super::scenario::{FlowSpec, Limits, Scenario};
 use super::series::{Model, Series};
 
 /// Largest marking probability used inside logarithms, so that ln(1 − p) stays finite.
-const P_CAP: f64 = 1.0 - 1e-12;
+pub(super) const P_CAP: f64 = 1.0 - 1e-12;
 
 struct FluidFlow {
     /// How many identical flows this one stands for, and their indices.
@@ -81,129 +87,6 @@ fn unmarked_runs(n_pkts: f64, p: f64, ln1mp: f64) -> (f64, f64) {
     }
 }
 
-/// ln(1 − p). Marking probabilities are mostly below P_max (often 1 %), where nine terms
-/// of the series are exact to f64 precision and much cheaper than `ln_1p` in wasm.
-fn ln_unmarked(p: f64) -> f64 {
-    if p <= 0.01 {
-        const INV: [f64; 9] = [
-            1.0,
-            1.0 / 2.0,
-            1.0 / 3.0,
-            1.0 / 4.0,
-            1.0 / 5.0,
-            1.0 / 6.0,
-            1.0 / 7.0,
-            1.0 / 8.0,
-            1.0 / 9.0,
-        ];
-        // Σ p^k/(k+1), grouped in pairs (Estrin's scheme) so the multiplications need not
-        // wait on each other one by one.
-        let p2 = p * p;
-        let p4 = p2 * p2;
-        let low = (INV[0] + INV[1] * p) + p2 * (INV[2] + INV[3] * p);
-        let high = (INV[4] + INV[5] * p) + p2 * (INV[6] + INV[7] * p);
-        -p * (low + p4 * (high + p4 * INV[8]))
-    } else {
-        (-p).ln_1p()
-    }
-}
-
-/// e^x − 1 within a few parts in 10^14 (relative), for any x. The fluid model needs two or
-/// three per flow-step, and `f64::exp_m1` (libm's, in wasm) was 40 % of the browser's solve:
-/// this one is a 32-entry table of 2^(j/32) and a degree-6 polynomial, with no division.
-fn exp_m1(x: f64) -> f64 {
-    const LN_MAX: f64 = 709.782_712_893_384;
-    const SMALL: f64 = std::f64::consts::LN_2 / 64.0;
-    /// 1/k! for k = 1…6: e^r − 1 = r·Σ r^(k−1)/k!; the next term is below 2^-52·|r| here.
-    const C: [f64; 6] = [1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0];
-    let poly = |r: f64| {
-        let r2 = r * r;
-        r * ((C[0] + C[1] * r) + r2 * ((C[2] + C[3] * r) + r2 * (C[4] + C[5] * r)))
-    };
-    if x.abs() <= SMALL {
-        return poly(x);
-    }
-    if x < -40.0 {
-        // e^x is below 2^-57: −1 to within half an ulp.
-        return -1.0;
-    }
-    if x.is_nan() || x > LN_MAX {
-        return if x.is_nan() { x } else { f64::INFINITY };
-    }
-    // x = (32·k + j)·ln2/32 + r, |r| ≤ ln2/64; ln 2/32 in two parts so that r is exact.
-    const N_OVER_LN2: f64 = 32.0 * std::f64::consts::LOG2_E;
-    const LN2_N_HI: f64 = 0.693_147_180_369_123_8 / 32.0;
-    const LN2_N_LO: f64 = 1.908_214_929_270_587_7e-10 / 32.0;
-    // Adding 1.5·2^52 rounds to the nearest integer (ties to even) and leaves it in the
-    // low bits of the mantissa: no rounding (a library call on baseline x86-64) and no
-    // float-to-integer conversion (saturating, so several instructions once compiled).
-    const SHIFT: f64 = 6_755_399_441_055_744.0;
-    let shifted = x * N_OVER_LN2 + SHIFT;
-    let n_f = shifted - SHIFT;
-    let r = (x - n_f * LN2_N_HI) - n_f * LN2_N_LO;
-    // n ∈ [−1847, 32768] here, so the low 32 bits hold it in two's complement.
-    let n = i64::from(shifted.to_bits() as u32 as i32);
-    let j = (n & 31) as usize;
-    let k = n >> 5;
-    // 2^k·2^(j/32); k ∈ [−58, 1024]: split 2^1024 so that it stays finite.
-    let scale = if k > 1023 {
-        2.0 * f64::from_bits(((k + 1022) as u64) << 52)
-    } else {
-        f64::from_bits(((k + 1023) as u64) << 52)
-    };
-    let t = scale * EXP2_J_32[j];
-    t * poly(r) + (t - 1.0)
-}
-
-/// 2^(j/32) for j = 0…31.
-const EXP2_J_32: [f64; 32] = [
-    1.0,
-    1.0218971486541166,
-    1.0442737824274138,
-    1.0671404006768237,
-    1.0905077326652577,
-    1.1143867425958924,
-    1.1387886347566916,
-    1.1637248587775775,
-    1.189207115002721,
-    1.215247359980469,
-    1.241857812073484,
-    1.2690509571917332,
-    1.2968395546510096,
-    1.3252366431597413,
-    1.3542555469368927,
-    1.383909881963832,
-    std::f64::consts::SQRT_2,
-    1.4451808069770467,
-    1.4768261459394993,
-    1.5091644275934228,
-    1.5422108254079407,
-    1.5759808451078865,
-    1.6104903319492543,
-    1.645755478153965,
-    1.681792830507429,
-    1.718619298122478,
-    1.7562521603732995,
-    1.7947090750031072,
-    1.8340080864093424,
-    1.8741676341103,
-    1.9152065613971474,
-    1.9571441241754002,
-];
-
-/// x^n by squaring, inline: `powi` is a library call in wasm, made twice per flow-step.
-fn pow_n(x: f64, n: u32) -> f64 {
-    let (mut base, mut n, mut acc) = (x, n, 1.0);
-    while n > 0 {
-        if n & 1 == 1 {
-            acc *= base;
-        }
-        base *= base;
-        n >>= 1;
-    }
-    acc
-}
-
 /// The timer's terms for a flow sending `r` packets/s: the expiry rate (T-long runs
 /// without a mark; 1/T when nothing is marked) and (1−p)^{T·r}, the chance that one
 /// period passes unmarked, from which the alpha input and the additive-increase gate
@@ -224,6 +107,7 @@ fn timer_terms(r_pps: f64, t_s: f64, p: f64, ln1mp: f64) -> (f64, f64) {
 /// The constants of a run's rate equations, in SI units.
 struct Constants {
     red: RedCurve,
+    pkt_bits: f64,
     per_pkt: f64,
     /// τ, the CNP interval (the larger of N and the reduce-monitor period), and 1/τ.
     tau: f64,
@@ -257,8 +141,10 @@ impl Marking {
     // struct through memory, which cost about 5 % of the solve in V8.
     #[inline(always)]
     fn at(q_del_bytes: f64, c: &Constants) -> Marking {
+        // The marking equation: p(q), RED's curve (0 up to K_min, rising linearly to P_max
+        // at K_max, 1 above), of the queue τ* earlier.
         let prob = c.red.probability(q_del_bytes).min(P_CAP);
-        let ln1mp = ln_unmarked(prob);
+        let ln1mp = ln_1m(prob);
         let (byte_runs, byte_unmarked) = unmarked_runs(c.b_pkts, prob, ln1mp);
         Marking {
             prob,
@@ -290,7 +176,8 @@ impl Drive {
     fn at(m: &Marking, r_del_bps: f64, c: &Constants) -> Drive {
         let r = r_del_bps * c.per_pkt;
         let marked = m.prob > 0.0 && r > 0.0;
-        // CNP rate: at least one mark per τ interval.
+        // The CNP rate, (1 − (1−p)^{τR})/τ, of the rate-decrease terms: at least one mark
+        // among an interval's τR packets.
         let cnp_rate = if !marked {
             0.0
         } else if c.tau > 0.0 {
@@ -299,6 +186,7 @@ impl Drive {
             r * m.prob
         };
         let (timer_events, timer_unmarked) = timer_terms(r, c.t_timer, m.prob, m.ln1mp);
+        // The alpha equation's input, 1 − (1−p)^{τ′R}: a mark within an alpha period.
         let alpha_input = if !marked {
             0.0
         } else if c.tau_alpha == c.t_timer {
@@ -309,6 +197,10 @@ impl Drive {
         } else {
             (cnp_rate * c.tau_alpha).min(1.0)
         };
+        // The rate-increase terms: byte-counter expiries R·p/((1−p)^{−B} − 1) and timer
+        // expiries, each moving R_C halfway to R_T (fast recovery), and after F of them
+        // unmarked, (1−p)^{FB} and (1−p)^{FTR}, also raising R_T by R_AI (additive
+        // increase).
         let byte_events = r * m.byte_runs;
         // (1−p)^{F·T·r}: F timer periods in a row without a mark.
         let timer_ai_gate = pow_n(timer_unmarked, c.f_thr);
@@ -330,12 +222,18 @@ struct RateState {
 }
 
 impl RateState {
-    /// d/dt of (R_C, R_T, alpha) under `d`.
+    /// d/dt of (R_C, R_T, alpha) under `d`: the model's rate and alpha equations.
     fn slope(&self, d: &Drive, c: &Constants) -> RateState {
+        // The fraction a cut removes: α·2^(10−gd), the paper's α/2 at gd = 11, bounded
+        // by `rp_min_dec_fac`.
         let cut = bounded(self.alpha * c.cut_scale, 0.0, c.max_cut);
         RateState {
+            // dR_C/dt: the rate decrease, a cut of R_C per CNP, and the rate increase,
+            // halfway to R_T per byte-counter or timer expiry.
             rc: -self.rc * cut * d.cnp_rate + (self.rt - self.rc) / 2.0 * d.increase_events,
+            // dR_T/dt: R_T set to R_C per CNP, and additive increase.
             rt: -(self.rt - self.rc) * d.cnp_rate + d.ai_bps_per_s,
+            // dα/dt = (g/τ′)·(input − α): the alpha update, a moving average of marking.
             alpha: c.g_per_tau_alpha * (d.alpha_input - self.alpha),
         }
     }
@@ -352,33 +250,11 @@ impl RateState {
     }
 }
 
-/// `x` held to [lo, hi] (lo ≤ hi) by two comparisons: `f64::clamp` also asserts its
-/// bounds and orders NaN, which adds instructions on a path taken nine times a step.
-fn bounded(x: f64, lo: f64, hi: f64) -> f64 {
-    let x = if x < lo { lo } else { x };
-    if x > hi {
-        hi
-    } else {
-        x
-    }
-}
-
 const NO_SLOPE: RateState = RateState {
     rc: 0.0,
     rt: 0.0,
     alpha: 0.0,
 };
-
-/// Fluid PFC: at XOFF the senders are held to what the port drains, which is what
-/// PAUSE/RESUME cycling does on average. The factor the offered load is scaled by;
-/// `xoff_bits` is infinite on a port without PFC.
-fn pfc_throttle(q_bits: f64, offered_bps: f64, c_bps: f64, xoff_bits: f64) -> f64 {
-    if q_bits >= xoff_bits && offered_bps > c_bps {
-        c_bps / offered_bps
-    } else {
-        1.0
-    }
-}
 
 /// A value τ* in the past, from rings of one value per step, interpolated linearly
 /// between the two steps around it. τ* is `whole + frac` steps; every ring is
@@ -422,6 +298,255 @@ impl DelayTap {
     }
 }
 
+impl Constants {
+    fn of(s: &Scenario) -> Constants {
+        let p = &s.dcqcn;
+        let pkt_bits = f64::from(s.mtu_bytes) * 8.0;
+        let tau = (p
+            .np_min_time_between_cnps_us
+            .max(p.rp_rate_reduce_monitor_period_us)
+            * 1e-6)
+            .max(0.0);
+        Constants {
+            red: RedCurve::of(&s.cp),
+            pkt_bits,
+            per_pkt: 1.0 / pkt_bits,
+            tau,
+            per_tau: if tau > 0.0 { 1.0 / tau } else { 0.0 },
+            tau_alpha: p.rp_dce_tcp_rtt_us * 1e-6,
+            g_per_tau_alpha: p.g / (p.rp_dce_tcp_rtt_us * 1e-6),
+            t_timer: p.rp_time_reset_us * 1e-6,
+            b_pkts: p.rp_byte_reset_bytes as f64 * 8.0 / pkt_bits,
+            f_thr: p.rp_threshold,
+            r_ai: p.rp_ai_rate_mbps * 1e6,
+            cut_scale: p.cut_scale(),
+            max_cut: (1.0 - p.rp_min_dec_fac_pct / 100.0).clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// The run's time grid. A step never reaches past the feedback delay, so the delayed terms
+/// at its end are already in the history; and it divides the sample interval, so samples
+/// fall at whole multiples of it as the series promises.
+struct Grid {
+    step_us: f64,
+    dt: f64,
+    steps_per_sample: u64,
+    total_steps: u64,
+    delay: DelayLine,
+}
+
+impl Grid {
+    fn of(s: &Scenario) -> Grid {
+        let longest_us = s.fluid_step_us.min(s.feedback_delay_us());
+        let steps_per_sample = (s.sample_interval_us / longest_us).ceil().max(1.0);
+        let step_us = s.sample_interval_us / steps_per_sample;
+        let lag_steps = (s.feedback_delay_us() / step_us).max(0.0);
+        Grid {
+            step_us,
+            dt: step_us * 1e-6,
+            steps_per_sample: steps_per_sample as u64,
+            total_steps: (s.duration_us / step_us).round() as u64,
+            delay: DelayLine {
+                whole: lag_steps.floor() as usize,
+                frac: lag_steps.fract(),
+            },
+        }
+    }
+}
+
+/// Flows with the same line rate, start and size follow the same trajectory in a
+/// deterministic fluid model, so each such class is integrated once and weighted by its
+/// size: a 16-way incast costs one flow. Each class is its members' indices, in order.
+fn flow_classes(flows: &[FlowSpec]) -> Vec<Vec<usize>> {
+    let mut classes: Vec<Vec<usize>> = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        let same = |j: usize| {
+            flows.get(j).is_some_and(|g| {
+                g.link_gbps.to_bits() == f.link_gbps.to_bits()
+                    && g.start_us.to_bits() == f.start_us.to_bits()
+                    && g.size_bytes == f.size_bytes
+            })
+        };
+        match classes.iter_mut().find(|members| same(members[0])) {
+            Some(members) => members.push(i),
+            None => classes.push(vec![i]),
+        }
+    }
+    classes
+}
+
+impl FluidFlow {
+    /// A class of flows like `f`, idle until its start, with `hist_len` steps of history.
+    fn new(f: &FlowSpec, members: Vec<usize>, p: &DcqcnParams, hist_len: usize) -> FluidFlow {
+        // The same rate bounds as the packet model's reaction point.
+        let bounds = RpConfig::new(p, f.link_gbps * 1e9);
+        FluidFlow {
+            weight: members.len() as f64,
+            members,
+            active: false,
+            done_sending: false,
+            start_s: f.start_us * 1e-6,
+            size_bits: f.size_bytes.map(|b| b as f64 * 8.0),
+            max_bps: bounds.max_rate_bps,
+            min_bps: bounds.min_rate_bps,
+            state: RateState {
+                rc: 0.0,
+                rt: 0.0,
+                alpha: p.rp_initial_alpha,
+            },
+            next: NO_SLOPE,
+            drive: Drive::default(),
+            sent_bits: 0.0,
+            interval_bits: 0.0,
+            cnps: 0.0,
+            history: vec![0.0; hist_len],
+        }
+    }
+
+    /// One step of the rate equations (dR_C/dt, dR_T/dt, dα/dt) by Heun's method: the
+    /// slope at the start, an Euler guess at the end, the slope there under the end's
+    /// drive, and the state advanced by their mean. The CNPs received are integrated
+    /// alike.
+    fn heun_step(&mut self, drive_end: &Drive, dt: f64, c: &Constants) {
+        let k1 = self.state.slope(&self.drive, c);
+        let guess = self
+            .state
+            .advanced(dt, &k1, &NO_SLOPE, self.min_bps, self.max_bps);
+        let k2 = guess.slope(drive_end, c);
+        self.next = self
+            .state
+            .advanced(dt / 2.0, &k1, &k2, self.min_bps, self.max_bps);
+        self.cnps += (self.drive.cnp_rate + drive_end.cnp_rate) / 2.0 * dt;
+    }
+
+    /// Takes the step's end state and counts what the flow sent (the trapezoid of its
+    /// throttled rate at both ends) and what of it got through the bottleneck. True when
+    /// that was the flow's last bit: it stops sending.
+    fn deliver(&mut self, slot: usize, throttle_end: f64, service_share: f64, dt: f64) -> bool {
+        let sent = (self.history[slot] + self.next.rc * throttle_end) / 2.0 * dt;
+        self.state = self.next;
+        self.sent_bits += sent;
+        self.interval_bits += sent * service_share;
+        if self.size_bits.is_some_and(|size| self.sent_bits >= size) {
+            self.done_sending = true;
+            self.active = false;
+            self.state.rc = 0.0;
+            return true;
+        }
+        false
+    }
+}
+
+/// Starts the flows whose time has come, at line rate (R_C = R_T = line rate, as the NIC
+/// starts a flow), and returns the load they offer, Σ R_C over the flows sending.
+fn start_and_offer(flows: &mut [FluidFlow], t: f64) -> f64 {
+    let mut offered_bps = 0.0;
+    for f in flows.iter_mut() {
+        if !f.active && !f.done_sending && t >= f.start_s {
+            f.active = true;
+            f.state.rc = f.max_bps;
+            f.state.rt = f.max_bps;
+        }
+        if f.active {
+            offered_bps += f.weight * f.state.rc;
+        }
+    }
+    offered_bps
+}
+
+/// The bottleneck port: its queue q, the queue's history for the delayed marking, and the
+/// marks, drops and pause time counted so far.
+struct Port {
+    c_bps: f64,
+    buffer_bits: f64,
+    /// Infinite on a port without PFC.
+    xoff_bits: f64,
+    q_bits: f64,
+    history: Vec<f64>,
+    marks: f64,
+    dropped_bits: f64,
+    pause_s: f64,
+    max_queue_bits: f64,
+}
+
+impl Port {
+    fn of(s: &Scenario, hist_len: usize) -> Port {
+        Port {
+            c_bps: s.bottleneck_gbps * 1e9,
+            buffer_bits: s.cp.buffer_bytes as f64 * 8.0,
+            xoff_bits: s
+                .cp
+                .pfc
+                .as_ref()
+                .map_or(f64::INFINITY, |x| x.xoff_bytes as f64 * 8.0),
+            q_bits: 0.0,
+            history: vec![0.0; hist_len],
+            marks: 0.0,
+            dropped_bits: 0.0,
+            pause_s: 0.0,
+            max_queue_bits: 0.0,
+        }
+    }
+
+    /// Fluid PFC: at XOFF the senders are held to what the port drains, which is what
+    /// PAUSE/RESUME cycling does on average. The factor `offered_bps` is scaled by with
+    /// `q_bits` queued.
+    fn throttle(&self, q_bits: f64, offered_bps: f64) -> f64 {
+        if q_bits >= self.xoff_bits && offered_bps > self.c_bps {
+            self.c_bps / offered_bps
+        } else {
+            1.0
+        }
+    }
+
+    /// The queue equation's Euler guess at the step's end, for PFC to act on.
+    fn predicted_queue(&self, arrival_bps: f64, dt: f64) -> f64 {
+        bounded(
+            self.q_bits + (arrival_bps - self.c_bps) * dt,
+            0.0,
+            self.buffer_bits,
+        )
+    }
+
+    /// The share of what arrives over a step at `mean_arrival_bps` that the port serves:
+    /// all of it unless the arrivals outrun C.
+    fn service_share(&self, mean_arrival_bps: f64) -> f64 {
+        let serving = self.q_bits > 0.0 || mean_arrival_bps > self.c_bps;
+        if serving && mean_arrival_bps > self.c_bps {
+            self.c_bps / mean_arrival_bps
+        } else {
+            1.0
+        }
+    }
+
+    /// ECN marks over a step: p times the packet arrival rate, by the trapezoid.
+    fn count_marks(
+        &mut self,
+        start: &Marking,
+        arrival_bps: f64,
+        end: &Marking,
+        arrival_end_bps: f64,
+        c: &Constants,
+        dt: f64,
+    ) {
+        self.marks +=
+            (start.prob * arrival_bps + end.prob * arrival_end_bps) / 2.0 * c.per_pkt * dt;
+    }
+
+    /// The queue equation, dq/dt = Σ R_C − C, over one step (the trapezoid of the arrival
+    /// rate): q stays at or above 0 and, past the buffer, the excess is dropped.
+    fn advance_queue(&mut self, mean_arrival_bps: f64, dt: f64) {
+        let q_next = (self.q_bits + (mean_arrival_bps - self.c_bps) * dt).max(0.0);
+        if q_next > self.buffer_bits {
+            // Only a lossy port gets here: PFC holds a lossless one at XOFF ≤ buffer.
+            self.dropped_bits += q_next - self.buffer_bits;
+        }
+        self.q_bits = q_next.min(self.buffer_bits);
+        self.max_queue_bits = self.max_queue_bits.max(self.q_bits);
+    }
+}
+
 /// Runs the fluid model. The work counted against `limits.max_events` is flow-steps
 /// (one per class of identical flows per step).
 ///
@@ -437,105 +562,22 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     scenario.validate()?;
     limits.validate()?;
     let s = scenario;
-    let p = &s.dcqcn;
     let mut series = Series::new(Model::Fluid, s);
-    // A step never reaches past the feedback delay, so the delayed terms at its end are
-    // already in the history; and it divides the sample interval, so samples fall at
-    // whole multiples of it as the series promises.
-    let longest_us = s.fluid_step_us.min(s.feedback_delay_us());
-    let steps_per_sample = (s.sample_interval_us / longest_us).ceil().max(1.0);
-    let step_us = s.sample_interval_us / steps_per_sample;
-    let steps_per_sample = steps_per_sample as u64;
-    let dt = step_us * 1e-6;
-    let pkt_bits = f64::from(s.mtu_bytes) * 8.0;
-    let tau = (p
-        .np_min_time_between_cnps_us
-        .max(p.rp_rate_reduce_monitor_period_us)
-        * 1e-6)
-        .max(0.0);
-    let c = Constants {
-        red: RedCurve::of(&s.cp),
-        per_pkt: 1.0 / pkt_bits,
-        tau,
-        per_tau: if tau > 0.0 { 1.0 / tau } else { 0.0 },
-        tau_alpha: p.rp_dce_tcp_rtt_us * 1e-6,
-        g_per_tau_alpha: p.g / (p.rp_dce_tcp_rtt_us * 1e-6),
-        t_timer: p.rp_time_reset_us * 1e-6,
-        b_pkts: p.rp_byte_reset_bytes as f64 * 8.0 / pkt_bits,
-        f_thr: p.rp_threshold,
-        r_ai: p.rp_ai_rate_mbps * 1e6,
-        cut_scale: p.cut_scale(),
-        max_cut: (1.0 - p.rp_min_dec_fac_pct / 100.0).clamp(0.0, 1.0),
-    };
-    let c_bps = s.bottleneck_gbps * 1e9;
-    let buffer_bits = s.cp.buffer_bytes as f64 * 8.0;
-    let lag_steps = (s.feedback_delay_us() / step_us).max(0.0);
-    let delay = DelayLine {
-        whole: lag_steps.floor() as usize,
-        frac: lag_steps.fract(),
-    };
-    let hist_len = delay.ring_len();
-
-    // Flows with the same line rate, start and size follow the same trajectory in a
-    // deterministic fluid model, so each such class is integrated once and weighted by its
-    // size: a 16-way incast costs one flow.
-    let mut classes: Vec<(usize, Vec<usize>)> = Vec::new();
-    for (i, f) in s.flows.iter().enumerate() {
-        let same = |j: usize| {
-            s.flows.get(j).is_some_and(|g| {
-                g.link_gbps.to_bits() == f.link_gbps.to_bits()
-                    && g.start_us.to_bits() == f.start_us.to_bits()
-                    && g.size_bytes == f.size_bytes
-            })
-        };
-        match classes.iter_mut().find(|(rep, _)| same(*rep)) {
-            Some((_, members)) => members.push(i),
-            None => classes.push((i, vec![i])),
-        }
-    }
-    let mut flows: Vec<FluidFlow> = classes
-        .iter()
-        .filter_map(|(rep, members)| s.flows.get(*rep).map(|f| (f, members.clone())))
-        .map(|(f, members)| {
-            // The same rate bounds as the packet model's reaction point.
-            let bounds = RpConfig::new(p, f.link_gbps * 1e9);
-            FluidFlow {
-                weight: members.len() as f64,
-                members,
-                active: false,
-                done_sending: false,
-                start_s: f.start_us * 1e-6,
-                size_bits: f.size_bytes.map(|b| b as f64 * 8.0),
-                max_bps: bounds.max_rate_bps,
-                min_bps: bounds.min_rate_bps,
-                state: RateState {
-                    rc: 0.0,
-                    rt: 0.0,
-                    alpha: p.rp_initial_alpha,
-                },
-                next: NO_SLOPE,
-                drive: Drive::default(),
-                sent_bits: 0.0,
-                interval_bits: 0.0,
-                cnps: 0.0,
-                history: vec![0.0; hist_len],
-            }
+    let grid = Grid::of(s);
+    let dt = grid.dt;
+    let c = Constants::of(s);
+    let hist_len = grid.delay.ring_len();
+    let mut flows: Vec<FluidFlow> = flow_classes(&s.flows)
+        .into_iter()
+        .filter_map(|members| {
+            let f = s.flows.get(*members.first()?)?;
+            Some(FluidFlow::new(f, members, &s.dcqcn, hist_len))
         })
         .collect();
-    let mut q_hist = vec![0.0_f64; hist_len];
-    let mut q_bits = 0.0_f64;
-    let mut marks = 0.0_f64;
-    let mut dropped_bits = 0.0_f64;
-    let mut pause_s = 0.0_f64;
-    let xoff_bits =
-        s.cp.pfc
-            .as_ref()
-            .map_or(f64::INFINITY, |x| x.xoff_bytes as f64 * 8.0);
-    let total_steps = (s.duration_us / step_us).round() as u64;
+    let mut port = Port::of(s, hist_len);
     let n_flows = flows.len() as u64;
     // The work cap as a number of steps: each step is one flow-step per class.
     let step_cap = limits.max_events / n_flows.max(1);
-    let mut max_queue_bits = 0.0_f64;
     let mut step: u64 = 0;
     let mut since_sample: u64 = 0;
     // Before the run there is no queue and no one sending: the marking is nil, and each
@@ -547,125 +589,166 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
     // Step `step`'s position in the delay rings.
     let mut slot: usize = 0;
 
-    while step < total_steps {
+    while step < grid.total_steps {
         if step == step_cap {
             series.truncated = true;
             series.truncation_reason = Some(format!(
                 "work cap of {} flow-steps reached at t = {:.3} µs",
                 limits.max_events,
-                step as f64 * step_us
+                step as f64 * grid.step_us
             ));
             break;
         }
         let t = step as f64 * dt;
 
-        let mut offered_bps = 0.0;
-        for f in flows.iter_mut() {
-            if !f.active && !f.done_sending && t >= f.start_s {
-                f.active = true;
-                f.state.rc = f.max_bps;
-                f.state.rt = f.max_bps;
-            }
-            if f.active {
-                offered_bps += f.weight * f.state.rc;
-            }
-        }
-        let throttle = pfc_throttle(q_bits, offered_bps, c_bps, xoff_bits);
+        // The step's start: the load offered, what PFC lets of it onto the wire, and the
+        // queue put into the history the marking reads τ* later.
+        let offered_bps = start_and_offer(&mut flows, t);
+        let throttle = port.throttle(port.q_bits, offered_bps);
         let arrival_bps = offered_bps * throttle;
-        q_hist[slot] = q_bits;
+        port.history[slot] = port.q_bits;
 
-        // The end of the step: its delayed terms from the history, its state predicted
-        // with the slope at the start.
-        let tap = delay.tap(slot);
-        let marking_end = Marking::at(tap.read(&q_hist) / 8.0, &c);
-        let mut offered_end_bps = 0.0;
-        for f in flows.iter_mut() {
-            f.history[slot] = if f.active { f.state.rc * throttle } else { 0.0 };
-            let drive_end = Drive::at(&marking_end, tap.read(&f.history), &c);
-            if f.active {
-                let k1 = f.state.slope(&f.drive, &c);
-                let guess = f.state.advanced(dt, &k1, &NO_SLOPE, f.min_bps, f.max_bps);
-                let k2 = guess.slope(&drive_end, &c);
-                f.next = f.state.advanced(dt / 2.0, &k1, &k2, f.min_bps, f.max_bps);
-                f.cnps += (f.drive.cnp_rate + drive_end.cnp_rate) / 2.0 * dt;
-                offered_end_bps += f.weight * f.next.rc;
-            }
-            f.drive = drive_end;
-        }
-        let q_guess = bounded(q_bits + (arrival_bps - c_bps) * dt, 0.0, buffer_bits);
-        let throttle_end = pfc_throttle(q_guess, offered_end_bps, c_bps, xoff_bits);
+        // The marking at the step's end, p(q(t − τ*)): the RED curve at the queue one
+        // feedback delay earlier.
+        let tap = grid.delay.tap(slot);
+        let marking_end = Marking::at(tap.read(&port.history) / 8.0, &c);
+
+        // The rate and alpha equations over the step.
+        let offered_end_bps =
+            integrate_rates(&mut flows, &marking_end, &tap, slot, throttle, dt, &c);
+
+        // PFC at the step's end, on the queue the queue equation predicts.
+        let throttle_end = port.throttle(port.predicted_queue(arrival_bps, dt), offered_end_bps);
         let arrival_end_bps = offered_end_bps * throttle_end;
         let paused_now = throttle < 1.0;
         if paused_now {
-            pause_s += dt;
+            port.pause_s += dt;
         }
         let mean_arrival_bps = (arrival_bps + arrival_end_bps) / 2.0;
-        let serving = q_bits > 0.0 || mean_arrival_bps > c_bps;
-        let service_share = if serving && mean_arrival_bps > c_bps {
-            c_bps / mean_arrival_bps
-        } else {
-            1.0
-        };
-        for f in flows.iter_mut() {
-            if !f.active {
-                continue;
-            }
-            // What the flow sent this step, and what of it got through the bottleneck.
-            let sent = (f.history[slot] + f.next.rc * throttle_end) / 2.0 * dt;
-            f.state = f.next;
-            f.sent_bits += sent;
-            f.interval_bits += sent * service_share;
-            if f.size_bits.is_some_and(|size| f.sent_bits >= size) {
-                // Sending is over; the flow completes once the queue ahead of its last
-                // bit has drained.
-                f.done_sending = true;
-                f.active = false;
-                f.state.rc = 0.0;
-                let finish_s = t + dt + q_bits / c_bps;
-                for &i in &f.members {
-                    if let Some(fct) = series.fct_us.get_mut(i) {
-                        fct.get_or_insert((finish_s - f.start_s) * 1e6);
-                    }
-                }
-            }
-        }
-        marks += (marking.prob * arrival_bps + marking_end.prob * arrival_end_bps) / 2.0
-            * c.per_pkt
-            * dt;
+
+        // What each flow sent and got through; a flow that sent its last bit completes once
+        // the queue ahead of that bit has drained.
+        let service_share = port.service_share(mean_arrival_bps);
+        let drained_s = t + dt + port.q_bits / port.c_bps;
+        deliver(
+            &mut flows,
+            &mut series,
+            slot,
+            throttle_end,
+            service_share,
+            dt,
+            drained_s,
+        );
+
+        // The marks counted over the step, and the queue equation.
+        port.count_marks(&marking, arrival_bps, &marking_end, arrival_end_bps, &c, dt);
         marking = marking_end;
-        let q_next = (q_bits + (mean_arrival_bps - c_bps) * dt).max(0.0);
-        if q_next > buffer_bits {
-            // Only a lossy port gets here: PFC holds a lossless one at XOFF ≤ buffer.
-            dropped_bits += q_next - buffer_bits;
-        }
-        q_bits = q_next.min(buffer_bits);
-        max_queue_bits = max_queue_bits.max(q_bits);
+        port.advance_queue(mean_arrival_bps, dt);
 
         step += 1;
         slot = if slot + 1 == hist_len { 0 } else { slot + 1 };
         since_sample += 1;
-        if since_sample == steps_per_sample {
+        if since_sample == grid.steps_per_sample {
             since_sample = 0;
-            let interval_s = steps_per_sample as f64 * dt;
-            series.time_us.push(step as f64 * step_us);
-            for f in flows.iter_mut() {
-                // The class's first member's columns; the others copy them after the run.
-                if let Some(col) = f.members.first().and_then(|&i| series.flows.get_mut(i)) {
-                    col.rc_gbps.push(f.state.rc / 1e9);
-                    col.rt_gbps.push(f.state.rt / 1e9);
-                    col.alpha.push(f.state.alpha);
-                    col.goodput_gbps.push(f.interval_bits / interval_s / 1e9);
-                    col.cnps.push(f.cnps.floor() as u64);
-                }
-                f.interval_bits = 0.0;
-            }
-            series.queue_bytes.push(q_bits / 8.0);
-            series.ecn_marks.push(marks.floor() as u64);
-            series.drops.push((dropped_bits / pkt_bits).floor() as u64);
-            series.pfc_paused.push(paused_now);
+            let sample = Sample {
+                time_us: step as f64 * grid.step_us,
+                interval_s: grid.steps_per_sample as f64 * dt,
+                paused: paused_now,
+            };
+            sample.record(&mut series, &mut flows, &port, &c);
         }
     }
-    for f in &flows {
+    copy_class_columns(&flows, &mut series);
+    series.events = step * n_flows;
+    series.max_queue_bytes = port.max_queue_bits / 8.0;
+    series.pfc_pause_total_us = port.pause_s * 1e6;
+    series.end_us = step as f64 * grid.step_us;
+    Ok(series)
+}
+
+/// Steps every flow's rate and alpha equations (dR_C/dt, dR_T/dt, dα/dt) over one step,
+/// each driven at the step's end by `marking_end` and its own rate τ* earlier, and returns
+/// the load they offer at the end. `throttle` is what PFC let onto the wire at the start.
+fn integrate_rates(
+    flows: &mut [FluidFlow],
+    marking_end: &Marking,
+    tap: &DelayTap,
+    slot: usize,
+    throttle: f64,
+    dt: f64,
+    c: &Constants,
+) -> f64 {
+    let mut offered_end_bps = 0.0;
+    for f in flows.iter_mut() {
+        f.history[slot] = if f.active { f.state.rc * throttle } else { 0.0 };
+        let drive_end = Drive::at(marking_end, tap.read(&f.history), c);
+        if f.active {
+            f.heun_step(&drive_end, dt, c);
+            offered_end_bps += f.weight * f.next.rc;
+        }
+        f.drive = drive_end;
+    }
+    offered_end_bps
+}
+
+/// Ends the step for every sending flow (`FluidFlow::deliver`); a flow that sent its last
+/// bit gets its completion time, `drained_s`: when the queue ahead of that bit is empty.
+fn deliver(
+    flows: &mut [FluidFlow],
+    series: &mut Series,
+    slot: usize,
+    throttle_end: f64,
+    service_share: f64,
+    dt: f64,
+    drained_s: f64,
+) {
+    for f in flows.iter_mut().filter(|f| f.active) {
+        if f.deliver(slot, throttle_end, service_share, dt) {
+            for &i in &f.members {
+                if let Some(fct) = series.fct_us.get_mut(i) {
+                    fct.get_or_insert((drained_s - f.start_s) * 1e6);
+                }
+            }
+        }
+    }
+}
+
+/// One sample of the series: when, over how long an interval, and whether PFC held the
+/// senders in its last step.
+struct Sample {
+    time_us: f64,
+    interval_s: f64,
+    paused: bool,
+}
+
+impl Sample {
+    /// Appends the port's and each class's values, and starts the flows' next interval.
+    fn record(&self, series: &mut Series, flows: &mut [FluidFlow], port: &Port, c: &Constants) {
+        series.time_us.push(self.time_us);
+        for f in flows.iter_mut() {
+            // The class's first member's columns; the others copy them after the run.
+            if let Some(col) = f.members.first().and_then(|&i| series.flows.get_mut(i)) {
+                col.rc_gbps.push(f.state.rc / 1e9);
+                col.rt_gbps.push(f.state.rt / 1e9);
+                col.alpha.push(f.state.alpha);
+                col.goodput_gbps
+                    .push(f.interval_bits / self.interval_s / 1e9);
+                col.cnps.push(f.cnps.floor() as u64);
+            }
+            f.interval_bits = 0.0;
+        }
+        series.queue_bytes.push(port.q_bits / 8.0);
+        series.ecn_marks.push(port.marks.floor() as u64);
+        series
+            .drops
+            .push((port.dropped_bits / c.pkt_bits).floor() as u64);
+        series.pfc_paused.push(self.paused);
+    }
+}
+
+/// Gives every member of a class the columns recorded for its first member.
+fn copy_class_columns(flows: &[FluidFlow], series: &mut Series) {
+    for f in flows {
         if let Some((&first, others)) = f.members.split_first() {
             // Taken out and put back, so its columns are copied into the others' reserved
             // room without a copy of their own.
@@ -682,11 +765,6 @@ pub fn simulate_fluid(scenario: &Scenario, limits: &Limits) -> Result<Series, Si
             }
         }
     }
-    series.events = step * n_flows;
-    series.max_queue_bytes = max_queue_bits / 8.0;
-    series.pfc_pause_total_us = pause_s * 1e6;
-    series.end_us = step as f64 * step_us;
-    Ok(series)
 }
 
 #[cfg(test)]
@@ -694,54 +772,142 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_log_series_matches_ln_1p() {
-        for p in [0.0, 1e-9, 1e-4, 0.003, 0.01, 0.0100001, 0.2, P_CAP] {
-            let want = (-p).ln_1p();
-            let got = ln_unmarked(p);
-            assert!(
-                (got - want).abs() <= 4.0 * f64::EPSILON * want.abs(),
-                "p = {p}: {got} vs {want}"
-            );
-        }
-    }
-
-    #[test]
-    fn exp_m1_matches_the_standard_library() {
-        let mut worst = 0.0_f64;
-        let mut x: f64 = -45.0;
-        while x < 710.0 {
-            for v in [x, x * 1e-3, -x * 1e-9, x * 1e-300] {
-                let want = v.exp_m1();
-                let got = exp_m1(v);
-                let err = if want == 0.0 || want.is_infinite() {
-                    (got - want).abs()
-                } else {
-                    ((got - want) / want).abs()
-                };
-                worst = worst.max(err);
-            }
-            x += 0.000_73;
-        }
-        assert!(worst < 1e-13, "worst relative error {worst:e}");
-        assert_eq!(exp_m1(0.0), 0.0);
-        assert_eq!(exp_m1(-1e3), -1.0);
-        assert_eq!(exp_m1(710.0), f64::INFINITY);
-        assert!(exp_m1(709.7).is_finite());
-        assert!(exp_m1(f64::NAN).is_nan());
-    }
-
-    #[test]
     fn unmarked_runs_keep_their_limits() {
         // No marking: one run per n packets, and every run unmarked.
         assert_eq!(unmarked_runs(10.0, 0.0, 0.0), (0.1, 1.0));
         // Certain marking within a long run: no unmarked runs at all.
-        let ln = ln_unmarked(P_CAP);
+        let ln = ln_1m(P_CAP);
         assert_eq!(unmarked_runs(1e6, P_CAP, ln), (0.0, 0.0));
         // Against the closed forms for a moderate case.
         let (p, n) = (0.002, 500.0_f64);
-        let (rate, unmarked) = unmarked_runs(n, p, ln_unmarked(p));
+        let (rate, unmarked) = unmarked_runs(n, p, ln_1m(p));
         let stay = (1.0 - p).powf(n);
         assert!((unmarked - stay).abs() < 1e-12);
         assert!((rate - p / (1.0 / stay - 1.0)).abs() < 1e-12);
+    }
+    /// FNV-1a, 64 bits: a short, dependency-free fingerprint of a run's output.
+    fn fnv1a(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
+    /// Runs that between them take every branch of the model: the named scenarios with the
+    /// paper's and the mlx5 parameters (K < τ), K ≥ τ with K ≠ T, τ = 0, a lossy port that
+    /// drops, mixed line rates, starts and sizes, a run stopped by its work cap, and a
+    /// large fast-recovery threshold with the deepest cut bounded by `rp_min_dec_fac`.
+    fn pinned_runs() -> Vec<(String, Scenario, Limits)> {
+        let named = |n: &str| super::super::scenario::named_scenario(n).unwrap();
+        let mut runs = Vec::new();
+        for name in super::super::scenario::scenario_names() {
+            runs.push((name.to_string(), named(name), Limits::default()));
+            let mut s = named(name);
+            s.dcqcn = super::super::params::DcqcnParams::mlx5_default();
+            runs.push((format!("{name}, mlx5"), s, Limits::default()));
+        }
+        let mut s = named("two-flow");
+        s.dcqcn.rp_dce_tcp_rtt_us = 60.0;
+        runs.push(("two-flow, K = 60 µs".into(), s, Limits::default()));
+        let mut s = named("two-flow");
+        s.dcqcn.np_min_time_between_cnps_us = 0.0;
+        runs.push(("two-flow, τ = 0".into(), s, Limits::default()));
+        let mut s = named("incast-16");
+        s.cp.pfc = None;
+        s.cp.buffer_bytes = 300 * 1024;
+        runs.push(("incast-16, lossy".into(), s, Limits::default()));
+        let mut s = named("two-flow");
+        s.duration_us = 10_000.0;
+        s.flows = [
+            (25.0, 0.0, None),
+            (40.0, 500.0, Some(2_000_000)),
+            (100.0, 1_500.0, None),
+        ]
+        .iter()
+        .cycle()
+        .take(6)
+        .map(
+            |&(link_gbps, start_us, size_bytes)| super::super::scenario::FlowSpec {
+                link_gbps,
+                start_us,
+                size_bytes,
+            },
+        )
+        .collect();
+        runs.push(("mixed flows".into(), s, Limits::default()));
+        runs.push((
+            "two-flow, capped".into(),
+            named("two-flow"),
+            Limits { max_events: 5_001 },
+        ));
+        let mut s = named("aggressive-g");
+        s.dcqcn.rp_threshold = 1000;
+        s.dcqcn.rp_gd = 10;
+        s.dcqcn.rp_min_dec_fac_pct = 70.0;
+        runs.push((
+            "aggressive-g, F = 1000, gd = 10".into(),
+            s,
+            Limits::default(),
+        ));
+        runs
+    }
+
+    /// Each pinned run's output as FNV-1a hashes of its CSV (`series_to_csv`) and of the
+    /// whole series as JSON (whose numbers round-trip, so the same text is the same bits).
+    /// Recorded from the code at commit d649194, before the maths moved to fastmath.rs and
+    /// `simulate_fluid` was split into named steps; that code's CSVs and JSON were also
+    /// kept and compared byte for byte with the split's. A change meant to alter the
+    /// model's results updates this table (a failure prints the new one) and says why.
+    const PINS: [(&str, u64, u64); 14] = [
+        ("two-flow", 0x7ca88444988cb9ed, 0x8c344bf57875bda4),
+        ("two-flow, mlx5", 0x072a1d3ba28eeb58, 0x088aa77f9ec0e437),
+        ("incast-16", 0xcaab3c78c5179559, 0x1e8d38d6b9f5245b),
+        ("incast-16, mlx5", 0x878193284d34f2b1, 0x59c4bee74ac6b71f),
+        ("ecn-above-xoff", 0x6e1af313e793e507, 0x64a0c9b29a365e26),
+        (
+            "ecn-above-xoff, mlx5",
+            0x645a4a081c7f8fc3,
+            0xe34b96d84380e846,
+        ),
+        ("aggressive-g", 0x04df7f83a00cbd2b, 0xc5e96d76cd63d548),
+        ("aggressive-g, mlx5", 0x072a1d3ba28eeb58, 0x6fb4904b30cf03ce),
+        (
+            "two-flow, K = 60 µs",
+            0xf6359e856b2fce14,
+            0x7b1aeb33b9d1c712,
+        ),
+        ("two-flow, τ = 0", 0x949bdb8b354115ea, 0x900260fb0fcc5780),
+        ("incast-16, lossy", 0x736fa43eb3e57531, 0x6a2e4e4e571bcd32),
+        ("mixed flows", 0x48de34473ec83869, 0x382ce405f58ddd49),
+        ("two-flow, capped", 0x1cf51b610dee9804, 0xdb603a2814fa2707),
+        (
+            "aggressive-g, F = 1000, gd = 10",
+            0xb1e9a236e75598b8,
+            0x13761cff6851d9cd,
+        ),
+    ];
+
+    #[test]
+    fn every_pinned_run_gives_the_recorded_output_bit_for_bit() {
+        let got: Vec<(String, u64, u64)> = pinned_runs()
+            .iter()
+            .map(|(name, s, limits)| {
+                let series = simulate_fluid(s, limits).unwrap();
+                let csv = super::super::series::series_to_csv(&series);
+                let json = serde_json::to_string(&series).unwrap();
+                (name.clone(), fnv1a(csv.as_bytes()), fnv1a(json.as_bytes()))
+            })
+            .collect();
+        let table: String = got
+            .iter()
+            .map(|(name, csv, json)| format!("        (\"{name}\", {csv:#018x}, {json:#018x}),\n"))
+            .collect();
+        assert_eq!(got.len(), PINS.len(), "the runs are now:\n{table}");
+        for ((name, csv, json), (pin_name, pin_csv, pin_json)) in got.iter().zip(PINS) {
+            assert_eq!(name, pin_name, "the runs are now:\n{table}");
+            assert!(
+                *csv == pin_csv && *json == pin_json,
+                "{name}: the output changed; the table is now:\n{table}"
+            );
+        }
     }
 }

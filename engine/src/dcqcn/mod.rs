@@ -15,6 +15,7 @@ mod cp;
 mod error;
 pub mod exercise;
 mod export;
+mod fastmath;
 mod fluid;
 mod np;
 mod packet_sim;
