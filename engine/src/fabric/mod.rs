@@ -6,7 +6,7 @@
 //! - [`build`]: sizes the [`Fabric`] or refuses with a [`FabricError`] naming the field or
 //!   constraint that fails.
 //! - [`Fabric::path`]: the [`Hop`]s from one GPU to another, with or without PXN.
-//! - [`presets`]: named clusters (fabric, GPUs and NICs) from published designs.
+//! - [`presets()`]: named clusters (fabric, GPUs and NICs) from published designs.
 //!
 //! Sources:
 //! - **Fat-tree**: M. Al-Fares, A. Loukissas, A. Vahdat, "A Scalable, Commodity Data Center

@@ -5,7 +5,7 @@
 //! (indented, CRLF) — with lines of many ranks and hosts interleaved, and keeps every
 //! line as a [`Record`], the ones it cannot read as [`Event::Unrecognised`]. From the
 //! records, [`NcclLog::summary`] says which version ran, how many ranks on how many
-//! hosts, and which transport joined which ranks; [`diagnose`] turns known bad signs
+//! hosts, and which transport joined which ranks; [`diagnose()`] turns known bad signs
 //! into [`Finding`]s that point at the lab's troubleshooting page.
 //!
 //! The formats read are those of NVIDIA/nccl v2.4.8-1 to v2.29.3-1; each reader in
