@@ -40,7 +40,7 @@ use pulldown_cmark::{html, Options, Parser};
 use serde::Deserialize;
 
 use super::{median, verdict};
-use crate::{browser::Browser, site::Site};
+use crate::{browser::Browser, probe::copy_tree, site::Site};
 
 /// The text route: the topic the anchor reproduces.
 pub const TEXT_ROUTE: &str = "/verbs";
@@ -437,20 +437,6 @@ impl Drop for DistCopy {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }
 
 /// The probe over `dir`, started as every test starts it, through `LAB_DIST`.
