@@ -12,6 +12,7 @@ use std::{
         atomic::{AtomicUsize, Ordering},
         mpsc, Arc, Mutex,
     },
+    thread::JoinHandle,
     time::{Duration, Instant},
 };
 
@@ -51,6 +52,8 @@ pub struct Probe {
     /// What stdout said after the URL line, chunk by chunk; closed at its end.
     stdout: mpsc::Receiver<Vec<u8>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread reading stderr, which ends with the probe.
+    stderr_reader: Option<JoinHandle<()>>,
 }
 
 impl Probe {
@@ -77,7 +80,7 @@ impl Probe {
         let mut pipe = child.stderr.take().expect("stderr is piped");
         let kept = Arc::clone(&stderr);
         // Read to its end, so the probe never blocks on a full pipe.
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             let mut chunk = [0; 4096];
             while let Ok(n @ 1..) = pipe.read(&mut chunk) {
                 kept.lock().unwrap().extend_from_slice(&chunk[..n]);
@@ -94,6 +97,7 @@ impl Probe {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             stdout,
             stderr,
+            stderr_reader: Some(stderr_reader),
         };
         let line = match first.recv_timeout(START) {
             Ok(line) => line,
@@ -121,8 +125,23 @@ impl Probe {
         probe
     }
 
-    fn fail(&self, what: &str) -> ! {
-        panic!("native-probe serve {what}; its stderr:\n{}", self.stderr())
+    fn fail(&mut self, what: &str) -> ! {
+        self.stderr_complete();
+        // Taken, so that `drop` does not print it again.
+        let said = std::mem::take(&mut *self.stderr.lock().unwrap());
+        panic!(
+            "native-probe serve {what}; its stderr:\n{}",
+            String::from_utf8_lossy(&said)
+        )
+    }
+
+    /// Once the probe has exited, waits for the last of its stderr.
+    fn stderr_complete(&mut self) {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            if let Some(reader) = self.stderr_reader.take() {
+                let _ = reader.join();
+            }
+        }
     }
 
     /// The URL it printed, without the trailing `/`: `http://127.0.0.1:PORT`.
@@ -170,7 +189,7 @@ impl Probe {
 
     /// What stdout said after the URL line, to its end: for a probe that has exited (or is
     /// about to, within [`START`]).
-    pub fn rest_of_stdout(&self) -> String {
+    pub fn rest_of_stdout(&mut self) -> String {
         let deadline = Instant::now() + START;
         let mut rest = Vec::new();
         loop {
@@ -210,6 +229,7 @@ impl Drop for Probe {
             }
         }
         if std::thread::panicking() {
+            self.stderr_complete();
             let said = self.stderr();
             if !said.is_empty() {
                 eprintln!("native-probe serve's stderr:\n{said}");
@@ -362,6 +382,56 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stand-in for the probe: `sh -c SCRIPT`.
+    fn shell(script: &str) -> Command {
+        let mut command = Command::new("sh");
+        command.args(["-c", script]);
+        command
+    }
+
+    #[test]
+    fn a_probe_that_exits_without_a_url_fails_with_its_stderr() {
+        let failed = std::panic::catch_unwind(|| {
+            Probe::spawn(shell("echo 'error: --listen: no such address' >&2; exit 2"));
+        });
+        let message = *failed
+            .expect_err("no URL, no probe")
+            .downcast::<String>()
+            .unwrap();
+        assert!(message.contains("without a URL"), "{message}");
+        assert!(
+            message.contains("error: --listen: no such address"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn reads_the_url_keeps_the_rest_of_stdout_and_stops_on_drop() {
+        let mut probe = Probe::spawn(shell(
+            "echo 'Serving rdma-lab at http://0.0.0.0:4321/ (press Ctrl-C to stop)'; \
+             trap 'echo stopped; exit 0' INT; while :; do sleep 0.05; done",
+        ));
+        assert_eq!(probe.base_url(), "http://0.0.0.0:4321");
+        assert_eq!(probe.url("/ws"), "http://0.0.0.0:4321/ws");
+        assert_eq!(probe.addr(), SocketAddr::from(([127, 0, 0, 1], 4321)));
+        assert_eq!(probe.exited_within(Duration::from_millis(100)), None);
+        probe.signal(Signal::INT);
+        assert!(probe
+            .exited_within(STOP)
+            .expect("it stops on SIGINT")
+            .success());
+        assert_eq!(probe.rest_of_stdout(), "stopped\n");
+
+        let pid = {
+            let probe = Probe::spawn(shell(
+                "echo 'Serving rdma-lab at http://127.0.0.1:9/'; exec sleep 30",
+            ));
+            probe.pid()
+        };
+        // Dropped: gone, not left running (a zombie would still have its /proc entry).
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
 
     #[test]
     fn reads_the_url_line_on_loopback_every_address_and_ipv6() {
