@@ -33,8 +33,9 @@ impl CounterNote {
 
 include!(concat!(env!("OUT_DIR"), "/topics.rs"));
 
-/// `content/topics/<slug>.md` as HTML, with numbered citations and its sources list; the
-/// shell fetches it (see `crate::text`).
+/// `content/topics/<slug>.md` as HTML, with numbered citations and its sources list:
+/// `prerender` writes it into every page and into `crate::base::text_file`, which the shell
+/// fetches when it follows a link (`crate::browser::navigation`).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn text_of(path: &str) -> Option<&'static str> {
     TOPIC_TEXTS

@@ -6,7 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Probe, INDEX};
+use common::Probe;
+use lab_tests::probe::INDEX;
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpStream,

@@ -3,13 +3,13 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    io::{BufRead, BufReader},
-    path::{Path, PathBuf},
-    process::{Child, Command, ExitStatus, Stdio},
-    time::{Duration, Instant},
+    path::Path,
+    process::Command,
+    time::Duration,
 };
 
 use futures_util::{SinkExt, StreamExt};
+use lab_tests::probe::{FixtureSite, Probe as Running};
 use serde_json::Value;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::{
@@ -20,121 +20,30 @@ use tokio_tungstenite::{
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-/// A private copy of the fixture (symlinks kept) that a test may change, plus a tiny site.
-struct Scratch {
-    dir: PathBuf,
-}
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("rdma-lab-live-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        copy_tree(&fixture(), &dir);
-        std::fs::create_dir_all(dir.join("site")).unwrap();
-        std::fs::write(
-            dir.join("site/index.html"),
-            "<!DOCTYPE html><title>lab</title>",
-        )
-        .unwrap();
-        Scratch { dir }
-    }
-    fn sysfs(&self) -> PathBuf {
-        self.dir.join("sysfs")
-    }
-    fn debugfs(&self) -> PathBuf {
-        self.dir.join("debugfs")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type().unwrap();
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &target).unwrap();
-        } else if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-struct Probe {
-    child: Child,
-    addr: String,
-}
+/// A running `native-probe serve` on an ephemeral port; stopped when dropped.
+struct Probe(Running);
 
 impl Probe {
+    /// `serve` over `scratch`'s site and copy of the fixture, with `extra` options.
+    fn on(scratch: &FixtureSite, extra: &[&str]) -> Probe {
+        Probe(Running::spawn(scratch.serve(
+            Path::new(PROBE),
+            "127.0.0.1:0",
+            extra,
+        )))
+    }
+
+    /// `serve` with `args` alone.
     fn start(args: &[&str]) -> Probe {
         let mut command = Command::new(PROBE);
         command
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args);
-        Probe::spawn(command)
-    }
-
-    /// Runs `command`, a `serve` on an ephemeral port, and reads the address it serves on.
-    fn spawn(mut command: Command) -> Probe {
-        let mut child = command
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .strip_prefix("Serving rdma-lab at http://")
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_string();
-        Probe { child, addr }
-    }
-
-    /// Its exit status, if it exits within `limit`.
-    fn exited_within(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn on(scratch: &Scratch, extra: &[&str]) -> Probe {
-        let mut args = vec![
-            "--ui".to_string(),
-            scratch.dir.join("site").display().to_string(),
-            "--sysfs-root".to_string(),
-            scratch.sysfs().display().to_string(),
-            "--debugfs-root".to_string(),
-            scratch.debugfs().display().to_string(),
-        ];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        Probe::start(&args)
+        Probe(Running::spawn(command))
     }
 
     fn rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
         status
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
@@ -143,7 +52,7 @@ impl Probe {
     }
 
     async fn connect(&self, path: &str, origin: Option<&str>) -> Result<Ws, WsError> {
-        let stream = TcpStream::connect(&self.addr).await.unwrap();
+        let stream = TcpStream::connect(self.addr()).await.unwrap();
         self.handshake(stream, path, origin).await
     }
 
@@ -153,7 +62,7 @@ impl Probe {
         path: &str,
         origin: Option<&str>,
     ) -> Result<Ws, WsError> {
-        let mut request = format!("ws://{}{path}", self.addr)
+        let mut request = format!("ws://{}{path}", self.addr())
             .into_client_request()
             .unwrap();
         if let Some(origin) = origin {
@@ -167,7 +76,7 @@ impl Probe {
     }
 
     async fn metrics(&self, token: Option<&str>) -> reqwest::Response {
-        let mut request = reqwest::Client::new().get(format!("http://{}/metrics", self.addr));
+        let mut request = reqwest::Client::new().get(format!("http://{}/metrics", self.addr()));
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -175,18 +84,17 @@ impl Probe {
     }
 }
 
-impl Drop for Probe {
-    /// Stops it as Ctrl-C would, so a demo leaves no temporary copy behind; kills it if it
-    /// has not stopped within two seconds.
-    fn drop(&mut self) {
-        use rustix::process::{kill_process, Pid, Signal};
-        if kill_process(Pid::from_child(&self.child), Signal::INT).is_ok()
-            && self.exited_within(Duration::from_secs(2)).is_some()
-        {
-            return;
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::Deref for Probe {
+    type Target = Running;
+
+    fn deref(&self) -> &Running {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Probe {
+    fn deref_mut(&mut self) -> &mut Running {
+        &mut self.0
     }
 }
 
@@ -214,7 +122,7 @@ fn status_of(error: WsError) -> u16 {
 
 #[tokio::test]
 async fn hello_then_samples_whose_rates_follow_the_counter_files() {
-    let scratch = Scratch::new("rates");
+    let scratch = FixtureSite::copied("rates");
     let probe = Probe::on(&scratch, &["--interval-ms", "100"]);
     let mut ws = probe
         .connect("/ws", Some("http://localhost:5173"))
@@ -295,14 +203,14 @@ async fn hello_then_samples_whose_rates_follow_the_counter_files() {
 
 #[tokio::test]
 async fn foreign_origins_are_refused_and_tokens_are_required_when_set() {
-    let scratch = Scratch::new("origin");
+    let scratch = FixtureSite::copied("origin");
     let probe = Probe::on(&scratch, &["--allow-origin", "https://lab.example.org"]);
     let refused = probe
         .connect("/ws", Some("https://evil.example"))
         .await
         .unwrap_err();
     assert_eq!(status_of(refused), 403);
-    let own = format!("http://{}", probe.addr);
+    let own = format!("http://{}", probe.addr());
     for origin in [
         "http://127.0.0.1:9",
         "http://[::1]:8080",
@@ -335,7 +243,7 @@ async fn foreign_origins_are_refused_and_tokens_are_required_when_set() {
 
 #[tokio::test]
 async fn clients_beyond_the_cap_get_503_and_big_messages_close_the_socket() {
-    let scratch = Scratch::new("cap");
+    let scratch = FixtureSite::copied("cap");
     let probe = Probe::on(&scratch, &[]);
     let mut clients = Vec::new();
     for _ in 0..32 {
@@ -367,14 +275,14 @@ async fn clients_beyond_the_cap_get_503_and_big_messages_close_the_socket() {
 
 #[tokio::test]
 async fn clients_that_never_read_do_not_grow_the_probe_and_are_told_what_they_missed() {
-    let scratch = Scratch::new("slow");
+    let scratch = FixtureSite::copied("slow");
     let probe = Probe::on(&scratch, &["--interval-ms", "100"]);
     let mut sleepers = Vec::new();
     for _ in 0..8 {
         // A small receive window, so the probe's side fills up within seconds.
         let socket = TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(4096).unwrap();
-        let stream = socket.connect(probe.addr.parse().unwrap()).await.unwrap();
+        let stream = socket.connect(probe.addr()).await.unwrap();
         sleepers.push(probe.handshake(stream, "/ws", None).await.unwrap());
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -546,7 +454,7 @@ fn labelled(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 #[tokio::test]
 async fn metrics_parse_and_agree_with_snapshot_json() {
-    let scratch = Scratch::new("metrics");
+    let scratch = FixtureSite::copied("metrics");
     let probe = Probe::on(&scratch, &[]);
     let response = probe.metrics(None).await;
     assert_eq!(response.status(), 200);
@@ -658,8 +566,8 @@ async fn metrics_parse_and_agree_with_snapshot_json() {
 
 #[tokio::test]
 async fn demo_mode_says_so_on_every_message_and_moves() {
-    let scratch = Scratch::new("demo");
-    let site = scratch.dir.join("site").display().to_string();
+    let scratch = FixtureSite::copied("demo");
+    let site = scratch.site().display().to_string();
     let probe = Probe::start(&["--ui", &site, "--demo", "--interval-ms", "100"]);
     let mut ws = probe.connect("/ws", None).await.unwrap();
     let hello = next_json(&mut ws).await;
@@ -685,19 +593,19 @@ async fn demo_mode_says_so_on_every_message_and_moves() {
 
 #[tokio::test]
 async fn sigterm_and_sigint_stop_the_probe_cleanly() {
-    use rustix::process::{kill_process, Pid, Signal};
+    use rustix::process::Signal;
     for signal in [Signal::TERM, Signal::INT] {
-        let scratch = Scratch::new(&format!("stop-{}", signal.as_raw()));
+        let scratch = FixtureSite::copied(&format!("stop-{}", signal.as_raw()));
         // The demo's temporary copy goes here, so the test can see it removed.
-        let temporary = scratch.dir.join("tmp");
+        let temporary = scratch.dir().join("tmp");
         std::fs::create_dir(&temporary).unwrap();
-        let site = scratch.dir.join("site").display().to_string();
+        let site = scratch.site().display().to_string();
         let mut command = Command::new(PROBE);
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--ui", &site, "--demo"])
             .args(["--interval-ms", "1000"])
             .env("TMPDIR", &temporary);
-        let mut probe = Probe::spawn(command);
+        let mut probe = Probe(Running::spawn(command));
         assert_eq!(
             std::fs::read_dir(&temporary).unwrap().count(),
             1,
@@ -706,7 +614,7 @@ async fn sigterm_and_sigint_stop_the_probe_cleanly() {
         let mut ws = probe.connect("/ws", None).await.unwrap();
         assert_eq!(next_json(&mut ws).await["type"], "hello");
 
-        kill_process(Pid::from_child(&probe.child), signal).unwrap();
+        probe.signal(signal);
         // The client is told, with "going away" (1001), well within one interval.
         let closed = loop {
             let message = tokio::time::timeout(Duration::from_millis(900), ws.next())
@@ -723,8 +631,7 @@ async fn sigterm_and_sigint_stop_the_probe_cleanly() {
             .exited_within(Duration::from_secs(1))
             .expect("the probe exits within a second of the signal");
         assert!(status.success(), "{signal:?}: {status}");
-        let mut rest = String::new();
-        std::io::Read::read_to_string(probe.child.stdout.as_mut().unwrap(), &mut rest).unwrap();
+        let rest = probe.rest_of_stdout();
         assert!(rest.ends_with("native-probe: stopped\n"), "{rest:?}");
         assert_eq!(
             std::fs::read_dir(&temporary).unwrap().count(),
@@ -736,14 +643,17 @@ async fn sigterm_and_sigint_stop_the_probe_cleanly() {
 
 #[tokio::test]
 async fn a_probe_whose_reader_left_serves_on_and_stops_cleanly() {
-    use rustix::process::{kill_process, Pid, Signal};
-    let scratch = Scratch::new("reader-left");
-    let mut probe = Probe::on(&scratch, &[]);
+    use rustix::process::Signal;
+    let scratch = FixtureSite::copied("reader-left");
     // As `native-probe serve | head -1` leaves once it has the URL.
-    drop(probe.child.stdout.take());
+    let mut probe = Probe(Running::spawn_then_close_stdout(scratch.serve(
+        Path::new(PROBE),
+        "127.0.0.1:0",
+        &[],
+    )));
     let mut ws = probe.connect("/ws", None).await.unwrap();
     assert_eq!(next_json(&mut ws).await["type"], "hello");
-    kill_process(Pid::from_child(&probe.child), Signal::INT).unwrap();
+    probe.signal(Signal::INT);
     let status = probe
         .exited_within(Duration::from_secs(2))
         .expect("the probe exits after the signal");

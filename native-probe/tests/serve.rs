@@ -1,13 +1,14 @@
 //! `native-probe serve` as a learner runs it: the real binary, a real socket, a site folder.
 
 use std::{
-    io::{BufRead, BufReader, Read},
+    io::Read,
     net::TcpListener,
     path::Path,
-    process::{Child, Command, Output, Stdio},
+    process::{Command, Output, Stdio},
     time::Duration,
 };
 
+use lab_tests::probe::Probe as Running;
 use tempfile::TempDir;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
@@ -29,32 +30,16 @@ fn site_dir(name: &str) -> TempDir {
     dir
 }
 
-struct Probe {
-    child: Child,
-    base: String,
-}
+/// A running `native-probe serve` on an ephemeral port; stopped when dropped.
+struct Probe(Running);
 
 impl Probe {
     fn start(ui: &Path) -> Probe {
-        let mut child = Command::new(PROBE)
+        let mut command = Command::new(PROBE);
+        command
             .args(["serve", "--listen", "127.0.0.1:0", "--ui"])
-            .arg(ui)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .strip_prefix("Serving rdma-lab at ")
-            .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
-        Probe {
-            child,
-            base: url.trim_end_matches('/').to_string(),
-        }
+            .arg(ui);
+        Probe(Running::spawn(command))
     }
 
     async fn get(&self, path: &str, accept_encoding: Option<&str>) -> reqwest::Response {
@@ -63,18 +48,11 @@ impl Probe {
             .no_brotli()
             .build()
             .unwrap();
-        let mut request = client.get(format!("{}{path}", self.base));
+        let mut request = client.get(self.0.url(path));
         if let Some(encoding) = accept_encoding {
             request = request.header("accept-encoding", encoding);
         }
         request.send().await.unwrap()
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -203,33 +181,20 @@ fn a_port_in_use_is_reported_with_a_way_out() {
 fn sigterm_and_ctrl_c_stop_the_server_cleanly() {
     for signal in ["TERM", "INT"] {
         let dir = site_dir(&format!("signal-{signal}"));
-        let mut probe = Probe::start(dir.path());
+        let Probe(mut probe) = Probe::start(dir.path());
         let status = Command::new("kill")
-            .args([format!("-{signal}"), probe.child.id().to_string()])
+            .args([format!("-{signal}"), probe.pid().to_string()])
             .status()
             .unwrap();
         assert!(status.success());
-        let mut exited = None;
-        for _ in 0..50 {
-            if let Some(status) = probe.child.try_wait().unwrap() {
-                exited = Some(status);
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let status = exited.unwrap_or_else(|| panic!("SIG{signal} did not stop the server"));
+        let status = probe
+            .exited_within(Duration::from_secs(5))
+            .unwrap_or_else(|| panic!("SIG{signal} did not stop the server"));
         assert!(
             status.success(),
             "SIG{signal} ends with success, got {status}"
         );
-        let mut rest = String::new();
-        probe
-            .child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut rest)
-            .unwrap();
+        let rest = probe.rest_of_stdout();
         assert!(rest.contains("stopped"), "{rest:?}");
     }
 }

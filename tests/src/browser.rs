@@ -211,6 +211,51 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no element matches `{css}`: {e}"))
     }
 
+    /// The text of the first element matching `css`, as shown (WebDriver's element text),
+    /// once one exists.
+    pub async fn text(&self, css: &str) -> String {
+        self.find(css)
+            .await
+            .text()
+            .await
+            .unwrap_or_else(|e| panic!("no text for `{css}`: {e}"))
+    }
+
+    /// The `textContent` of the first element matching `css` now (hidden parts included);
+    /// empty when nothing matches.
+    pub async fn text_content(&self, css: &str) -> String {
+        let script = format!("return document.querySelector({css:?})?.textContent ?? ''");
+        self.eval(&script)
+            .await
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Clears the box `css` and types `text` one key at a time, as a learner does.
+    pub async fn type_keys(&self, css: &str, text: &str) {
+        let field = self.find(css).await;
+        field.clear().await.expect("field clears");
+        for c in text.chars() {
+            field
+                .send_keys(&c.to_string())
+                .await
+                .expect("field takes keys");
+        }
+    }
+
+    /// Puts the focus in the box `css` with its text selected and types `keys` over it with
+    /// one WebDriver sendKeys, which sends them one key event at a time (key codes such as
+    /// `'\u{E003}'`, Backspace, included).
+    pub async fn type_over(&self, css: &str, keys: &str) {
+        let input = self.find(css).await;
+        self.eval(&format!(
+            "const el = document.querySelector({css:?}); el.focus(); el.select();"
+        ))
+        .await;
+        input.send_keys(keys).await.expect("the box takes keys");
+    }
+
     /// Sets an input's or select's value as a learner would and fires `event` (`input` or
     /// `change`, whichever the page listens to). Going through the prototype's setter is
     /// what makes a framework see the change as a user's.

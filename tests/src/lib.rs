@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod browser;
 pub mod capture_gen;
+pub mod probe;
 pub mod site;
 pub mod static_server;
 pub mod topics;

@@ -262,13 +262,7 @@ async fn type_into(browser: &Browser, key: &str, keys: &str) {
             ))
             .await;
     }
-    let input = browser.find(&css).await;
-    browser
-        .eval(&format!(
-            "const el = document.querySelector({css:?}); el.focus(); el.select();"
-        ))
-        .await;
-    input.send_keys(keys).await.expect("the box takes keys");
+    browser.type_over(&css, keys).await;
 }
 
 /// Where the learner left field `key`: its box's text, whether its section is open and

@@ -150,16 +150,6 @@ async fn connect_to(browser: &Browser, address: &str) {
         .expect("connect clicks");
 }
 
-async fn text_of(browser: &Browser, css: &str) -> String {
-    let script = format!("return document.querySelector({css:?})?.textContent ?? ''");
-    browser
-        .eval(&script)
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Desktop and phone screenshots of the part of the page `css` names.
 async fn screenshots(browser: &Browser, css: &str, name: &str) {
     for (size, suffix) in [(DESKTOP, ""), (PHONE, "-phone")] {
@@ -211,7 +201,7 @@ async fn a_hosted_page_explains_the_probe_names_a_refusal_and_connects_when_allo
             "the hosted-page introduction",
         )
         .await;
-    let intro = text_of(&browser, ".live-hosted").await;
+    let intro = browser.text_content(".live-hosted").await;
     for said in [
         "native-probe",
         "reads your machine's RDMA and network counters",
@@ -270,7 +260,7 @@ async fn a_hosted_page_explains_the_probe_names_a_refusal_and_connects_when_allo
         "{problem}"
     );
     assert!(problem.contains(&command), "{problem}");
-    let status = text_of(&browser, ".live-status").await;
+    let status = browser.text_content(".live-status").await;
     assert!(
         status.contains("the probe refused this site") && status.contains("retrying in"),
         "{status}"

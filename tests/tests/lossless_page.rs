@@ -9,23 +9,7 @@ use lab_tests::{
     site::Site,
 };
 
-async fn text_of(browser: &Browser, css: &str) -> String {
-    browser.find(css).await.text().await.expect("element text")
-}
-
-/// Clears the box and types `text` one key at a time, as a learner does.
-async fn type_into(browser: &Browser, css: &str, text: &str) {
-    let field = browser.find(css).await;
-    field.clear().await.expect("field clears");
-    for c in text.chars() {
-        field
-            .send_keys(&c.to_string())
-            .await
-            .expect("field takes keys");
-    }
-}
-
-/// Waits until the first element matching `css` contains `text`.
+/// `n` in groups of three digits split by narrow no-break spaces, as the page writes it.
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
@@ -48,9 +32,9 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
     browser
         .wait_for_text_containing(".lossless-total td", &grouped(43_496))
         .await;
-    let total = text_of(&browser, ".lossless-total td").await;
+    let total = browser.text(".lossless-total td").await;
     assert!(total.starts_with(&grouped(43_496)), "{total}");
-    let chain = text_of(&browser, ".lossless-chain").await;
+    let chain = browser.text(".lossless-chain").await;
     assert!(chain.contains("DSCP 26 → priority 3"), "{chain}");
     assert!(chain.contains("PFC on, ECN on"), "{chain}");
     assert_eq!(
@@ -61,7 +45,7 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
     );
 
     // 300 m of cable, typed digit by digit: three times the cable term.
-    type_into(&browser, "#headroom-cable_m", "300").await;
+    browser.type_keys("#headroom-cable_m", "300").await;
     let expected = Headroom {
         cable_m: 300.0,
         ..Headroom::example()
@@ -74,19 +58,20 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
         .await;
 
     // Garbage after the digits: the field is named, the answer for 300 m stays.
-    type_into(&browser, "#headroom-cable_m", "300x").await;
-    let error = text_of(&browser, "#headroom-cable_m-error").await;
+    browser.type_keys("#headroom-cable_m", "300x").await;
+    let error = browser.text("#headroom-cable_m-error").await;
     assert!(error.contains("cable_m"), "{error}");
-    assert!(text_of(&browser, ".lossless-total td")
+    assert!(browser
+        .text(".lossless-total td")
         .await
         .starts_with(&grouped(expected)));
 
     // NCCL_IB_TC=96 is DSCP 24: not in the map, so lossy priority 0.
-    type_into(&browser, "#qos-nccl_ib_tc", "96").await;
+    browser.type_keys("#qos-nccl_ib_tc", "96").await;
     browser
         .wait_for_text_containing(".lossless-chain", "DSCP 24 → priority 0")
         .await;
-    let bad = text_of(&browser, ".lossless-findings .lossless-bad").await;
+    let bad = browser.text(".lossless-findings .lossless-bad").await;
     assert!(bad.contains("not in the map"), "{bad}");
 
     // The typed values are in the URL and survive a reload.

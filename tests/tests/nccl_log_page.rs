@@ -9,10 +9,6 @@ use lab_tests::{
     site::Site,
 };
 
-async fn text_of(browser: &Browser, css: &str) -> String {
-    browser.find(css).await.text().await.expect("element text")
-}
-
 /// Puts the text `js` evaluates to into the log box as a paste does (one input event).
 async fn paste(browser: &Browser, js: &str) {
     browser
@@ -64,8 +60,8 @@ async fn a_pasted_log_is_explained_in_the_page() {
     browser
         .wait_for_text_containing(".ncclog-inter", "TCP sockets")
         .await;
-    assert_eq!(text_of(&browser, ".ncclog-gdr").await, "no");
-    let finding = text_of(&browser, ".ncclog-findings").await;
+    assert_eq!(browser.text(".ncclog-gdr").await, "no");
+    let finding = browser.text(".ncclog-findings").await;
     assert!(finding.contains("libibverbs"), "{finding}");
     let href = browser
         .eval("return document.querySelector('.ncclog-finding a').getAttribute('href')")
@@ -75,7 +71,8 @@ async fn a_pasted_log_is_explained_in_the_page() {
         href.contains("troubleshooting") && href.ends_with("#nccl-falls-back-to-sockets"),
         "{href}"
     );
-    assert!(text_of(&browser, ".ncclog-lines")
+    assert!(browser
+        .text(".ncclog-lines")
         .await
         .contains("Failed to open libibverbs"));
     browser.screenshot("nccl-log-example").await;
@@ -97,7 +94,7 @@ async fn a_pasted_log_is_explained_in_the_page() {
     browser
         .wait_for_text_containing(".ncclog-inter", "RoCE")
         .await;
-    assert_eq!(text_of(&browser, ".ncclog-gdr").await, "yes");
+    assert_eq!(browser.text(".ncclog-gdr").await, "yes");
     let titles = browser
         .eval("return [...document.querySelectorAll('.ncclog-finding-title')].length")
         .await;

@@ -23,10 +23,6 @@ async fn apply(browser: &Browser) {
     browser.click_in_view(".qp-apply").await;
 }
 
-async fn text_of(browser: &Browser, css: &str) -> String {
-    browser.find(css).await.text().await.expect("element text")
-}
-
 async fn show(browser: &Browser, css: &str) {
     browser
         .eval(&format!(
@@ -63,7 +59,7 @@ async fn rtr_without_av(browser: &Browser) -> String {
         tick(browser, attr).await;
     }
     apply(browser).await;
-    text_of(browser, ".qp-result.error").await
+    browser.text(".qp-result.error").await
 }
 
 async fn step_count(browser: &Browser) -> u64 {
@@ -80,16 +76,16 @@ async fn step_to_end(browser: &Browser) -> String {
     let total = step_count(browser).await;
     let mut seen = String::new();
     for _ in 0..total {
-        seen.push_str(&text_of(browser, ".qp-step").await);
+        seen.push_str(&browser.text(".qp-step").await);
         let next = browser.find(".qp-next").await;
         if next.attr("disabled").await.expect("attribute").is_some() {
             assert_eq!(
-                text_of(browser, ".qp-step-count").await,
+                browser.text(".qp-step-count").await,
                 format!("Step {total} of {total}")
             );
             return seen;
         }
-        let before = text_of(browser, ".qp-step-count").await;
+        let before = browser.text(".qp-step-count").await;
         browser.click_in_view(".qp-next").await;
         let n: u64 = before
             .split_whitespace()
@@ -114,7 +110,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
 
     // Mid-way through the first modify: the live check already names what is missing.
     tick(&browser, "IBV_QP_PKEY_INDEX").await;
-    let live = text_of(&browser, ".qp-live").await;
+    let live = browser.text(".qp-live").await;
     assert!(
         live.contains("missing IBV_QP_ACCESS_FLAGS | IBV_QP_PORT"),
         "{live}"
@@ -133,19 +129,23 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         error.contains("you must also set: IBV_QP_AV (attr.ah_attr)"),
         "{error}"
     );
-    assert_eq!(text_of(&browser, ".qp-current").await, "INIT");
+    assert_eq!(browser.text(".qp-current").await, "INIT");
     browser.wait_for_exercise("refused-rtr").await;
     assert_eq!(browser.exercises_done().await, ["refused-rtr"]);
 
     // A bad value is refused next to its field, and the C call leaves it out.
     type_value(&browser, "IBV_QP_MIN_RNR_TIMER", "40").await;
-    let field_error = text_of(&browser, "[data-attr=IBV_QP_MIN_RNR_TIMER] .qp-field-error").await;
+    let field_error = browser
+        .text("[data-attr=IBV_QP_MIN_RNR_TIMER] .qp-field-error")
+        .await;
     assert!(field_error.contains("min_rnr_timer: 40"), "{field_error}");
-    assert!(text_of(&browser, ".qp-c-source").await.contains("left out"));
+    assert!(browser.text(".qp-c-source").await.contains("left out"));
     show(&browser, ".qp-live").await;
     browser.screenshot("qp-error-light").await;
     type_value(&browser, "IBV_QP_MIN_RNR_TIMER", "12").await;
-    let meaning = text_of(&browser, "[data-attr=IBV_QP_MIN_RNR_TIMER] .qp-meaning").await;
+    let meaning = browser
+        .text("[data-attr=IBV_QP_MIN_RNR_TIMER] .qp-meaning")
+        .await;
     assert!(
         meaning.contains("0.640 ms") || meaning.contains("640"),
         "{meaning}"
@@ -153,7 +153,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
 
     // Fix it: tick the AV; the C call shows it; RTR.
     tick(&browser, "IBV_QP_AV").await;
-    let c = text_of(&browser, ".qp-c-source").await;
+    let c = browser.text(".qp-c-source").await;
     assert!(c.contains(".qp_state = IBV_QPS_RTR,"), "{c}");
     assert!(
         c.contains("IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU"),
@@ -164,7 +164,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
 
     // RTR → RTS with the button that ticks exactly the required set.
     browser.click_in_view(".qp-tick-required").await;
-    assert!(text_of(&browser, ".qp-live").await.contains("accepts"));
+    assert!(browser.text(".qp-live").await.contains("accepts"));
     apply(&browser).await;
     browser.wait_for_text(".qp-current", "RTS").await;
     assert_eq!(lit_state(&browser).await, "RTS");
@@ -186,7 +186,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         .eval("[...document.querySelectorAll('.qp-event-buttons button')].find(b => b.textContent === 'Fatal error').click(); return true")
         .await;
     browser.wait_for_text(".qp-current", "ERR").await;
-    let log = text_of(&browser, ".qp-log").await;
+    let log = browser.text(".qp-log").await;
     assert!(
         log.contains("IBV_WC_WR_FLUSH_ERR") && log.contains("IBV_EVENT_QP_FATAL"),
         "{log}"
@@ -215,23 +215,26 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.click_in_view(".qp-walk-stage").await;
     browser.press('\u{E014}').await; // →
     browser
-        .wait_for_text(".qp-step-count", &text_of(&browser, ".qp-step-count").await)
+        .wait_for_text(".qp-step-count", &browser.text(".qp-step-count").await)
         .await;
-    assert!(text_of(&browser, ".qp-step-count")
+    assert!(browser
+        .text(".qp-step-count")
         .await
         .starts_with("Step 2 of"));
     let url = browser.eval("return location.search").await;
     assert!(url.as_str().is_some_and(|s| s.contains("step=2")), "{url}");
     step_to_end(&browser).await;
     assert_eq!(
-        text_of(&browser, "[data-peer=A] .qp-peer-state")
+        browser
+            .text("[data-peer=A] .qp-peer-state")
             .await
             .split_whitespace()
             .next(),
         Some("RTS")
     );
     assert_eq!(
-        text_of(&browser, "[data-peer=B] .qp-peer-state")
+        browser
+            .text("[data-peer=B] .qp-peer-state")
             .await
             .split_whitespace()
             .next(),
@@ -245,9 +248,10 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         .click_in_view("#qp-walk-variant option[value=retry-exceeded]")
         .await;
     browser
-        .wait_for_text(".qp-step-count", &text_of(&browser, ".qp-step-count").await)
+        .wait_for_text(".qp-step-count", &browser.text(".qp-step-count").await)
         .await;
-    assert!(text_of(&browser, ".qp-step-count")
+    assert!(browser
+        .text(".qp-step-count")
         .await
         .starts_with("Step 1 of"));
     let seen = step_to_end(&browser).await;
@@ -376,9 +380,10 @@ async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() 
         scroll,
         "Space on a state does not scroll the page"
     );
-    let aimed = text_of(&browser, ".qp-pick").await;
+    let aimed = browser.text(".qp-pick").await;
     assert!(aimed.contains("INIT → RESET"), "{aimed}");
-    assert!(text_of(&browser, ".qp-builder legend")
+    assert!(browser
+        .text(".qp-builder legend")
         .await
         .contains("INIT → RESET"));
     // Tab moves to the next state, Enter picks it.
@@ -415,7 +420,7 @@ async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() 
     assert!(refused.contains("the next step is RTR"), "{refused}");
     assert_eq!(target(&browser).await, "INIT");
     browser.click_in_view(&node("SQE")).await;
-    let refused = text_of(&browser, ".qp-pick.refused").await;
+    let refused = browser.text(".qp-pick.refused").await;
     assert!(refused.contains("RC QPs never enter it"), "{refused}");
     // A click on an allowed one moves the builder.
     browser.click_in_view(&node("RTR")).await;
@@ -534,13 +539,14 @@ async fn live_check_names_a_value_the_snippet_leaves_out() {
     for attr in ["IBV_QP_PKEY_INDEX", "IBV_QP_PORT", "IBV_QP_ACCESS_FLAGS"] {
         tick(&browser, attr).await;
     }
-    let live = text_of(&browser, ".qp-live").await;
+    let live = browser.text(".qp-live").await;
     assert!(live.contains("accepts this mask"), "{live}");
     type_value(&browser, "IBV_QP_ACCESS_FLAGS", "REMOTE_FLY").await;
-    assert!(text_of(&browser, ".qp-c-source")
+    assert!(browser
+        .text(".qp-c-source")
         .await
         .contains("left out until their values read: IBV_QP_ACCESS_FLAGS"));
-    let live = text_of(&browser, ".qp-live").await;
+    let live = browser.text(".qp-live").await;
     assert!(
         live.contains("accepts this mask, but"),
         "the verdict names both facts: {live}"
@@ -564,7 +570,7 @@ async fn live_check_names_a_value_the_snippet_leaves_out() {
     browser
         .wait_for_text(".qp-live p", "✓ ib_modify_qp_is_ok() accepts this mask.")
         .await;
-    assert!(!text_of(&browser, ".qp-c-source").await.contains("left out"));
+    assert!(!browser.text(".qp-c-source").await.contains("left out"));
     browser.assert_no_console_errors("/qp live check").await;
     browser.close().await;
 }

@@ -29,13 +29,13 @@ async fn total(browser: &Browser, part: &str) -> String {
 /// event each, as a learner types.
 async fn type_into(browser: &Browser, key: &str, keys: &str) {
     let css = format!("#topo-{key}");
-    let input = browser.find(&css).await;
+    browser.find(&css).await;
     browser
         .eval(&format!(
-            "const el = document.querySelector({css:?}); el.scrollIntoView({{block: 'center'}}); el.focus(); el.select();"
+            "document.querySelector({css:?}).scrollIntoView({{block: 'center'}});"
         ))
         .await;
-    input.send_keys(keys).await.expect("the box takes keys");
+    browser.type_over(&css, keys).await;
 }
 
 async fn value_of(browser: &Browser, css: &str) -> Value {

@@ -11,21 +11,6 @@ use lab_tests::{
     site::Site,
 };
 
-async fn type_into(browser: &Browser, css: &str, text: &str) {
-    let field = browser.find(css).await;
-    field.clear().await.expect("field clears");
-    for c in text.chars() {
-        field
-            .send_keys(&c.to_string())
-            .await
-            .expect("field takes keys");
-    }
-}
-
-async fn text_of(browser: &Browser, css: &str) -> String {
-    browser.find(css).await.text().await.expect("element text")
-}
-
 #[tokio::test]
 async fn the_training_step_answers_as_the_engine_does() {
     let site = Site::start();
@@ -41,7 +26,7 @@ async fn the_training_step_answers_as_the_engine_does() {
     browser
         .set_value("#train-example", "ws2-10g", "change")
         .await;
-    type_into(&browser, "#train-params", "70").await;
+    browser.type_keys("#train-params", "70").await;
     let tokens: u64 = browser
         .eval("return document.querySelector('#train-tokens').value")
         .await
@@ -69,19 +54,19 @@ async fn the_training_step_answers_as_the_engine_does() {
             },
         )
         .await;
-    let verdict = text_of(&browser, ".train-verdict").await;
+    let verdict = browser.text(".train-verdict").await;
     assert!(
         verdict.contains(&format!("{} GPUs", report.gpus)),
         "{verdict}"
     );
 
     // Garbage after the digits: named at its field, the 70 B answer kept.
-    type_into(&browser, "#train-params", "70x").await;
+    browser.type_keys("#train-params", "70x").await;
     browser.find("#train-params-error").await;
-    assert_eq!(text_of(&browser, ".train-verdict").await, verdict);
+    assert_eq!(browser.text(".train-verdict").await, verdict);
 
     // The state is in the URL beside the collective calculator's keys, and reloads.
-    type_into(&browser, "#train-params", "70").await;
+    browser.type_keys("#train-params", "70").await;
     browser
         .wait_until(
             "return location.search.includes('train-params=70')",

@@ -23,7 +23,7 @@
 use std::{
     collections::{BTreeMap, BTreeSet},
     io::BufRead,
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
 };
@@ -41,6 +41,7 @@ use tokio_tungstenite::{
 };
 
 use super::{median, verdict};
+use crate::probe::{release_binary, FixtureSite, Probe};
 
 pub const INTERVAL_MS: u64 = 100;
 pub const CLIENTS: usize = 10;
@@ -159,69 +160,21 @@ impl Figures {
     }
 }
 
-/// A private copy of the fixture and an empty site for `--ui`; removed when dropped.
-struct Scratch {
-    dir: PathBuf,
+/// The counter file the bench changes, in the copy of the fixture.
+fn counter_file(scratch: &FixtureSite) -> PathBuf {
+    scratch.sysfs().join(format!(
+        "class/infiniband/{DEVICE}/ports/{PORT}/counters/{COUNTER}"
+    ))
 }
 
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = std::env::temp_dir().join(format!("rdma-lab-probe-bench-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let fixture = crate::repo_root().join("native-probe/tests/fixtures");
-        copy_tree(&fixture, &dir).expect("the fixture copies to a temporary directory");
-        std::fs::create_dir_all(dir.join("site")).expect("a temporary site folder");
-        std::fs::write(
-            dir.join("site/index.html"),
-            "<!DOCTYPE html><title>lab</title>",
-        )
-        .expect("a temporary index.html");
-        Scratch { dir }
-    }
-
-    fn sysfs(&self) -> PathBuf {
-        self.dir.join("sysfs")
-    }
-
-    fn counter_file(&self) -> PathBuf {
-        self.sysfs().join(format!(
-            "class/infiniband/{DEVICE}/ports/{PORT}/counters/{COUNTER}"
-        ))
-    }
-
-    /// Rewrites the counter file in place (truncate, then write), as the kernel changes a
-    /// counter: the same inode, no rename and no directory entry event.
-    fn set_counter(&self, value: u64) {
-        std::fs::write(self.counter_file(), format!("{value}\n"))
-            .expect("the counter file is writable");
-    }
+/// Rewrites the counter file in place (truncate, then write), as the kernel changes a
+/// counter: the same inode, no rename and no directory entry event.
+fn set_counter(scratch: &FixtureSite, value: u64) {
+    std::fs::write(counter_file(scratch), format!("{value}\n"))
+        .expect("the counter file is writable");
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// Copies a tree, keeping its symlinks as links (the fixture's are relative).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type()?;
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
-
-/// A child process of the bench, killed when dropped.
+/// node_exporter, killed when dropped.
 struct Daemon {
     child: Child,
     addr: String,
@@ -240,32 +193,13 @@ impl Drop for Daemon {
     }
 }
 
-fn start_probe(scratch: &Scratch) -> Daemon {
-    let binary = std::env::var_os("LAB_PROBE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::repo_root().join("target/release/native-probe"));
-    let mut child = Command::new(&binary)
-        .args(["serve", "--listen", "127.0.0.1:0", "--ui"])
-        .arg(scratch.dir.join("site"))
-        .arg("--sysfs-root")
-        .arg(scratch.sysfs())
-        .arg("--debugfs-root")
-        .arg(scratch.dir.join("debugfs"))
-        .args(["--interval-ms", &INTERVAL_MS.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.as_mut().expect("stdout is piped"))
-        .read_line(&mut line)
-        .expect("the probe prints its address");
-    let addr = line
-        .strip_prefix("Serving rdma-lab at http://")
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("unexpected first line from the probe: {line:?}"))
-        .to_string();
-    Daemon { child, addr }
+fn start_probe(scratch: &FixtureSite) -> Probe {
+    let interval = INTERVAL_MS.to_string();
+    Probe::spawn(scratch.serve(
+        &release_binary(),
+        "127.0.0.1:0",
+        &["--interval-ms", &interval],
+    ))
 }
 
 fn node_exporter_binary() -> PathBuf {
@@ -297,7 +231,7 @@ fn node_exporter_version() -> String {
 
 /// Starts the bench's own node_exporter on a free loopback port (never a system instance),
 /// reading the copy; its address comes from its "Listening on" log line.
-fn start_node_exporter(scratch: &Scratch) -> Daemon {
+fn start_node_exporter(scratch: &FixtureSite) -> Daemon {
     let binary = node_exporter_binary();
     let mut child = Command::new(&binary)
         .arg(format!("--path.sysfs={}", scratch.sysfs().display()))
@@ -577,12 +511,12 @@ impl Phases {
 
 /// One probe run: 10 clients reading, the measured window, then (when asked) the latency of
 /// [`CHANGES`] counter changes.
-async fn probe_run(scratch: &Scratch, latencies_ms: Option<&mut Vec<f64>>) -> ProbeRun {
+async fn probe_run(scratch: &FixtureSite, latencies_ms: Option<&mut Vec<f64>>) -> ProbeRun {
     let probe = start_probe(scratch);
     let pid = probe.pid();
     let (sender, mut seen) = mpsc::unbounded_channel();
     let clients: Vec<_> = (0..CLIENTS)
-        .map(|id| tokio::spawn(client(probe.addr.clone(), id, sender.clone())))
+        .map(|id| tokio::spawn(client(probe.addr().to_string(), id, sender.clone())))
         .collect();
     drop(sender);
 
@@ -632,7 +566,7 @@ async fn probe_run(scratch: &Scratch, latencies_ms: Option<&mut Vec<f64>>) -> Pr
 /// Changes the counter at a random phase of the interval; each client's first sample with
 /// the new value ends that client's measurement.
 async fn measure_latency(
-    scratch: &Scratch,
+    scratch: &FixtureSite,
     pid: u32,
     seen: &mut mpsc::UnboundedReceiver<Seen>,
     latencies_ms: &mut Vec<f64>,
@@ -644,7 +578,7 @@ async fn measure_latency(
         tokio::time::sleep(Duration::from_secs_f64(pause / 1000.0)).await;
         while seen.try_recv().is_ok() {}
         value += 1_000_000;
-        scratch.set_counter(value);
+        set_counter(scratch, value);
         let changed = Instant::now();
         let mut arrived: BTreeMap<usize, f64> = BTreeMap::new();
         let deadline = changed + Duration::from_secs(5);
@@ -818,7 +752,7 @@ async fn scraper(addr: String, scrapes: mpsc::UnboundedSender<Scrape>) {
 
 /// One node_exporter run: checked to read the copy, then scraped through a warm-up and the
 /// measured window.
-async fn exporter_run(scratch: &Scratch) -> ExporterRun {
+async fn exporter_run(scratch: &FixtureSite) -> ExporterRun {
     let exporter = start_node_exporter(scratch);
     let pid = exporter.pid();
     let stream = TcpStream::connect(&exporter.addr)
@@ -857,7 +791,7 @@ async fn exporter_run(scratch: &Scratch) -> ExporterRun {
 /// Runs the probe bench and returns its figures.
 pub async fn measure() -> Figures {
     let exporter_version = node_exporter_version();
-    let scratch = Scratch::new();
+    let scratch = FixtureSite::copied("probe-bench");
     let mut figures = Figures {
         exporter_version,
         probe: Vec::new(),

@@ -1,7 +1,7 @@
 //! The site's figures for `lab-bench` (issue 17, "Performance"), side by side with an anchor
 //! measured in the same run.
 //!
-//! Routes: a text route ([`TEXT_ROUTE`]) and each view route ([`VIEW_ROUTES`]), each opened
+//! Routes: a text route ([`TEXT_ROUTE`]) and each view route ([`view_routes`]), each opened
 //! [`LOADS`] times, every time in a fresh browser session (fresh profile, empty cache), by
 //! the real probe serving a copy of `dist/`. The copy also holds the anchor,
 //! [`ANCHOR_FILE`]: a plain static HTML page of the text route's topic
@@ -40,23 +40,22 @@ use pulldown_cmark::{html, Options, Parser};
 use serde::Deserialize;
 
 use super::{median, verdict};
-use crate::{browser::Browser, site::Site};
+use crate::{browser::Browser, probe::copy_tree, site::Site};
 
 /// The text route: the topic the anchor reproduces.
 pub const TEXT_ROUTE: &str = "/verbs";
 /// The topic file the anchor is built from, the text route's.
 const TEXT_TOPIC_FILE: &str = "content/topics/verbs.md";
-pub const VIEW_ROUTES: &[&str] = &[
-    "/qp",
-    "/roce",
-    "/dcqcn",
-    "/flows",
-    "/live",
-    "/lossless",
-    "/nccl-log",
-    "/topology",
-    "/nccl",
-];
+
+/// The view routes: the topics with an interactive view (`content/topics.toml`'s `view`), in
+/// the file's order.
+pub fn view_routes() -> Vec<String> {
+    crate::topics::all()
+        .into_iter()
+        .filter(|t| t.view.is_some())
+        .map(|t| t.path)
+        .collect()
+}
 /// The anchor's file name in the copy of `dist/`.
 pub const ANCHOR_FILE: &str = "lab-bench-anchor.html";
 /// Fresh-profile loads per route; each figure is their median.
@@ -440,20 +439,6 @@ impl Drop for DistCopy {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
-
 /// The probe over `dir`, started as every test starts it, through `LAB_DIST`.
 fn serve(dir: &Path) -> Site {
     let before = std::env::var_os("LAB_DIST");
@@ -835,7 +820,7 @@ pub async fn run(site: &Site) -> bool {
         (format!("/{ANCHOR_FILE}"), Kind::Anchor),
         (TEXT_ROUTE.to_string(), Kind::Text),
     ];
-    routes.extend(VIEW_ROUTES.iter().map(|p| (p.to_string(), Kind::View)));
+    routes.extend(view_routes().into_iter().map(|p| (p, Kind::View)));
     let mut anchor_fcp = f64::NAN;
     let mut heaviest: Option<(String, f64)> = None;
     for (path, kind) in routes {
