@@ -10,10 +10,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use engine::wire::{
-    capture::{read_capture, CaptureError, CaptureFile, CapturedFrame},
+use engine::capture::{
     dissect,
     listing::{row_from, IcrcStatus},
+    pcap::{read_capture, CaptureError, CaptureFile, CapturedFrame},
     DecodedFrame, FieldValue,
 };
 use serde_json::{json, Map, Value};

@@ -8,11 +8,11 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use engine::wire::capture::{write_pcap, CapturedFrame, LinkType};
+use engine::capture::pcap::{write_pcap, CapturedFrame, LinkType};
+use engine::capture::spec::{to_repr, PacketSpec, Payload, SpecOperation};
 use engine::wire::ext::Reth;
 use engine::wire::opcode::{Opcode, Operation, Transport};
 use engine::wire::roce::RoceFrameRepr;
-use engine::wire::spec::{to_repr, PacketSpec, Payload, SpecOperation};
 use engine::wire::{Psn, Qpn};
 
 const CONNECTIONS: u32 = 8;

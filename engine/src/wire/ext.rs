@@ -34,6 +34,12 @@ impl ExtHeaders {
         self.len() == 0
     }
 
+    /// Where header `h` starts, counted from the end of the BTH (the length of the headers
+    /// before it; all of them when `h` is absent).
+    pub fn offset_of(&self, h: Header) -> usize {
+        self.iter().take_while(|&x| x != h).map(header_len).sum()
+    }
+
     /// The headers present, in wire order.
     pub fn iter(&self) -> impl Iterator<Item = Header> + '_ {
         [

@@ -13,7 +13,7 @@
 //! PayLen, NxtHdr 0x1B for an IBA transport header, HopLmt, SGID, DGID); RoCE v1
 //! (Annex A16) put exactly this GRH on Ethernet, and RoCE v2 replaced it with IP/UDP.
 
-use super::bth::{self, BthPacket, BthRepr};
+use super::bth::{BthPacket, BthRepr};
 use super::bytes::{be16, be32, put, put16, put32, put_u8, slice, u8_at};
 use super::crc::{ib_icrc, vcrc, ICRC_LEN, VCRC_LEN};
 use super::ext::ExtRepr;
@@ -216,55 +216,19 @@ pub fn locate_ib(pkt: &[u8]) -> Result<(IbLayout, super::opcode::OpcodeInfo)> {
         }
         bth_offset += field::GRH_LEN;
     }
-    let b =
-        BthPacket::new_checked(slice(pkt, bth_offset, end)).map_err(|e| e.shifted(bth_offset))?;
-    let info = b.opcode().info().ok_or_else(|| {
-        WireError::new(
-            Header::Bth,
-            bth_offset,
-            ErrorKind::UnknownOpcode {
-                opcode: b.opcode().0,
-            },
-        )
-    })?;
-    let ext_offset = bth_offset + bth::HEADER_LEN;
-    let mut at = ext_offset;
-    for h in info.headers.iter() {
-        let need = super::ext::header_len(h);
-        let avail = end.saturating_sub(at);
-        if avail < need {
-            return Err(WireError::truncated(h, at, need, avail));
-        }
-        at += need;
-    }
-    let room = end.saturating_sub(at);
-    if room < ICRC_LEN {
-        return Err(WireError::truncated(Header::Icrc, at, ICRC_LEN, room));
-    }
-    let pad_len = usize::from(b.pad_count());
-    if pad_len > room - ICRC_LEN || (!info.headers.payload && room != ICRC_LEN) {
-        return Err(WireError::new(
-            Header::Payload,
-            at,
-            ErrorKind::LengthMismatch {
-                field: "payload and pad",
-                claimed: pad_len,
-                available: room - ICRC_LEN,
-            },
-        ));
-    }
+    let t = super::transport::locate(pkt, bth_offset, end)?;
     Ok((
         IbLayout {
             grh,
             bth_offset,
-            ext_offset,
-            payload_offset: at,
-            payload_len: room - ICRC_LEN - pad_len,
-            pad_len,
-            icrc_offset: end - ICRC_LEN,
+            ext_offset: t.ext_offset,
+            payload_offset: t.payload_offset,
+            payload_len: t.payload_len,
+            pad_len: t.pad_len,
+            icrc_offset: t.icrc_offset,
             vcrc_offset: end,
         },
-        info,
+        t.info,
     ))
 }
 

@@ -1,7 +1,7 @@
 //! `./lab bench`: RoCE v2 capture decode throughput, natively and in the browser.
 //!
 //! Both decode the same generated capture ([`crate::capture_gen`]) through the same code:
-//! `engine::wire::listing::CaptureDecoder`, which reads each pcap record in place,
+//! `engine::capture::listing::CaptureDecoder`, which reads each pcap record in place,
 //! summarizes the frame (ICRC checked) and, at the end, classifies retransmissions. The
 //! capture page runs it a slice at a time between animation frames; here it runs in one
 //! go. The browser figure is the app's `lab-capture-decode` measure, from the moment the
@@ -9,8 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use engine::wire::capture::CapturedFrame;
-use engine::wire::listing::{decode_capture, packet_row, IcrcStatus};
+use engine::capture::listing::{decode_capture, packet_row, IcrcStatus};
+use engine::capture::pcap::CapturedFrame;
 
 use super::verdict;
 use crate::{browser::Browser, capture_gen, site::Site};
@@ -87,7 +87,7 @@ pub async fn open_in_page(browser: &Browser, site: &Site, path: &str) -> (f64, u
 pub async fn run(site: &Site) -> bool {
     let start = Instant::now();
     let frames = capture_gen::roce_frames(FRAMES);
-    let file = engine::wire::capture::write_pcap(&frames).expect("pcap writes");
+    let file = engine::capture::pcap::write_pcap(&frames).expect("pcap writes");
     let mb = file.len() as f64 / 1e6;
     println!(
         "Capture decode: {FRAMES} RoCE v2 frames (WRITE FIRST/MIDDLE/LAST, SEND, ACK, READ, CNP; IPv4 and IPv6), {mb:.1} MB pcap, generated in {:.1} s",

@@ -3,10 +3,10 @@
 
 use std::rc::Rc;
 
-use engine::wire::exercise::Inspection;
-use engine::wire::hex::{format_hex, parse_hex};
-use engine::wire::listing::{row_from, IcrcStatus};
-use engine::wire::{dissect, DecodedFrame, Field, LinkType};
+use engine::capture::exercise::Inspection;
+use engine::capture::hex::{format_hex, parse_hex};
+use engine::capture::listing::{row_from, IcrcStatus};
+use engine::capture::{dissect, DecodedFrame, Field, FieldValue, LinkType};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -184,10 +184,10 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                 Callback::from(move |_| hovered.set(None))
             };
             let value = match &fl.value {
-                engine::wire::FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
-                engine::wire::FieldValue::Uint(v) => v.to_string(),
-                engine::wire::FieldValue::Bool(b) => if *b { "set".into() } else { "not set".into() },
-                engine::wire::FieldValue::Text(t) => t.clone(),
+                FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
+                FieldValue::Uint(v) => v.to_string(),
+                FieldValue::Bool(b) => if *b { "set".into() } else { "not set".into() },
+                FieldValue::Text(t) => t.clone(),
             };
             html! {
                 <li>

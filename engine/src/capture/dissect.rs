@@ -11,17 +11,18 @@
 //! [`DecodedFrame::error`] with its location); checksum and CRC mismatches do not
 //! stop it and are listed in [`DecodedFrame::warnings`].
 
-use super::bytes::{be16, be24, be32, be64, slice, u8_at};
-use super::capture::LinkType;
-use super::crc::{ethernet_fcs, ib_icrc, roce_v2_icrc, vcrc, ICRC_LEN, VCRC_LEN};
-use super::ethernet::{EtherType, EthernetFrame, FCS_LEN};
-use super::ext::{header_len, NakCode, Syndrome, RNR_TIMER_US};
-use super::ib::{GrhPacket, LrhPacket, GRH_LEN, LNH_IBA_GLOBAL, LNH_IBA_LOCAL, LRH_LEN};
-use super::ipv4::{Ipv4Packet, PROTOCOL_UDP};
-use super::ipv6::Ipv6Packet;
-use super::opcode::{Opcode, OpcodeInfo};
-use super::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
-use super::{bth, ipv6, udp, ErrorKind, Header, WireError};
+use super::pcap::LinkType;
+use crate::wire::bytes::{be16, be24, be32, be64, slice, u8_at};
+use crate::wire::crc::{ethernet_fcs, ib_icrc, roce_v2_icrc, vcrc, ICRC_LEN, VCRC_LEN};
+use crate::wire::ethernet::{EtherType, EthernetFrame, FCS_LEN};
+use crate::wire::ext::{header_len, NakCode, Syndrome, RNR_TIMER_US};
+use crate::wire::ib::{GrhPacket, LrhPacket, GRH_LEN, LNH_IBA_GLOBAL, LNH_IBA_LOCAL, LRH_LEN};
+use crate::wire::ipv4::{Ipv4Packet, PROTOCOL_UDP};
+use crate::wire::ipv6::Ipv6Packet;
+use crate::wire::opcode::Opcode;
+use crate::wire::roce::{check_ipv4, check_ipv6, check_udp, not_roce_ethertype};
+use crate::wire::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
+use crate::wire::{bth, ipv6, transport, udp, ErrorKind, Header, WireError};
 use serde::{Deserialize, Serialize};
 
 /// A field's value.
@@ -300,14 +301,7 @@ impl<'a> Dissector<'a> {
         match eth.ethertype() {
             EtherType::IPV4 => self.ipv4(ip_off),
             EtherType::IPV6 => self.ipv6(ip_off),
-            EtherType(other) => self.fail(WireError::new(
-                Header::Ethernet,
-                0,
-                ErrorKind::NotRoce {
-                    reason: "EtherType",
-                    value: u64::from(other),
-                },
-            )),
+            EtherType(other) => self.fail(not_roce_ethertype(other)),
         }
     }
 
@@ -431,30 +425,10 @@ impl<'a> Dissector<'a> {
                 u32::from(ip.checksum()),
             );
         }
-        if let Err(e) = ip.check_total_len() {
-            return self.fail(e.shifted(o));
-        }
-        if ip.more_frags() || ip.frag_offset() != 0 {
-            return self.fail(WireError::new(
-                Header::Ipv4,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "a fragment offset/MF flag",
-                    value: u64::from(ip.frag_offset()),
-                },
-            ));
-        }
-        if ip.protocol() != PROTOCOL_UDP {
-            return self.fail(WireError::new(
-                Header::Ipv4,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "IP protocol",
-                    value: u64::from(ip.protocol()),
-                },
-            ));
-        }
-        let end = o + usize::from(ip.total_len());
+        let end = match check_ipv4(&ip) {
+            Ok(len) => o + len,
+            Err(e) => return self.fail(e.shifted(o)),
+        };
         let pseudo = PseudoHeader::V4 {
             src: ip.src_addr(),
             dst: ip.dst_addr(),
@@ -550,20 +524,10 @@ impl<'a> Dissector<'a> {
             "",
         );
         self.push(l);
-        if let Err(e) = ip.check_payload_len() {
-            return self.fail(e.shifted(o));
-        }
-        if ip.next_header() != PROTOCOL_UDP {
-            return self.fail(WireError::new(
-                Header::Ipv6,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "next header",
-                    value: u64::from(ip.next_header()),
-                },
-            ));
-        }
-        let end = o + ipv6::HEADER_LEN + usize::from(ip.payload_len());
+        let end = match check_ipv6(&ip) {
+            Ok(len) => o + len,
+            Err(e) => return self.fail(e.shifted(o)),
+        };
         let pseudo = PseudoHeader::V6 {
             src: ip.src_addr(),
             dst: ip.dst_addr(),
@@ -586,7 +550,7 @@ impl<'a> Dissector<'a> {
             None,
             "flow entropy: senders hash the QP pair into it for ECMP",
         );
-        let dport = l.uint(
+        l.uint(
             "udp.dstport",
             "Destination Port",
             o + 2,
@@ -616,34 +580,24 @@ impl<'a> Dissector<'a> {
             _ if u.verify_checksum(pseudo) => "correct".to_string(),
             _ => format!(
                 "incorrect, should be {:#06x}",
-                super::udp::compute_checksum(pseudo, u.datagram())
+                crate::wire::udp::compute_checksum(pseudo, u.datagram())
             ),
         };
         l.uint("udp.checksum", "Checksum", o + 6, 2, None, csum_meaning);
         self.push(l);
-        if let Err(e) = u.check_len() {
-            return self.fail(e.shifted(o));
-        }
-        if csum != 0 && !u.verify_checksum(pseudo) {
+        if len_ok && csum != 0 && !u.verify_checksum(pseudo) {
             self.warn(
                 Header::Udp,
                 o,
                 "udp.checksum",
-                u32::from(super::udp::compute_checksum(pseudo, u.datagram())),
+                u32::from(crate::wire::udp::compute_checksum(pseudo, u.datagram())),
                 u32::from(csum),
             );
         }
-        if dport != u64::from(ROCE_V2_PORT) {
-            return self.fail(WireError::new(
-                Header::Udp,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "destination port",
-                    value: dport,
-                },
-            ));
-        }
-        let udp_end = o + usize::from(u.len());
+        let udp_end = match check_udp(&u) {
+            Ok(len) => o + len,
+            Err(e) => return self.fail(e.shifted(o)),
+        };
         let transport = self.transport(o + udp::HEADER_LEN, udp_end);
         self.trailer(ip_end);
         let icrc_off = transport?;
@@ -726,20 +680,64 @@ impl<'a> Dissector<'a> {
         self.push(l);
     }
 
-    /// BTH through pad; returns the ICRC offset.
+    /// BTH through pad, checked by [`transport::locate`]; returns the ICRC offset. The
+    /// tree keeps the headers that fit before an error.
     fn transport(&mut self, o: usize, end: usize) -> Option<usize> {
         let f = self.frame;
-        if end.saturating_sub(o) < bth::HEADER_LEN {
-            self.fail(WireError::truncated(
-                Header::Bth,
-                o,
-                bth::HEADER_LEN,
-                end.saturating_sub(o),
-            ));
-            return None;
+        let layout = transport::locate(f, o, end);
+        if end.saturating_sub(o) >= bth::HEADER_LEN {
+            self.bth(o);
         }
+        if let Some(info) = Opcode(u8_at(f, o)).info() {
+            let mut at = o + bth::HEADER_LEN;
+            for h in info.headers.iter() {
+                if end.saturating_sub(at) < header_len(h) {
+                    break;
+                }
+                let l = self.ext_layer(h, at);
+                self.push(l);
+                at += header_len(h);
+            }
+        }
+        let t = match layout {
+            Ok(t) => t,
+            Err(e) => {
+                self.fail(e);
+                return None;
+            }
+        };
+        let (at, plen, pad) = (t.payload_offset, t.payload_len, t.pad_len);
+        let body = plen + pad;
+        if body > 0 {
+            let mut l = self.layer("infiniband.payload", "Payload", at, body);
+            if plen > 0 {
+                l.text(
+                    "infiniband.payload",
+                    "Payload",
+                    at,
+                    plen,
+                    hex_bytes(slice(f, at, at + plen)),
+                    format!("{plen} bytes"),
+                );
+            }
+            if pad > 0 {
+                l.text(
+                    "infiniband.pad",
+                    "Pad (not a Wireshark field)",
+                    at + plen,
+                    pad,
+                    hex_bytes(slice(f, at + plen, at + body)),
+                    format!("{pad} pad bytes"),
+                );
+            }
+            self.push(l);
+        }
+        Some(t.icrc_offset)
+    }
+
+    fn bth(&mut self, o: usize) {
+        let f = self.frame;
         let op = Opcode(u8_at(f, o));
-        let info = op.info();
         let mut l = self.layer(
             "infiniband.bth",
             "Base Transport Header",
@@ -838,76 +836,6 @@ impl<'a> Dissector<'a> {
             "24 bits, wraps at 2^24",
         );
         self.push(l);
-        let Some(info) = info else {
-            self.fail(WireError::new(
-                Header::Bth,
-                o,
-                ErrorKind::UnknownOpcode { opcode: op.0 },
-            ));
-            return None;
-        };
-        self.ext_and_payload(o, end, info)
-    }
-
-    fn ext_and_payload(&mut self, bth_off: usize, end: usize, info: OpcodeInfo) -> Option<usize> {
-        let f = self.frame;
-        let mut at = bth_off + bth::HEADER_LEN;
-        for h in info.headers.iter() {
-            let need = header_len(h);
-            let avail = end.saturating_sub(at);
-            if avail < need {
-                self.fail(WireError::truncated(h, at, need, avail));
-                return None;
-            }
-            let l = self.ext_layer(h, at);
-            self.push(l);
-            at += need;
-        }
-        let room = end.saturating_sub(at);
-        if room < ICRC_LEN {
-            self.fail(WireError::truncated(Header::Icrc, at, ICRC_LEN, room));
-            return None;
-        }
-        let pad = usize::from((u8_at(f, bth_off + 1) >> 4) & 0x3);
-        let body = room - ICRC_LEN;
-        if pad > body || (!info.headers.payload && body != 0) {
-            self.fail(WireError::new(
-                Header::Payload,
-                at,
-                ErrorKind::LengthMismatch {
-                    field: "payload and pad",
-                    claimed: pad,
-                    available: body,
-                },
-            ));
-            return None;
-        }
-        if body > 0 {
-            let plen = body - pad;
-            let mut l = self.layer("infiniband.payload", "Payload", at, body);
-            if plen > 0 {
-                l.text(
-                    "infiniband.payload",
-                    "Payload",
-                    at,
-                    plen,
-                    hex_bytes(slice(f, at, at + plen)),
-                    format!("{plen} bytes"),
-                );
-            }
-            if pad > 0 {
-                l.text(
-                    "infiniband.pad",
-                    "Pad (not a Wireshark field)",
-                    at + plen,
-                    pad,
-                    hex_bytes(slice(f, at + plen, at + body)),
-                    format!("{pad} pad bytes"),
-                );
-            }
-            self.push(l);
-        }
-        Some(end - ICRC_LEN)
     }
 
     fn ext_layer(&self, h: Header, o: usize) -> LayerBuilder<'a> {
@@ -1294,7 +1222,7 @@ impl<'a> Dissector<'a> {
                     o + 6,
                     1,
                     None,
-                    if g.nxt_hdr() == super::ib::NXTHDR_IBA {
+                    if g.nxt_hdr() == crate::wire::ib::NXTHDR_IBA {
                         "0x1b: IBA transport"
                     } else {
                         "not IBA"
@@ -1325,7 +1253,7 @@ impl<'a> Dissector<'a> {
                     "",
                 );
                 self.push(l);
-                if g.nxt_hdr() != super::ib::NXTHDR_IBA {
+                if g.nxt_hdr() != crate::wire::ib::NXTHDR_IBA {
                     return self.fail(WireError::new(
                         Header::Grh,
                         o,

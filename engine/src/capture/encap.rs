@@ -94,9 +94,9 @@ fn is_link(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::capture::LinkType;
-    use crate::wire::dissect::dissect;
-    use crate::wire::spec::{build, PacketSpec, Payload, SpecOperation};
+    use crate::capture::dissect::dissect;
+    use crate::capture::pcap::LinkType;
+    use crate::capture::spec::{build, PacketSpec, Payload, SpecOperation};
 
     #[test]
     fn a_write_is_wrapped_payload_first_and_ethernet_last() {
