@@ -23,6 +23,7 @@ use crate::wire::opcode::Opcode;
 use crate::wire::roce::{check_ipv4, check_ipv6, check_udp, not_roce_ethertype};
 use crate::wire::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
 use crate::wire::{bth, ipv6, transport, udp, ErrorKind, Header, WireError};
+use core::fmt;
 use serde::{Deserialize, Serialize};
 
 /// A field's value.
@@ -198,7 +199,13 @@ impl LayerBuilder<'_> {
 }
 
 fn hex_bytes(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * b.len());
+    for &x in b {
+        s.push(char::from(DIGITS[usize::from(x >> 4)]));
+        s.push(char::from(DIGITS[usize::from(x & 0xF)]));
+    }
+    s
 }
 
 fn ecn_meaning(ecn: u64) -> &'static str {
@@ -1380,22 +1387,49 @@ fn summary_line(f: &DecodedFrame) -> String {
             None => "no InfiniBand transport".to_string(),
         };
     };
-    let name = Opcode(op as u8)
-        .name()
-        .unwrap_or_else(|| format!("opcode {op:#04x}"));
-    let mut s = format!(
-        "{name} QP={:#08x} PSN={}",
-        f.uint("infiniband.bth.destqp").unwrap_or(0),
-        f.uint("infiniband.bth.psn").unwrap_or(0)
-    );
-    if let Some(fld) = f.field("infiniband.aeth.syndrome") {
-        s.push_str(&format!(" {}", fld.meaning));
+    InfoLine {
+        opcode: Opcode(op as u8),
+        qpn: f.uint("infiniband.bth.destqp").unwrap_or(0) as u32,
+        psn: f.uint("infiniband.bth.psn").unwrap_or(0) as u32,
+        aeth: f
+            .uint("infiniband.aeth.syndrome")
+            .map(|s| Syndrome::from_byte(s as u8)),
+        bad_checksum: !f.warnings.is_empty(),
+        error: f.error.as_ref(),
     }
-    if !f.warnings.is_empty() {
-        s.push_str(" [bad checksum]");
+    .to_string()
+}
+
+/// The Info column of a transport packet, as [`DecodedFrame::summary`] and the packet
+/// list's fast path (`FrameSummary::info`) both write it.
+#[derive(Debug, Clone, Copy)]
+pub struct InfoLine<'a> {
+    pub opcode: Opcode,
+    pub qpn: u32,
+    pub psn: u32,
+    pub aeth: Option<Syndrome>,
+    /// A checksum or CRC did not match.
+    pub bad_checksum: bool,
+    /// Where decoding stopped.
+    pub error: Option<&'a WireError>,
+}
+
+impl fmt::Display for InfoLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.opcode.named() {
+            Some(name) => write!(f, "{name}")?,
+            None => write!(f, "opcode {:#04x}", self.opcode.0)?,
+        }
+        write!(f, " QP={:#08x} PSN={}", self.qpn, self.psn)?;
+        if let Some(s) = self.aeth {
+            write!(f, " {s}")?;
+        }
+        if self.bad_checksum {
+            f.write_str(" [bad checksum]")?;
+        }
+        if let Some(e) = self.error {
+            write!(f, " [{e}]")?;
+        }
+        Ok(())
     }
-    if let Some(e) = &f.error {
-        s.push_str(&format!(" [{e}]"));
-    }
-    s
 }

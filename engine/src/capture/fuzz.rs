@@ -5,7 +5,7 @@
 //! packet list's fast path and the dissector.
 
 use super::dissect::dissect;
-use super::listing::{decode_capture, packet_row, summarize_frame, summary_from};
+use super::listing::{decode_capture, packet_row, summarize_frame, summarize_roce, summary_from};
 use super::pcap::{read_capture, LinkType};
 use crate::wire::roce::{FcsMode, RoceFrameRepr};
 
@@ -21,6 +21,13 @@ pub fn frame(data: &[u8]) {
             fast,
             summary_from(&d, data),
             "fast path and dissector differ"
+        );
+    }
+    if let Some(s) = summarize_roce(data) {
+        assert_eq!(
+            s.info().to_string(),
+            dissect(data, LinkType::Ethernet).summary,
+            "fast path and dissector write different Info columns"
         );
     }
     for fcs in [FcsMode::Absent, FcsMode::Present, FcsMode::Detect] {

@@ -9,7 +9,7 @@
 //! retransmissions is judged across the capture, in [`super::conversation`].
 
 use super::conversation::classify_summaries;
-use super::dissect::{dissect, DecodedFrame, FieldValue};
+use super::dissect::{dissect, DecodedFrame, FieldValue, InfoLine};
 use super::pcap::{CaptureCursor, CaptureError, CapturedFrame, FrameRef, LinkType};
 use crate::wire::bth::BthPacket;
 use crate::wire::bytes::{slice, u8_at};
@@ -126,6 +126,18 @@ fn role(opcode: Opcode, aeth: Option<Syndrome>) -> PacketRole {
     }
 }
 
+/// Whether a dissected frame's ICRC checks out.
+pub fn icrc_status(d: &DecodedFrame) -> IcrcStatus {
+    match (
+        d.field("infiniband.invariant.crc"),
+        d.warnings.iter().any(|w| w.header == Header::Icrc),
+    ) {
+        (None, _) => IcrcStatus::Absent,
+        (Some(_), true) => IcrcStatus::Invalid,
+        (Some(_), false) => IcrcStatus::Valid,
+    }
+}
+
 /// Decodes one captured frame into a packet-list row.
 pub fn packet_row(number: usize, frame: &CapturedFrame) -> PacketRow {
     let d = dissect(&frame.data, frame.link_type);
@@ -135,16 +147,7 @@ pub fn packet_row(number: usize, frame: &CapturedFrame) -> PacketRow {
 /// A packet-list row from an already dissected frame.
 pub fn row_from(number: usize, time_ns: u64, d: &DecodedFrame) -> PacketRow {
     let opcode = d.uint("infiniband.bth.opcode").map(|v| v as u8);
-    let icrc = match (
-        d.field("infiniband.invariant.crc"),
-        d.warnings
-            .iter()
-            .any(|w| w.header == crate::wire::Header::Icrc),
-    ) {
-        (None, _) => IcrcStatus::Absent,
-        (Some(_), true) => IcrcStatus::Invalid,
-        (Some(_), false) => IcrcStatus::Valid,
-    };
+    let icrc = icrc_status(d);
     let error = d
         .error
         .as_ref()
@@ -228,11 +231,26 @@ pub struct FrameSummary {
     pub len: u32,
     pub icrc: IcrcStatus,
     pub role: PacketRole,
+    /// The AETH syndrome, when the packet has one.
+    pub aeth: Option<Syndrome>,
     /// A structural error or a bad checksum/CRC ([`PacketRow::has_error`]).
     pub problem: bool,
 }
 
 impl FrameSummary {
+    /// The Info column of a frame [`summarize_roce`] read (a frame that was not is
+    /// described by its [`PacketRow::info`]).
+    pub fn info(&self) -> InfoLine<'static> {
+        InfoLine {
+            opcode: Opcode(self.opcode.unwrap_or(0)),
+            qpn: self.qpn.unwrap_or(0),
+            psn: self.psn.unwrap_or(0),
+            aeth: self.aeth,
+            bad_checksum: self.icrc == IcrcStatus::Invalid,
+            error: None,
+        }
+    }
+
     /// Whether [`RowFilter`] would show the frame.
     pub fn is_problem(&self) -> bool {
         self.problem
@@ -280,16 +298,20 @@ pub fn summary_from(d: &DecodedFrame, frame: &[u8]) -> FrameSummary {
         len: row.len as u32,
         icrc: row.icrc,
         role: row.role,
+        aeth: d
+            .uint("infiniband.aeth.syndrome")
+            .map(|s| Syndrome::from_byte(s as u8)),
         problem: row.has_error(),
     }
 }
 
-/// The fast path of [`summarize_frame`]: a well-formed RoCE v2 frame on Ethernet, walked
+/// The fast path of [`summarize_frame`] alone: a well-formed RoCE v2 frame on Ethernet, walked
 /// once by [`locate`] (the checks the dissector makes, in its order) and read in place,
 /// with the IPv4 header checksum, the UDP checksum (when present) and the ICRC checked
 /// but no text. `None` for any frame the dissector would report an error or a warning on
-/// other than the ICRC: it then describes the frame.
-fn fast_summary(f: &[u8]) -> Option<FrameSummary> {
+/// other than the ICRC: it then describes the frame. For a frame it reads,
+/// [`FrameSummary::info`] is the Info column [`packet_row`] would give.
+pub fn summarize_roce(f: &[u8]) -> Option<FrameSummary> {
     let (l, info) = locate(f, FcsMode::Absent).ok()?;
     let ip = slice(f, l.ip_offset, l.ip_end);
     let (source, destination, pseudo) = if l.ip_version == 4 {
@@ -337,6 +359,7 @@ fn fast_summary(f: &[u8]) -> Option<FrameSummary> {
             IcrcStatus::Invalid
         },
         role: role(bth.opcode(), aeth),
+        aeth,
         problem: !valid,
     })
 }
@@ -346,7 +369,7 @@ fn fast_summary(f: &[u8]) -> Option<FrameSummary> {
 /// frame goes through the dissector, so both agree on every input.
 pub fn summarize_frame(data: &[u8], link: LinkType) -> FrameSummary {
     if link == LinkType::Ethernet {
-        if let Some(s) = fast_summary(data) {
+        if let Some(s) = summarize_roce(data) {
             return s;
         }
     }
@@ -501,6 +524,34 @@ mod tests {
         assert_eq!(row.icrc, IcrcStatus::Valid);
         assert_eq!(row.role, PacketRole::Request);
         assert!(!row.has_error());
+    }
+
+    #[test]
+    fn the_fast_path_writes_the_dissectors_info_column() {
+        for op in SpecOperation::ALL {
+            for v6 in [false, true] {
+                let mut spec = spec(op, 0xFF_FFFE, true);
+                if v6 {
+                    spec.src_ip = "fd00::1".parse().unwrap();
+                    spec.dst_ip = "fd00::2".parse().unwrap();
+                }
+                let mut f = build(&spec).unwrap();
+                for bad_icrc in [false, true] {
+                    if bad_icrc {
+                        let (l, _) = crate::wire::roce::locate(&f, FcsMode::Absent).unwrap();
+                        f[l.icrc_offset] ^= 1;
+                    }
+                    let d = dissect(&f, LinkType::Ethernet);
+                    assert_eq!(d.summary.contains("[bad checksum]"), bad_icrc);
+                    match summarize_roce(&f) {
+                        Some(s) => assert_eq!(s.info().to_string(), d.summary, "{op:?} v6={v6}"),
+                        // Over IPv6 the UDP checksum, which covers the ICRC, fails too:
+                        // the dissector describes that frame.
+                        None => assert!(v6 && bad_icrc, "{op:?} v6={v6}"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]
