@@ -203,7 +203,7 @@ fn non_roce_frames_stop_cleanly() {
     set16(&mut f, 36, 53);
     let d = dissect(&f, LinkType::Ethernet);
     assert_eq!(
-        d.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+        d.layers.iter().map(|l| l.name).collect::<Vec<_>>(),
         ["eth", "ip", "udp"]
     );
     assert!(matches!(

@@ -198,7 +198,7 @@ impl<'a> FrameJson<'a> {
             .layers
             .iter()
             .flat_map(|l| l.fields.iter())
-            .map(|f| (f.name.as_str(), &f.value))
+            .map(|f| (f.name, &f.value))
             .collect();
         // Stable, so of equal names the first stays first for `dedup_by_key`.
         fields.sort_by_key(|&(name, _)| name);
@@ -262,7 +262,7 @@ impl Serialize for Layers<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.0.layers.len()))?;
         for l in &self.0.layers {
-            seq.serialize_element(&l.name)?;
+            seq.serialize_element(l.name)?;
         }
         seq.end()
     }

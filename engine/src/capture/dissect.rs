@@ -25,6 +25,7 @@ use crate::wire::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
 use crate::wire::{bth, ipv6, transport, udp, ErrorKind, Header, WireError};
 use core::fmt;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A field's value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,13 +35,14 @@ pub enum FieldValue {
     Text(String),
 }
 
-/// One decoded field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One decoded field. Names, labels and most meanings are the dissector's own text, so
+/// a frame's tree costs an allocation only for what the frame itself says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Field {
     /// Wireshark display-filter name, e.g. `infiniband.bth.psn`.
-    pub name: String,
+    pub name: &'static str,
     /// Human label, e.g. "Packet Sequence Number".
-    pub label: String,
+    pub label: &'static str,
     pub value: FieldValue,
     /// First byte of the field in the frame.
     pub offset: usize,
@@ -49,15 +51,15 @@ pub struct Field {
     /// Bits of those bytes (read big-endian) that hold the field, when sub-byte.
     pub mask: Option<u64>,
     /// What the value means.
-    pub meaning: String,
+    pub meaning: Cow<'static, str>,
 }
 
 /// One header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Layer {
     /// Wireshark protocol/subtree name, e.g. `eth`, `ip`, `infiniband.bth`.
-    pub name: String,
-    pub title: String,
+    pub name: &'static str,
+    pub title: &'static str,
     pub offset: usize,
     pub len: usize,
     pub fields: Vec<Field>,
@@ -120,12 +122,12 @@ impl LayerBuilder<'_> {
     /// Adds an unsigned field read from `len` bytes at `offset` under `mask`.
     fn uint(
         &mut self,
-        name: &str,
-        label: &str,
+        name: &'static str,
+        label: &'static str,
         offset: usize,
         len: usize,
         mask: Option<u64>,
-        meaning: impl Into<String>,
+        meaning: impl Into<Cow<'static, str>>,
     ) -> u64 {
         let raw = self.raw(offset, len);
         let v = match mask {
@@ -143,7 +145,14 @@ impl LayerBuilder<'_> {
         );
         v
     }
-    fn flag(&mut self, name: &str, label: &str, offset: usize, mask: u64, meaning: &str) -> bool {
+    fn flag(
+        &mut self,
+        name: &'static str,
+        label: &'static str,
+        offset: usize,
+        mask: u64,
+        meaning: &'static str,
+    ) -> bool {
         let v = self.raw(offset, 1) & mask != 0;
         self.push(
             name,
@@ -152,18 +161,18 @@ impl LayerBuilder<'_> {
             offset,
             1,
             Some(mask),
-            meaning.to_string(),
+            meaning.into(),
         );
         v
     }
     fn text(
         &mut self,
-        name: &str,
-        label: &str,
+        name: &'static str,
+        label: &'static str,
         offset: usize,
         len: usize,
         text: String,
-        meaning: impl Into<String>,
+        meaning: impl Into<Cow<'static, str>>,
     ) {
         self.push(
             name,
@@ -178,17 +187,17 @@ impl LayerBuilder<'_> {
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
-        name: &str,
-        label: &str,
+        name: &'static str,
+        label: &'static str,
         value: FieldValue,
         offset: usize,
         len: usize,
         mask: Option<u64>,
-        meaning: String,
+        meaning: Cow<'static, str>,
     ) {
         self.layer.fields.push(Field {
-            name: name.to_string(),
-            label: label.to_string(),
+            name,
+            label,
             value,
             offset,
             len,
@@ -218,12 +227,18 @@ fn ecn_meaning(ecn: u64) -> &'static str {
 }
 
 impl<'a> Dissector<'a> {
-    fn layer(&self, name: &str, title: &str, offset: usize, len: usize) -> LayerBuilder<'a> {
+    fn layer(
+        &self,
+        name: &'static str,
+        title: &'static str,
+        offset: usize,
+        len: usize,
+    ) -> LayerBuilder<'a> {
         LayerBuilder {
             frame: self.frame,
             layer: Layer {
-                name: name.to_string(),
-                title: title.to_string(),
+                name,
+                title,
                 offset,
                 len,
                 fields: Vec::new(),
@@ -346,7 +361,7 @@ impl<'a> Dissector<'a> {
             "",
         );
         if let Some(last) = l.layer.fields.last_mut() {
-            last.meaning = ecn_meaning(ecn).to_string();
+            last.meaning = ecn_meaning(ecn).into();
         }
         l.uint(
             "ip.len",
@@ -476,7 +491,7 @@ impl<'a> Dissector<'a> {
             "",
         );
         if let Some(last) = l.layer.fields.last_mut() {
-            last.meaning = ecn_meaning(ecn).to_string();
+            last.meaning = ecn_meaning(ecn).into();
         }
         l.uint(
             "ipv6.flow",
@@ -870,7 +885,7 @@ impl<'a> Dissector<'a> {
                     last.meaning = if q & 0x8000_0000 != 0 {
                         "controlled Q_Key (high bit set)".into()
                     } else {
-                        String::new()
+                        "".into()
                     };
                 }
                 l.uint(

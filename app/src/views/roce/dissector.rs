@@ -26,7 +26,7 @@ pub struct DissectorProps {
 /// A highlighted byte range and the field it belongs to.
 #[derive(Clone, PartialEq)]
 struct Mark {
-    name: String,
+    name: &'static str,
     offset: usize,
     len: usize,
 }
@@ -34,7 +34,7 @@ struct Mark {
 impl Mark {
     fn of(f: &Field) -> Mark {
         Mark {
-            name: f.name.clone(),
+            name: f.name,
             offset: f.offset,
             len: f.len,
         }
@@ -100,7 +100,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
     }
     {
         let on_inspect = props.on_inspect.clone();
-        let picked = selected.as_ref().map(|m| m.name.clone());
+        let picked = selected.as_ref().map(|m| m.name.to_string());
         use_effect_with((decoded.clone(), picked), move |(frame, picked)| {
             if let Some(on_inspect) = on_inspect {
                 on_inspect.emit(Inspection {
@@ -193,7 +193,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                 <li>
                     <button type="button"
                         class={classes!("field", is_sel.then_some("sel"), is_hov.then_some("hov"))}
-                        data-field={fl.name.clone()} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
+                        data-field={fl.name} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
                         aria-pressed={is_sel.to_string()}
                         {onclick} {onmouseenter} {onmouseleave} {onfocus} {onblur}>
                         <span class="field-label">{ &fl.label }</span>{ ": " }
@@ -207,7 +207,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
         html! {
             <li class={classes!("layer", format!("band-{}", i % 6))}>
                 <button type="button" class="layer-toggle" aria-expanded={open.to_string()}
-                    data-layer={layer.name.clone()} onclick={toggle}>
+                    data-layer={layer.name} onclick={toggle}>
                     <span aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
                     { format!("{} ({} bytes at {})", layer.title, layer.len, layer.offset) }
                 </button>
