@@ -24,7 +24,7 @@ fn vectors() -> Vec<Value> {
 fn icrc_matches_scapy() {
     for v in vectors() {
         let frame = unhex(v["hex"].as_str().unwrap());
-        let (layout, _) =
+        let layout =
             locate(&frame, FcsMode::Absent).unwrap_or_else(|e| panic!("{}: {e}", v["name"]));
         assert_eq!(
             u64::from(stored_icrc(&frame, &layout)),
@@ -80,7 +80,7 @@ fn variant_fields_do_not_change_icrc() {
         let frame = unhex(v[i]["hex"].as_str().unwrap());
         // `parse` checks the ICRC: both frames carry a correct one.
         let r = RoceFrameRepr::parse(&frame, FcsMode::Absent).unwrap();
-        let (layout, _) = locate(&frame, FcsMode::Absent).unwrap();
+        let layout = locate(&frame, FcsMode::Absent).unwrap();
         let IpRepr::V4(ip) = r.ip else {
             panic!("vector {i} is IPv4")
         };

@@ -177,8 +177,8 @@ pub fn roce_pcap(count: usize) -> Vec<u8> {
 pub fn with_bad_icrcs(frames: &mut [CapturedFrame], every: usize) -> usize {
     let mut broken = 0;
     for f in frames.iter_mut().skip(every - 1).step_by(every) {
-        let (layout, _) = locate(&f.data, FcsMode::Absent).expect("a generated frame");
-        f.data[layout.icrc_offset] ^= 0x01;
+        let layout = locate(&f.data, FcsMode::Absent).expect("a generated frame");
+        f.data[layout.transport.icrc_offset] ^= 0x01;
         broken += 1;
     }
     broken

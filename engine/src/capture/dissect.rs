@@ -145,6 +145,18 @@ impl LayerBuilder<'_> {
         );
         v
     }
+    /// The ECN bits, with what their value means.
+    fn ecn(&mut self, name: &'static str, offset: usize, len: usize, mask: u64) {
+        let ecn = (self.raw(offset, len) & mask) >> mask.trailing_zeros();
+        self.uint(
+            name,
+            "Explicit Congestion Notification",
+            offset,
+            len,
+            Some(mask),
+            ecn_meaning(ecn),
+        );
+    }
     fn flag(
         &mut self,
         name: &'static str,
@@ -352,17 +364,7 @@ impl<'a> Dissector<'a> {
             Some(0xFC),
             "DSCP: the switch maps it to a traffic class / PFC priority",
         );
-        let ecn = l.uint(
-            "ip.dsfield.ecn",
-            "Explicit Congestion Notification",
-            o + 1,
-            1,
-            Some(0x03),
-            "",
-        );
-        if let Some(last) = l.layer.fields.last_mut() {
-            last.meaning = ecn_meaning(ecn).into();
-        }
+        l.ecn("ip.dsfield.ecn", o + 1, 1, 0x03);
         l.uint(
             "ip.len",
             "Total Length",
@@ -482,17 +484,7 @@ impl<'a> Dissector<'a> {
             Some(0x0FC0_0000),
             "DSCP",
         );
-        let ecn = l.uint(
-            "ipv6.tclass.ecn",
-            "Explicit Congestion Notification",
-            o,
-            4,
-            Some(0x0030_0000),
-            "",
-        );
-        if let Some(last) = l.layer.fields.last_mut() {
-            last.meaning = ecn_meaning(ecn).into();
-        }
+        l.ecn("ipv6.tclass.ecn", o, 4, 0x0030_0000);
         l.uint(
             "ipv6.flow",
             "Flow Label",

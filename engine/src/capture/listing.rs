@@ -312,7 +312,8 @@ pub fn summary_from(d: &DecodedFrame, frame: &[u8]) -> FrameSummary {
 /// other than the ICRC: it then describes the frame. For a frame it reads,
 /// [`FrameSummary::info`] is the Info column [`packet_row`] would give.
 pub fn summarize_roce(f: &[u8]) -> Option<FrameSummary> {
-    let (l, info) = locate(f, FcsMode::Absent).ok()?;
+    let l = locate(f, FcsMode::Absent).ok()?;
+    let t = l.transport;
     let ip = slice(f, l.ip_offset, l.ip_end);
     let (source, destination, pseudo) = if l.ip_version == 4 {
         let ip = Ipv4Packet::new_checked(ip).ok()?;
@@ -338,12 +339,12 @@ pub fn summarize_roce(f: &[u8]) -> Option<FrameSummary> {
     if udp.checksum() != 0 && !udp.verify_checksum(pseudo) {
         return None;
     }
-    let bth = BthPacket::new_checked(slice(f, l.bth_offset, l.icrc_offset)).ok()?;
+    let bth = BthPacket::new_checked(slice(f, t.bth_offset, t.icrc_offset)).ok()?;
     let valid = computed_icrc(f, &l).ok()? == stored_icrc(f, &l);
-    let aeth = info.headers.aeth.then(|| {
+    let aeth = t.info.headers.aeth.then(|| {
         Syndrome::from_byte(u8_at(
             f,
-            l.ext_offset + info.headers.offset_of(Header::Aeth),
+            t.ext_offset + t.info.headers.offset_of(Header::Aeth),
         ))
     });
     Some(FrameSummary {
@@ -538,8 +539,8 @@ mod tests {
                 let mut f = build(&spec).unwrap();
                 for bad_icrc in [false, true] {
                     if bad_icrc {
-                        let (l, _) = crate::wire::roce::locate(&f, FcsMode::Absent).unwrap();
-                        f[l.icrc_offset] ^= 1;
+                        let l = crate::wire::roce::locate(&f, FcsMode::Absent).unwrap();
+                        f[l.transport.icrc_offset] ^= 1;
                     }
                     let d = dissect(&f, LinkType::Ethernet);
                     assert_eq!(d.summary.contains("[bad checksum]"), bad_icrc);

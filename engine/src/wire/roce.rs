@@ -5,16 +5,16 @@
 //! records where every part starts; [`RoceFrameRepr::parse`] and the packet list's fast
 //! path (`capture::listing`) build on it.
 
-use super::bth::{BthPacket, BthRepr};
+use super::bth::BthRepr;
 use super::bytes::{be32, slice};
 use super::crc::{ethernet_fcs, roce_v2_icrc, ICRC_LEN};
 use super::ethernet::{self, EtherType, EthernetFrame, EthernetRepr, MIN_FRAME_LEN};
 use super::ext::ExtRepr;
 use super::ipv4::{Ipv4Packet, Ipv4Repr, PROTOCOL_UDP};
 use super::ipv6::{Ipv6Packet, Ipv6Repr};
-use super::opcode::OpcodeInfo;
+use super::transport::{self, TransportLayout};
 use super::udp::{PseudoHeader, UdpPacket, UdpRepr, ROCE_V2_PORT};
-use super::{bth, ipv6, transport, udp, ErrorKind, Header, Result, WireError};
+use super::{bth, ipv6, udp, ErrorKind, Header, Result, WireError};
 use serde::{Deserialize, Serialize};
 
 /// Whether the frame ends with an Ethernet FCS.
@@ -37,7 +37,7 @@ pub enum IpRepr {
 }
 
 /// Byte offsets of every part of a RoCE v2 frame, found by [`locate`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RoceLayout {
     pub frame_len: usize,
     pub vlan: bool,
@@ -47,19 +47,15 @@ pub struct RoceLayout {
     /// End of the IP packet (IP total length / payload length applied).
     pub ip_end: usize,
     pub udp_offset: usize,
-    pub bth_offset: usize,
-    pub ext_offset: usize,
-    pub payload_offset: usize,
-    pub payload_len: usize,
-    pub pad_len: usize,
-    pub icrc_offset: usize,
+    /// BTH through ICRC.
+    pub transport: TransportLayout,
     /// Offset of the FCS, when one was found.
     pub fcs_offset: Option<usize>,
 }
 
 /// Walks the headers of `frame` and checks every length against the bytes present.
 /// Checksums and CRCs are not verified here.
-pub fn locate(frame: &[u8], fcs: FcsMode) -> Result<(RoceLayout, OpcodeInfo)> {
+pub fn locate(frame: &[u8], fcs: FcsMode) -> Result<RoceLayout> {
     let eth = EthernetFrame::new_checked(frame)?;
     let ip_offset = eth.header_len();
     let l3 = slice(frame, ip_offset, frame.len());
@@ -81,7 +77,7 @@ pub fn locate(frame: &[u8], fcs: FcsMode) -> Result<(RoceLayout, OpcodeInfo)> {
     let at_udp = |e: WireError| e.shifted(udp_offset);
     let udp = UdpPacket::new_checked(udp_buf).map_err(at_udp)?;
     let udp_end = udp_offset + check_udp(&udp).map_err(at_udp)?;
-    let t = transport::locate(frame, udp_offset + udp::HEADER_LEN, udp_end)?;
+    let transport = transport::locate(frame, udp_offset + udp::HEADER_LEN, udp_end)?;
     let trailer = frame.len().saturating_sub(ip_end);
     let fcs_offset = match fcs {
         FcsMode::Absent => None,
@@ -101,25 +97,17 @@ pub fn locate(frame: &[u8], fcs: FcsMode) -> Result<(RoceLayout, OpcodeInfo)> {
             (trailer >= ethernet::FCS_LEN && fcs_matches(frame, off)).then_some(off)
         }
     };
-    Ok((
-        RoceLayout {
-            frame_len: frame.len(),
-            vlan: eth.is_tagged(),
-            ip_offset,
-            ip_version,
-            ip_header_len,
-            ip_end,
-            udp_offset,
-            bth_offset: t.bth_offset,
-            ext_offset: t.ext_offset,
-            payload_offset: t.payload_offset,
-            payload_len: t.payload_len,
-            pad_len: t.pad_len,
-            icrc_offset: t.icrc_offset,
-            fcs_offset,
-        },
-        t.info,
-    ))
+    Ok(RoceLayout {
+        frame_len: frame.len(),
+        vlan: eth.is_tagged(),
+        ip_offset,
+        ip_version,
+        ip_header_len,
+        ip_end,
+        udp_offset,
+        transport,
+        fcs_offset,
+    })
 }
 
 /// What an IPv4 header must say to carry RoCE v2: a total length the bytes hold, no
@@ -195,7 +183,11 @@ fn fcs_matches(frame: &[u8], fcs_offset: usize) -> bool {
 
 /// The ICRC stored in the frame (little-endian on the wire).
 pub fn stored_icrc(frame: &[u8], layout: &RoceLayout) -> u32 {
-    match slice(frame, layout.icrc_offset, layout.icrc_offset + ICRC_LEN) {
+    match slice(
+        frame,
+        layout.transport.icrc_offset,
+        layout.transport.icrc_offset + ICRC_LEN,
+    ) {
         &[a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
         _ => 0,
     }
@@ -203,7 +195,7 @@ pub fn stored_icrc(frame: &[u8], layout: &RoceLayout) -> u32 {
 
 /// The ICRC computed over the frame's invariant bytes.
 pub fn computed_icrc(frame: &[u8], layout: &RoceLayout) -> Result<u32> {
-    roce_v2_icrc(slice(frame, layout.ip_offset, layout.icrc_offset))
+    roce_v2_icrc(slice(frame, layout.ip_offset, layout.transport.icrc_offset))
         .map_err(|e| e.shifted(layout.ip_offset))
 }
 
@@ -225,7 +217,8 @@ impl RoceFrameRepr {
     /// Parses and fully validates a frame: lengths, IPv4 header checksum, UDP
     /// checksum (when present), ICRC and FCS (per `fcs`).
     pub fn parse(frame: &[u8], fcs: FcsMode) -> Result<Self> {
-        let (l, info) = locate(frame, fcs)?;
+        let l = locate(frame, fcs)?;
+        let t = l.transport;
         let eth = EthernetFrame::new_checked(frame)?;
         let ethernet = EthernetRepr::parse(&eth)?;
         let ip_bytes = slice(frame, l.ip_offset, l.ip_end);
@@ -253,24 +246,8 @@ impl RoceFrameRepr {
         let udp_p = UdpPacket::new_checked(slice(frame, l.udp_offset, l.ip_end))
             .map_err(|e| e.shifted(l.udp_offset))?;
         let udp = UdpRepr::parse(&udp_p, pseudo).map_err(|e| e.shifted(l.udp_offset))?;
-        let bth_p = BthPacket::new_checked(slice(frame, l.bth_offset, l.icrc_offset))
-            .map_err(|e| e.shifted(l.bth_offset))?;
-        let bth = BthRepr::parse(&bth_p)?;
-        let (ext, _) = ExtRepr::parse(info.headers, slice(frame, l.ext_offset, l.icrc_offset))
-            .map_err(|e| e.shifted(l.ext_offset))?;
-        let stored = stored_icrc(frame, &l);
-        let computed = computed_icrc(frame, &l)?;
-        if stored != computed {
-            return Err(WireError::new(
-                Header::Icrc,
-                l.icrc_offset,
-                ErrorKind::BadChecksum {
-                    field: "infiniband.invariant.crc",
-                    computed,
-                    found: stored,
-                },
-            ));
-        }
+        let (bth, ext, payload) = transport::parse(frame, &t)?;
+        transport::check_icrc(&t, computed_icrc(frame, &l)?, stored_icrc(frame, &l))?;
         if let (FcsMode::Present, Some(off)) = (fcs, l.fcs_offset) {
             if !fcs_matches(frame, off) {
                 return Err(WireError::new(
@@ -290,7 +267,7 @@ impl RoceFrameRepr {
             udp,
             bth,
             ext,
-            payload: slice(frame, l.payload_offset, l.payload_offset + l.payload_len).to_vec(),
+            payload,
             fcs: l.fcs_offset.is_some(),
         })
     }
@@ -325,37 +302,8 @@ impl RoceFrameRepr {
     /// over IPv6, on request over IPv4) and, when asked, the FCS.
     pub fn emit(&self) -> Result<Vec<u8>> {
         let r = self.clone().normalized();
-        let info = r.bth.opcode.info().ok_or_else(|| {
-            WireError::new(
-                Header::Bth,
-                0,
-                ErrorKind::UnknownOpcode {
-                    opcode: r.bth.opcode.0,
-                },
-            )
-        })?;
+        let info = transport::check_emit(&r.bth, r.payload.len())?;
         let pad = usize::from(r.bth.pad_count);
-        if (r.payload.len() + pad) & 3 != 0 || pad > 3 {
-            return Err(WireError::new(
-                Header::Bth,
-                0,
-                ErrorKind::BadValue {
-                    field: "infiniband.bth.padcnt (payload + pad must be a multiple of 4)",
-                    value: pad as u64,
-                },
-            ));
-        }
-        if !info.headers.payload && !r.payload.is_empty() {
-            return Err(WireError::new(
-                Header::Payload,
-                0,
-                ErrorKind::LengthMismatch {
-                    field: "payload of an opcode that carries none",
-                    claimed: 0,
-                    available: r.payload.len(),
-                },
-            ));
-        }
         let eth_len = r.ethernet.header_len();
         let (ip_len, pseudo) = match r.ip {
             IpRepr::V4(ip) => (

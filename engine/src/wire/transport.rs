@@ -3,9 +3,11 @@
 //! walk that checks it fits, shared by both framings, their `Repr`s, the packet list's
 //! fast path and the dissector.
 
-use super::bth::{self, BthPacket};
+use super::bth::{self, BthPacket, BthRepr};
+use super::bytes::slice;
 use super::crc::ICRC_LEN;
 use super::ext::header_len;
+use super::ext::ExtRepr;
 use super::opcode::OpcodeInfo;
 use super::{ErrorKind, Header, Result, WireError};
 
@@ -83,4 +85,70 @@ pub fn locate(frame: &[u8], bth_offset: usize, end: usize) -> Result<TransportLa
         pad_len,
         icrc_offset: end - ICRC_LEN,
     })
+}
+
+/// What `emit` refuses before it writes a transport packet, so that what it writes
+/// [`locate`] accepts: an unknown opcode, a pad that does not bring the payload to a
+/// multiple of 4 bytes, a payload on an opcode that carries none. Errors at offset 0.
+pub fn check_emit(bth: &BthRepr, payload_len: usize) -> Result<OpcodeInfo> {
+    let info = bth.opcode.info().ok_or_else(|| {
+        WireError::new(
+            Header::Bth,
+            0,
+            ErrorKind::UnknownOpcode {
+                opcode: bth.opcode.0,
+            },
+        )
+    })?;
+    let pad = usize::from(bth.pad_count);
+    if !(payload_len + pad).is_multiple_of(4) || pad > 3 {
+        return Err(WireError::new(
+            Header::Bth,
+            0,
+            ErrorKind::BadValue {
+                field: "infiniband.bth.padcnt (payload + pad must be a multiple of 4)",
+                value: pad as u64,
+            },
+        ));
+    }
+    if !info.headers.payload && payload_len != 0 {
+        return Err(WireError::new(
+            Header::Payload,
+            0,
+            ErrorKind::LengthMismatch {
+                field: "payload of an opcode that carries none",
+                claimed: 0,
+                available: payload_len,
+            },
+        ));
+    }
+    Ok(info)
+}
+
+/// The BTH, extended headers and payload (without its pad) of a transport packet
+/// [`locate`] found in `frame`.
+pub fn parse(frame: &[u8], t: &TransportLayout) -> Result<(BthRepr, ExtRepr, Vec<u8>)> {
+    let bth_p = BthPacket::new_checked(slice(frame, t.bth_offset, t.icrc_offset))
+        .map_err(|e| e.shifted(t.bth_offset))?;
+    let bth = BthRepr::parse(&bth_p)?;
+    let (ext, _) = ExtRepr::parse(t.info.headers, slice(frame, t.ext_offset, t.icrc_offset))
+        .map_err(|e| e.shifted(t.ext_offset))?;
+    let payload = slice(frame, t.payload_offset, t.payload_offset + t.payload_len).to_vec();
+    Ok((bth, ext, payload))
+}
+
+/// The error for a stored ICRC that is not the one computed.
+pub fn check_icrc(t: &TransportLayout, computed: u32, found: u32) -> Result<()> {
+    if computed == found {
+        return Ok(());
+    }
+    Err(WireError::new(
+        Header::Icrc,
+        t.icrc_offset,
+        ErrorKind::BadChecksum {
+            field: "infiniband.invariant.crc",
+            computed,
+            found,
+        },
+    ))
 }
