@@ -149,18 +149,26 @@ fn write_line(
         Some(s) => write_fast_line(out, number, time_ns, &s),
         None => {
             let row = row_from(number, time_ns, &dissect(data, link));
-            let host = |h: &str| if h.is_empty() { "?" } else { h }.to_owned();
             writeln!(
                 out,
                 "{number:>5} {} {} -> {} {}B {} {}",
                 Seconds(time_ns),
-                host(&row.source),
-                host(&row.destination),
+                or_unknown(&row.source),
+                or_unknown(&row.destination),
                 row.len,
                 icrc_text(row.icrc),
                 row.info
             )
         }
+    }
+}
+
+/// A host the dissector could not name is shown as `?`.
+fn or_unknown(host: &str) -> &str {
+    if host.is_empty() {
+        "?"
+    } else {
+        host
     }
 }
 
