@@ -17,7 +17,7 @@ use crate::wire::ethernet::MacAddr;
 use crate::wire::ext::Syndrome;
 use crate::wire::ipv4::Ipv4Packet;
 use crate::wire::ipv6::Ipv6Packet;
-use crate::wire::opcode::Opcode;
+use crate::wire::opcode::{Opcode, Operation};
 use crate::wire::roce::{computed_icrc, locate, stored_icrc, FcsMode};
 use crate::wire::udp::{PseudoHeader, UdpPacket};
 use crate::wire::Header;
@@ -104,11 +104,13 @@ fn role_of(d: &DecodedFrame) -> PacketRole {
     let aeth = d
         .uint("infiniband.aeth.syndrome")
         .map(|s| Syndrome::from_byte(s as u8));
-    role(Opcode(op as u8), aeth)
+    let opcode = Opcode(op as u8);
+    role(opcode, opcode.operation(), aeth)
 }
 
-/// The role of a transport packet from its opcode and AETH syndrome.
-fn role(opcode: Opcode, aeth: Option<Syndrome>) -> PacketRole {
+/// The role of a transport packet from its opcode (and the operation it stands for) and
+/// AETH syndrome.
+fn role(opcode: Opcode, operation: Option<Operation>, aeth: Option<Syndrome>) -> PacketRole {
     if opcode == Opcode::CNP {
         return PacketRole::Cnp;
     }
@@ -119,7 +121,7 @@ fn role(opcode: Opcode, aeth: Option<Syndrome>) -> PacketRole {
         Some(_) => return PacketRole::Response,
         None => {}
     }
-    match opcode.operation() {
+    match operation {
         Some(o) if o.is_response() => PacketRole::Response,
         Some(_) => PacketRole::Request,
         None => PacketRole::Other,
@@ -359,7 +361,7 @@ pub fn summarize_roce(f: &[u8]) -> Option<FrameSummary> {
         } else {
             IcrcStatus::Invalid
         },
-        role: role(bth.opcode(), aeth),
+        role: role(bth.opcode(), Some(t.info.operation), aeth),
         aeth,
         problem: !valid,
     })

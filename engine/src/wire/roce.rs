@@ -55,6 +55,9 @@ pub struct RoceLayout {
 
 /// Walks the headers of `frame` and checks every length against the bytes present.
 /// Checksums and CRCs are not verified here.
+// Always inlined: the packet list's fast path runs it for every frame of a capture, and
+// as a call (its layout returned through a `Result`) it cost that path a fifth of its speed.
+#[inline(always)]
 pub fn locate(frame: &[u8], fcs: FcsMode) -> Result<RoceLayout> {
     let eth = EthernetFrame::new_checked(frame)?;
     let ip_offset = eth.header_len();
