@@ -4,9 +4,9 @@
 //!
 //! `cargo run -p engine --example fuzz_seeds`, then minimize with `cargo fuzz cmin`.
 
-use engine::wire::capture::{read_capture, write_pcap};
+use engine::capture::pcap::{read_capture, write_pcap};
+use engine::capture::spec::{build, to_repr, PacketSpec, Payload, SpecOperation};
 use engine::wire::opcode::{Opcode, Operation, Transport};
-use engine::wire::spec::{build, to_repr, PacketSpec, Payload, SpecOperation};
 use engine::wire::VlanRepr;
 use std::net::{IpAddr, Ipv6Addr};
 use std::path::Path;
@@ -69,7 +69,7 @@ fn main() {
         let f = r.emit().expect("the frame emits");
         write(&frames_dir, &format!("seed-{name}"), &f);
     }
-    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    let sample = engine::capture::sample::pcapng().expect("the sample builds");
     let pcap = write_pcap(&read_capture(&sample).frames).expect("pcap writes");
     for (name, file) in [("sample.pcapng", &sample), ("sample.pcap", &pcap)] {
         write(&capture_dir, &format!("seed-{name}"), file);

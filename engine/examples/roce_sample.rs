@@ -1,7 +1,7 @@
 //! Writes the lab's sample capture, `assets/samples/roce-sample.pcapng`.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let bytes = engine::wire::sample::pcapng()?;
+    let bytes = engine::capture::sample::pcapng()?;
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../assets/samples/roce-sample.pcapng"

@@ -4,7 +4,7 @@
 //! A task is checked on what the learner made the model do (a QP move, a DCQCN run, the
 //! step a flow is at, the field picked in a packet), never on which buttons were pressed,
 //! so any way to the goal counts. The checks live beside their models: `qp::exercise`,
-//! `dcqcn::exercise`, `flows::exercise`, `wire::exercise`, `probe::exercise`.
+//! `dcqcn::exercise`, `flows::exercise`, `capture::exercise`, `probe::exercise`.
 
 /// One task and how to recognise it done.
 #[derive(Debug)]

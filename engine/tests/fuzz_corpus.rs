@@ -33,10 +33,10 @@ fn replay(target: &str, run: fn(&[u8])) {
 
 #[test]
 fn the_dissect_corpus_replays_clean() {
-    replay("dissect", engine::wire::fuzz::frame);
+    replay("dissect", engine::capture::fuzz::frame);
 }
 
 #[test]
 fn the_capture_corpus_replays_clean() {
-    replay("capture", engine::wire::fuzz::capture);
+    replay("capture", engine::capture::fuzz::capture);
 }

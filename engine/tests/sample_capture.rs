@@ -8,7 +8,7 @@ fn committed_sample_matches_the_engine() {
         "/../assets/samples/roce-sample.pcapng"
     );
     let committed = std::fs::read(path).unwrap_or_default();
-    let generated = engine::wire::sample::pcapng().unwrap_or_default();
+    let generated = engine::capture::sample::pcapng().unwrap_or_default();
     assert!(!generated.is_empty());
     assert!(
         committed == generated,

@@ -1,18 +1,17 @@
 //! Every class of bad input yields a located error, never a panic.
 
-use engine::wire::capture::{
-    read_capture, summarize_frames, write_pcap, write_pcapng, CapturedFrame, LinkType,
-};
-use engine::wire::dissect::dissect;
+use engine::capture::dissect::dissect;
+use engine::capture::listing::{decode_capture, packet_row, summarize_frame, IcrcStatus};
+use engine::capture::pcap::{read_capture, write_pcap, write_pcapng, CapturedFrame, LinkType};
+use engine::capture::spec::{build, PacketSpec, SpecOperation};
 use engine::wire::ib::IbFrameRepr;
-use engine::wire::roce::{summarize, FcsMode, RoceFrameRepr};
-use engine::wire::spec::{build, PacketSpec, SpecOperation};
+use engine::wire::roce::{locate, FcsMode, RoceFrameRepr};
 use engine::wire::{ErrorKind, FrameError, Header};
 
 fn spec(op: SpecOperation) -> PacketSpec {
     PacketSpec {
         operation: op,
-        payload: engine::wire::spec::Payload::Size(
+        payload: engine::capture::spec::Payload::Size(
             if matches!(op, SpecOperation::Send | SpecOperation::Write) {
                 33
             } else {
@@ -25,6 +24,12 @@ fn spec(op: SpecOperation) -> PacketSpec {
 
 fn set16(f: &mut [u8], at: usize, v: u16) {
     f[at..at + 2].copy_from_slice(&v.to_be_bytes());
+}
+
+/// The located error of the one walk over a RoCE v2 frame's headers, which the packet
+/// list's fast path and `RoceFrameRepr::parse` start with.
+fn walk_error(f: &[u8]) -> engine::wire::WireError {
+    locate(f, FcsMode::Absent).unwrap_err()
 }
 
 /// Fixes the IPv4 header checksum after an edit (RFC 1071), for tests that want a
@@ -50,7 +55,7 @@ fn reth_truncated_inside_consistent_lengths() {
     set16(&mut f, 38, ip_len - 20);
     fix_ipv4_checksum(&mut f);
     f.truncate(14 + usize::from(ip_len));
-    let e = summarize(&f).unwrap_err();
+    let e = walk_error(&f);
     assert_eq!(e.header, Header::Reth);
     assert_eq!(e.offset, 54);
     assert_eq!(
@@ -89,7 +94,7 @@ fn every_prefix_of_every_frame_is_an_error_not_a_panic() {
         let full = build(&spec(op)).unwrap();
         for cut in 0..full.len() {
             let f = &full[..cut];
-            assert!(summarize(f).is_err(), "{op:?} cut at {cut}");
+            assert!(locate(f, FcsMode::Absent).is_err(), "{op:?} cut at {cut}");
             assert!(RoceFrameRepr::parse(f, FcsMode::Detect).is_err());
             let d = dissect(f, LinkType::Ethernet);
             assert!(d.error.is_some(), "{op:?} cut at {cut}");
@@ -105,7 +110,7 @@ fn ip_total_length_that_lies() {
     let claimed = u16::from_be_bytes([f[16], f[17]]) + 100;
     set16(&mut f, 16, claimed);
     fix_ipv4_checksum(&mut f);
-    let e = summarize(&f).unwrap_err();
+    let e = walk_error(&f);
     assert_eq!((e.header, e.offset), (Header::Ipv4, 14));
     assert!(matches!(
         e.kind,
@@ -121,7 +126,7 @@ fn udp_length_that_lies() {
     let mut f = build(&spec(SpecOperation::Send)).unwrap();
     let claimed = u16::from_be_bytes([f[38], f[39]]) + 1;
     set16(&mut f, 38, claimed);
-    let e = summarize(&f).unwrap_err();
+    let e = walk_error(&f);
     assert_eq!((e.header, e.offset), (Header::Udp, 34));
     assert!(matches!(
         e.kind,
@@ -136,7 +141,7 @@ fn udp_length_that_lies() {
 fn unknown_opcode() {
     let mut f = build(&spec(SpecOperation::Ack)).unwrap();
     f[42] = 0x15; // reserved on RC
-    let e = summarize(&f).unwrap_err();
+    let e = walk_error(&f);
     assert_eq!(
         (e.header, e.offset, e.kind.clone()),
         (Header::Bth, 42, ErrorKind::UnknownOpcode { opcode: 0x15 })
@@ -154,8 +159,8 @@ fn bad_icrc_is_flagged_and_decoding_goes_on() {
     let mut f = build(&spec(SpecOperation::Write)).unwrap();
     let n = f.len();
     f[n - 10] ^= 0x01; // a payload byte
-    let s = summarize(&f).unwrap();
-    assert!(!s.icrc_ok);
+    let s = summarize_frame(&f, LinkType::Ethernet);
+    assert_eq!(s.icrc, IcrcStatus::Invalid);
     let e = RoceFrameRepr::parse(&f, FcsMode::Absent).unwrap_err();
     assert_eq!((e.header, e.offset), (Header::Icrc, n - 4));
     let d = dissect(&f, LinkType::Ethernet);
@@ -173,7 +178,10 @@ fn bad_ipv4_checksum_is_flagged() {
     assert!(d.warnings.iter().any(|w| w.header == Header::Ipv4));
     assert!(RoceFrameRepr::parse(&f, FcsMode::Absent).is_err());
     // The IPv4 checksum is a variant field of the ICRC, so the ICRC still holds.
-    assert!(summarize(&f).unwrap().icrc_ok);
+    assert_eq!(
+        summarize_frame(&f, LinkType::Ethernet).icrc,
+        IcrcStatus::Valid
+    );
 }
 
 #[test]
@@ -182,7 +190,7 @@ fn non_roce_frames_stop_cleanly() {
     let mut arp = vec![0xFFu8; 6];
     arp.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
     arp.extend_from_slice(&[0; 28]);
-    let e = summarize(&arp).unwrap_err();
+    let e = walk_error(&arp);
     assert!(matches!(
         e.kind,
         ErrorKind::NotRoce {
@@ -195,7 +203,7 @@ fn non_roce_frames_stop_cleanly() {
     set16(&mut f, 36, 53);
     let d = dissect(&f, LinkType::Ethernet);
     assert_eq!(
-        d.layers.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
+        d.layers.iter().map(|l| l.name).collect::<Vec<_>>(),
         ["eth", "ip", "udp"]
     );
     assert!(matches!(
@@ -210,7 +218,7 @@ fn non_roce_frames_stop_cleanly() {
     t[23] = 6;
     fix_ipv4_checksum(&mut t);
     assert!(matches!(
-        summarize(&t).unwrap_err().kind,
+        walk_error(&t).kind,
         ErrorKind::NotRoce {
             reason: "IP protocol",
             value: 6
@@ -222,7 +230,7 @@ fn non_roce_frames_stop_cleanly() {
 fn pad_count_larger_than_payload() {
     let mut f = build(&spec(SpecOperation::Ack)).unwrap();
     f[43] |= 0x30; // pad count 3 on a packet without payload
-    let e = summarize(&f).unwrap_err();
+    let e = walk_error(&f);
     assert_eq!(e.header, Header::Bth);
 }
 
@@ -272,7 +280,7 @@ fn random_mutations_never_panic() {
             let cut = rng.below(f.len() + 1);
             f.truncate(cut);
         }
-        let _ = summarize(&f);
+        let _ = summarize_frame(&f, LinkType::Ethernet);
         let _ = RoceFrameRepr::parse(&f, FcsMode::Detect);
         let _ = dissect(&f, LinkType::Ethernet);
         let _ = dissect(&f, LinkType::Infiniband);
@@ -281,7 +289,7 @@ fn random_mutations_never_panic() {
     for _ in 0..5_000 {
         let len = rng.below(120);
         let f: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-        let _ = summarize(&f);
+        let _ = summarize_frame(&f, LinkType::Ethernet);
         let _ = dissect(&f, LinkType::Ethernet);
         let _ = dissect(&f, LinkType::Infiniband);
     }
@@ -330,8 +338,8 @@ fn corrupt_captures_keep_frames_read_so_far() {
                 let at = rng.below(b.len());
                 b[at] = rng.next() as u8;
             }
-            let c = read_capture(&b);
-            let _ = summarize_frames(&c);
+            let _ = read_capture(&b);
+            let _ = decode_capture(&b);
         }
     }
     let c = read_capture(b"definitely not a capture");
@@ -357,13 +365,14 @@ fn capture_decoding_continues_after_a_bad_frame() {
     let mut frames = sample_frames();
     frames[1].data.truncate(30);
     let file = read_capture(&write_pcap(&frames).unwrap());
-    let results = summarize_frames(&file);
-    assert!(results[0].is_ok() && results[2].is_ok());
-    let e = results[1].as_ref().unwrap_err();
-    assert_eq!(e.frame, 2);
-    assert!(
-        e.to_string()
-            .starts_with("frame 2: IPv4 truncated at byte 14"),
-        "{e}"
-    );
+    let rows: Vec<_> = file
+        .frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| packet_row(i + 1, f))
+        .collect();
+    assert!(rows[0].error.is_none() && rows[2].error.is_none());
+    assert_eq!(rows[1].number, 2);
+    let e = rows[1].error.as_deref().unwrap();
+    assert!(e.starts_with("IPv4 truncated at byte 14"), "{e}");
 }

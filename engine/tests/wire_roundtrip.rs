@@ -2,16 +2,17 @@
 //! tagged and untagged, and for native InfiniBand with and without a GRH.
 
 use core::net::{Ipv4Addr, Ipv6Addr};
+use engine::capture::dissect::dissect;
+use engine::capture::listing::{summarize_frame, IcrcStatus};
+use engine::capture::pcap::LinkType;
 use engine::wire::bth::{BthRepr, Psn, Qpn};
-use engine::wire::capture::LinkType;
-use engine::wire::dissect::dissect;
 use engine::wire::ethernet::{EthernetRepr, MacAddr, VlanRepr};
 use engine::wire::ext::*;
 use engine::wire::ib::{GrhRepr, IbFrameRepr, LrhRepr};
 use engine::wire::ipv4::Ipv4Repr;
 use engine::wire::ipv6::Ipv6Repr;
 use engine::wire::opcode::{Opcode, Transport};
-use engine::wire::roce::{summarize, FcsMode, IpRepr, RoceFrameRepr};
+use engine::wire::roce::{FcsMode, IpRepr, RoceFrameRepr};
 use engine::wire::udp::UdpRepr;
 
 fn ext_for(op: Opcode) -> ExtRepr {
@@ -197,9 +198,12 @@ fn roce_emit_parse_identity_for_every_opcode() {
                 let back = RoceFrameRepr::parse(&bytes, mode)
                     .unwrap_or_else(|e| panic!("{op:?} v6={v6}: {e}"));
                 assert_eq!(back, r.clone().normalized(), "{op:?} v6={v6} vlan={vlan}");
-                let s = summarize(&bytes).unwrap();
-                assert!(s.icrc_ok);
-                assert_eq!((s.opcode, s.psn, s.dest_qp), (op, 0xFFFFFF, 0xFEDCBA));
+                let s = summarize_frame(&bytes, LinkType::Ethernet);
+                assert_eq!(s.icrc, IcrcStatus::Valid);
+                assert_eq!(
+                    (s.opcode, s.psn, s.qpn),
+                    (Some(op.0), Some(0xFFFFFF), Some(0xFEDCBA))
+                );
                 let d = dissect(&bytes, LinkType::Ethernet);
                 assert!(
                     d.error.is_none() && d.warnings.is_empty(),

@@ -1,8 +1,8 @@
 //! Segmentation and per-packet cost.
 
+use engine::capture::segment::*;
 use engine::wire::bth::Psn;
 use engine::wire::opcode::{Operation, Transport};
-use engine::wire::segment::*;
 
 fn psn(value: u32) -> Psn {
     Psn::new(value).unwrap()

@@ -1,25 +1,44 @@
 //! PacketSpec JSON → frame, and pcap/pcapng round trips.
 
-use engine::wire::capture::{
+use engine::capture::dissect::dissect;
+use engine::capture::listing::{summarize_frame, IcrcStatus};
+use engine::capture::pcap::{
     read_capture, write_pcap, write_pcapng, CaptureFormat, CapturedFrame, LinkType,
 };
-use engine::wire::dissect::dissect;
+use engine::capture::spec::{build, BuildError, PacketSpec, SpecOperation};
 use engine::wire::ext::{NakCode, Syndrome};
 use engine::wire::opcode::Opcode;
-use engine::wire::roce::summarize;
-use engine::wire::spec::{build, BuildError, PacketSpec, SpecOperation};
+use engine::wire::roce::{FcsMode, IpRepr, RoceFrameRepr};
 
 fn from_json(s: &str) -> PacketSpec {
     serde_json::from_str(s).unwrap()
 }
 
+/// The frame parsed back, lengths, checksums and ICRC checked.
+fn parse(f: &[u8]) -> RoceFrameRepr {
+    RoceFrameRepr::parse(f, FcsMode::Absent).unwrap()
+}
+
+fn dscp(r: &RoceFrameRepr) -> u8 {
+    match r.ip {
+        IpRepr::V4(ip) => ip.dscp,
+        IpRepr::V6(ip) => ip.dscp,
+    }
+}
+
 #[test]
 fn minimal_json_builds_an_rc_send() {
     let f = build(&from_json("{}")).unwrap();
-    let s = summarize(&f).unwrap();
-    assert_eq!(s.opcode, Opcode(0x04));
-    assert!(s.icrc_ok);
-    assert_eq!((s.dscp, s.ecn, s.p_key), (26, 2, 0xFFFF));
+    let s = parse(&f);
+    assert_eq!(s.bth.opcode, Opcode(0x04));
+    assert_eq!(
+        summarize_frame(&f, LinkType::Ethernet).icrc,
+        IcrcStatus::Valid
+    );
+    let IpRepr::V4(ip) = s.ip else {
+        panic!("the default spec is IPv4")
+    };
+    assert_eq!((ip.dscp, ip.ecn, s.bth.p_key), (26, 2, 0xFFFF));
 }
 
 #[test]
@@ -91,41 +110,38 @@ fn every_operation_builds_a_valid_frame() {
 #[test]
 fn spec_fields_reach_the_wire() {
     let f = build(&from_json(r#"{"operation":"nak","nak_code":"RemoteAccessError","msn":9,"psn":16777215,"dest_qp":1234}"#)).unwrap();
-    let s = summarize(&f).unwrap();
+    let s = parse(&f);
     assert_eq!(
-        s.aeth.unwrap().syndrome,
+        s.ext.aeth.unwrap().syndrome,
         Syndrome::Nak(NakCode::RemoteAccessError)
     );
     assert_eq!(
-        (s.aeth.unwrap().msn, s.psn, s.dest_qp),
+        (s.ext.aeth.unwrap().msn, s.bth.psn.value(), s.bth.dest_qp.0),
         (9, 0xFF_FFFF, 1234)
     );
-    let r =
-        summarize(&build(&from_json(r#"{"operation":"rnr_nak","rnr_timer":0}"#)).unwrap()).unwrap();
-    assert_eq!(r.aeth.unwrap().syndrome.to_byte(), 0x20);
-    let c = summarize(&build(&from_json(r#"{"operation":"cnp","dest_qp":77}"#)).unwrap()).unwrap();
-    assert!(c.becn && c.dscp == 48 && c.payload_len == 0 && c.dest_qp == 77);
-    let w = summarize(
+    let r = parse(&build(&from_json(r#"{"operation":"rnr_nak","rnr_timer":0}"#)).unwrap());
+    assert_eq!(r.ext.aeth.unwrap().syndrome.to_byte(), 0x20);
+    let c = parse(&build(&from_json(r#"{"operation":"cnp","dest_qp":77}"#)).unwrap());
+    assert!(c.bth.becn && dscp(&c) == 48 && c.payload.is_empty() && c.bth.dest_qp.0 == 77);
+    let w = parse(
         &build(&from_json(
             r#"{"operation":"write","payload":100,"r_key":305419896,"va":4096}"#,
         ))
         .unwrap(),
-    )
-    .unwrap();
-    let reth = w.reth.unwrap();
+    );
+    let reth = w.ext.reth.unwrap();
     assert_eq!(
-        (reth.r_key, reth.va, reth.dma_len, w.payload_len),
+        (reth.r_key, reth.va, reth.dma_len, w.payload.len()),
         (0x1234_5678, 4096, 100, 100)
     );
-    let u = summarize(
+    let u = parse(
         &build(&from_json(
             r#"{"operation":"ud_send","q_key":2147549184,"src_qp":1}"#,
         ))
         .unwrap(),
-    )
-    .unwrap();
+    );
     assert_eq!(
-        (u.deth.unwrap().q_key, u.deth.unwrap().src_qp),
+        (u.ext.deth.unwrap().q_key, u.ext.deth.unwrap().src_qp),
         (0x8001_0000, 1)
     );
 }
@@ -150,7 +166,7 @@ fn bad_specs_are_refused() {
     assert!(matches!(
         build(&PacketSpec {
             operation: SpecOperation::Ack,
-            payload: engine::wire::spec::Payload::Size(4),
+            payload: engine::capture::spec::Payload::Size(4),
             ..PacketSpec::default()
         }),
         Err(BuildError::Invalid {

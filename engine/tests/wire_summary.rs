@@ -1,16 +1,16 @@
 //! The packet list's fast path agrees with the dissector: for every frame the builder
 //! makes, every single-byte corruption and every truncation of them, `summarize_frame`
-//! says what `packet_row` says; the zero-copy capture index reads what `read_capture`
-//! reads; and decoding the sample capture classifies and groups its frames as the
+//! says what `packet_row` says; the zero-copy frame index `decode_capture` keeps reads what
+//! `read_capture` reads; and decoding the sample capture classifies and groups its frames as the
 //! exchange it was built from says, with the dissector's addresses, QPNs and PSNs.
 
-use engine::wire::capture::{index_capture, read_capture, write_pcap, CapturedFrame, LinkType};
-use engine::wire::dissect;
-use engine::wire::listing::{
-    classify_summaries, conversations_of, decode_capture, packet_row, summarize_frame,
-    summary_from, PacketRole,
+use engine::capture::conversation::{classify_summaries, conversations_of};
+use engine::capture::dissect;
+use engine::capture::listing::{
+    decode_capture, packet_row, summarize_frame, summary_from, PacketRole,
 };
-use engine::wire::spec::{build, PacketSpec, Payload, SpecOperation};
+use engine::capture::pcap::{read_capture, write_pcap, CapturedFrame, LinkType};
+use engine::capture::spec::{build, PacketSpec, Payload, SpecOperation};
 use engine::wire::VlanRepr;
 use std::net::{IpAddr, Ipv6Addr};
 
@@ -91,17 +91,17 @@ fn other_link_types_summarize_like_rows() {
 
 #[test]
 fn the_index_reads_what_read_capture_reads() {
-    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    let sample = engine::capture::sample::pcapng().expect("the sample builds");
     let frames = read_capture(&sample).frames;
     let pcap = write_pcap(&frames).expect("pcap writes");
     for file in [sample.clone(), pcap] {
         for cut in [file.len(), file.len() - 7, file.len() / 2, 30, 3] {
             let bytes = &file[..cut];
             let read = read_capture(bytes);
-            let (index, error) = index_capture(bytes);
-            assert_eq!(read.error, error, "cut at {cut}");
-            assert_eq!(read.frames.len(), index.len());
-            for (r, i) in read.frames.iter().zip(&index) {
+            let decoded = decode_capture(bytes);
+            assert_eq!(read.error.as_ref(), decoded.error(), "cut at {cut}");
+            assert_eq!(read.frames.len(), decoded.frames.len());
+            for (r, i) in read.frames.iter().zip(&decoded.frames) {
                 assert_eq!(
                     (r.timestamp_ns, r.orig_len, r.link_type, &r.data[..]),
                     (i.timestamp_ns, i.orig_len, i.link_type, i.data(bytes))
@@ -113,8 +113,8 @@ fn the_index_reads_what_read_capture_reads() {
 
 #[test]
 fn decoding_a_capture_classifies_and_groups_its_frames() {
-    use engine::wire::sample::{exchange, FIRST_PSN, REQUESTER_QP, RESPONDER_QP};
-    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    use engine::capture::sample::{exchange, FIRST_PSN, REQUESTER_QP, RESPONDER_QP};
+    let sample = engine::capture::sample::pcapng().expect("the sample builds");
     let file = read_capture(&sample);
     let rows: Vec<_> = file
         .frames
@@ -125,7 +125,7 @@ fn decoding_a_capture_classifies_and_groups_its_frames() {
     let decoded = decode_capture(&sample);
     assert!(decoded.is_finished() && decoded.error().is_none());
     assert_eq!(decoded.summaries.len(), exchange().len());
-    // The exchange `engine::wire::sample` builds: a WRITE lost after the first, a NAK,
+    // The exchange `engine::capture::sample` builds: a WRITE lost after the first, a NAK,
     // and a go-back-N resend of it and the one after it; then a CNP.
     use PacketRole as R;
     let roles: Vec<PacketRole> = decoded.summaries.iter().map(|s| s.role).collect();
@@ -182,8 +182,8 @@ fn decoding_a_capture_classifies_and_groups_its_frames() {
 
 #[test]
 fn a_capture_decoded_as_it_arrives_matches_one_decoded_whole() {
-    use engine::wire::listing::CaptureDecoder;
-    let sample = engine::wire::sample::pcapng().expect("the sample builds");
+    use engine::capture::listing::CaptureDecoder;
+    let sample = engine::capture::sample::pcapng().expect("the sample builds");
     let pcap = write_pcap(&read_capture(&sample).frames).expect("pcap writes");
     for file in [sample, pcap] {
         let whole = decode_capture(&file);

@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    engine::wire::fuzz::frame(data);
+    engine::capture::fuzz::frame(data);
 });

@@ -4,8 +4,8 @@
 
 use std::{error::Error, fs::File, io::Write, path::Path};
 
-use engine::wire::{
-    capture::{write_pcap, CapturedFrame, LinkType},
+use engine::capture::{
+    pcap::{write_pcap, CapturedFrame, LinkType},
     spec::{build, PacketSpec},
 };
 use serde::Deserialize;

@@ -138,7 +138,7 @@ fn a_corrupt_capture_reports_located_errors_and_keeps_going() {
     // others must still decode.
     let needle = &whole.1[1];
     assert_eq!(needle["icrc_ok"], true);
-    let frame2 = engine::wire::read_capture(&bytes).frames[1].data.clone();
+    let frame2 = engine::capture::read_capture(&bytes).frames[1].data.clone();
     let at = bytes
         .windows(frame2.len())
         .position(|w| w == frame2.as_slice())

@@ -4,15 +4,16 @@
 //! The traffic is a realistic mix on 8 connections, half over IPv4 and half over IPv6:
 //! RDMA WRITE messages of four packets (FIRST with its RETH, two MIDDLE, LAST) at a
 //! 256-byte path MTU, SENDs, ACKs for each message, RDMA READ requests and their
-//! responses, and CNPs. Every frame has a correct ICRC.
+//! responses, and CNPs. Every frame has a correct ICRC, unless [`with_bad_icrcs`] broke
+//! some.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use engine::wire::capture::{write_pcap, CapturedFrame, LinkType};
+use engine::capture::pcap::{write_pcap, CapturedFrame, LinkType};
+use engine::capture::spec::{to_repr, PacketSpec, Payload, SpecOperation};
 use engine::wire::ext::Reth;
 use engine::wire::opcode::{Opcode, Operation, Transport};
-use engine::wire::roce::RoceFrameRepr;
-use engine::wire::spec::{to_repr, PacketSpec, Payload, SpecOperation};
+use engine::wire::roce::{locate, FcsMode, RoceFrameRepr};
 use engine::wire::{Psn, Qpn};
 
 const CONNECTIONS: u32 = 8;
@@ -169,4 +170,16 @@ pub fn roce_frames(count: usize) -> Vec<CapturedFrame> {
 /// A pcap file of `count` frames of the mix.
 pub fn roce_pcap(count: usize) -> Vec<u8> {
     write_pcap(&roce_frames(count)).expect("an Ethernet-only capture writes as pcap")
+}
+
+/// Flips a bit of the ICRC of every `every`-th frame (the first is frame `every`), as a
+/// link that corrupts bytes in flight would leave them; the count of frames broken.
+pub fn with_bad_icrcs(frames: &mut [CapturedFrame], every: usize) -> usize {
+    let mut broken = 0;
+    for f in frames.iter_mut().skip(every - 1).step_by(every) {
+        let layout = locate(&f.data, FcsMode::Absent).expect("a generated frame");
+        f.data[layout.transport.icrc_offset] ^= 0x01;
+        broken += 1;
+    }
+    broken
 }

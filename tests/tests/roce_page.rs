@@ -12,7 +12,7 @@ use lab_tests::{
 };
 use serde_json::Value;
 
-/// Frames in `assets/samples/roce-sample.pcapng` (engine::wire::sample::exchange).
+/// Frames in `assets/samples/roce-sample.pcapng` (engine::capture::sample::exchange).
 const SAMPLE_FRAMES: usize = 10;
 
 /// Polls `script` (which returns a value) until it equals `want`.

@@ -8,9 +8,9 @@ use super::params::ScenarioParams;
 use super::rdma::{cross, nic_work, requester_front, Links};
 use super::stage::{control_wire, fabric, fixed, rdma_wire, transfer, Flow, StepSpec, Who};
 use super::FlowError;
+use crate::capture::segment::{IFG, MIN_ETHERNET_FRAME, PREAMBLE_SFD};
 use crate::dcqcn::{red_probability, CongestionPointParams, DcqcnParams, ReactionPoint, RpConfig};
 use crate::wire::ext::CNP_PADDING_LEN;
-use crate::wire::segment::{IFG, MIN_ETHERNET_FRAME, PREAMBLE_SFD};
 
 fn require_roce(p: &ScenarioParams) -> Result<(), FlowError> {
     if p.network.kind() == LinkKind::Roce {

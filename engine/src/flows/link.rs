@@ -9,7 +9,7 @@
 //! `rate` is the data rate in one direction after line encoding (128b/130b for PCIe Gen3–5,
 //! 64b/66b or FEC-framed PAM4 for Ethernet and InfiniBand, where the standard rate already is
 //! the data rate). For network links `bytes` includes every per-packet header, CRC, and for
-//! Ethernet the preamble, SFD and inter-frame gap (`engine::wire::segment::packet_cost`).
+//! Ethernet the preamble, SFD and inter-frame gap (`engine::capture::segment::packet_cost`).
 //! PCIe TLP/DLLP overhead is not modelled: PCIe steps move payload bytes at the encoded rate,
 //! which makes them slightly optimistic (a few per cent at 256-byte max payload).
 //!

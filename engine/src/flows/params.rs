@@ -4,10 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::link::{LinkId, LinkKind};
 use super::FlowError;
-use crate::wire::segment::PATH_MTUS;
+use crate::capture::segment::PATH_MTUS;
 
 /// Largest message an RDMA work request can carry: the DMA length field is 32 bits and
-/// messages are limited to 2^31 bytes (IBTA Vol. 1 §9.4.3; `engine::wire::segment`).
+/// messages are limited to 2^31 bytes (IBTA Vol. 1 §9.4.3; `engine::capture::segment`).
 pub const MAX_RDMA_MESSAGE_BYTES: u64 = 1 << 31;
 /// Largest buffer the scenarios accept at all (collectives, TCP): 64 GiB.
 pub const MAX_MESSAGE_BYTES: u64 = 1 << 36;

@@ -6,7 +6,7 @@ use super::model::{
     Actor, ActorKind, Category, CategoryTime, CollectiveSummary, Figure, Layout, Scenario, Side,
     Step, StepKind, TimePart, Timing, Totals,
 };
-use crate::wire::segment::{packet_cost, Framing, IFG, MIN_ETHERNET_FRAME, PREAMBLE_SFD};
+use crate::capture::segment::{packet_cost, Framing, IFG, MIN_ETHERNET_FRAME, PREAMBLE_SFD};
 
 /// Every actor a scenario can use. The grid: the local host on the left (columns 0–2), the
 /// fabric in the middle (3–5), the remote host on the right (6–8); rows go from software

@@ -6,6 +6,7 @@
 
 use super::bytes::{be24, be32, be64, put24, put32, put64, u8_at};
 use super::{ErrorKind, Header, Result, WireError};
+use core::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Which extended headers follow the BTH, in wire order, and whether payload follows.
@@ -32,6 +33,12 @@ impl ExtHeaders {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Where header `h` starts, counted from the end of the BTH (the length of the headers
+    /// before it; all of them when `h` is absent).
+    pub fn offset_of(&self, h: Header) -> usize {
+        self.iter().take_while(|&x| x != h).map(header_len).sum()
     }
 
     /// The headers present, in wire order.
@@ -364,23 +371,30 @@ impl Syndrome {
             _ => Syndrome::Nak(NakCode::from_code(low)),
         }
     }
-    /// One-line explanation for the UI.
+    /// One-line explanation for the UI (the [`fmt::Display`] text).
     pub fn meaning(self) -> String {
-        match self {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Syndrome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
             Syndrome::Ack {
                 credits: CREDITS_INVALID,
-            } => "ACK, credit count invalid (no end-to-end credits)".into(),
-            Syndrome::Ack { credits } => format!("ACK, {credits} credits"),
+            } => f.write_str("ACK, credit count invalid (no end-to-end credits)"),
+            Syndrome::Ack { credits } => write!(f, "ACK, {credits} credits"),
             Syndrome::RnrNak { timer } => {
                 let us = RNR_TIMER_US.get(usize::from(timer)).copied().unwrap_or(0);
-                format!(
+                write!(
+                    f,
                     "RNR NAK, retry after {}.{:02} ms",
                     us / 1000,
                     (us % 1000) / 10
                 )
             }
-            Syndrome::Reserved { value } => format!("reserved syndrome kind 10, value {value}"),
-            Syndrome::Nak(c) => format!("NAK: {}", c.meaning()),
+            Syndrome::Reserved { value } => write!(f, "reserved syndrome kind 10, value {value}"),
+            Syndrome::Nak(c) => write!(f, "NAK: {}", c.meaning()),
         }
     }
 }

@@ -13,11 +13,12 @@
 //! PayLen, NxtHdr 0x1B for an IBA transport header, HopLmt, SGID, DGID); RoCE v1
 //! (Annex A16) put exactly this GRH on Ethernet, and RoCE v2 replaced it with IP/UDP.
 
-use super::bth::{self, BthPacket, BthRepr};
+use super::bth::BthRepr;
 use super::bytes::{be16, be32, put, put16, put32, put_u8, slice, u8_at};
 use super::crc::{ib_icrc, vcrc, ICRC_LEN, VCRC_LEN};
 use super::ext::ExtRepr;
 use super::ipv6::addr_at;
+use super::transport::{self, TransportLayout};
 use super::{ErrorKind, Header, Result, WireError};
 use core::net::Ipv6Addr;
 use serde::{Deserialize, Serialize};
@@ -162,17 +163,13 @@ pub struct GrhRepr {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IbLayout {
     pub grh: bool,
-    pub bth_offset: usize,
-    pub ext_offset: usize,
-    pub payload_offset: usize,
-    pub payload_len: usize,
-    pub pad_len: usize,
-    pub icrc_offset: usize,
+    /// BTH through ICRC.
+    pub transport: TransportLayout,
     pub vcrc_offset: usize,
 }
 
 /// Walks a native IB packet and checks its lengths (not its CRCs).
-pub fn locate_ib(pkt: &[u8]) -> Result<(IbLayout, super::opcode::OpcodeInfo)> {
+pub fn locate_ib(pkt: &[u8]) -> Result<IbLayout> {
     let lrh = LrhPacket::new_checked(pkt)?;
     let grh = match lrh.lnh() {
         LNH_IBA_LOCAL => false,
@@ -216,56 +213,11 @@ pub fn locate_ib(pkt: &[u8]) -> Result<(IbLayout, super::opcode::OpcodeInfo)> {
         }
         bth_offset += field::GRH_LEN;
     }
-    let b =
-        BthPacket::new_checked(slice(pkt, bth_offset, end)).map_err(|e| e.shifted(bth_offset))?;
-    let info = b.opcode().info().ok_or_else(|| {
-        WireError::new(
-            Header::Bth,
-            bth_offset,
-            ErrorKind::UnknownOpcode {
-                opcode: b.opcode().0,
-            },
-        )
-    })?;
-    let ext_offset = bth_offset + bth::HEADER_LEN;
-    let mut at = ext_offset;
-    for h in info.headers.iter() {
-        let need = super::ext::header_len(h);
-        let avail = end.saturating_sub(at);
-        if avail < need {
-            return Err(WireError::truncated(h, at, need, avail));
-        }
-        at += need;
-    }
-    let room = end.saturating_sub(at);
-    if room < ICRC_LEN {
-        return Err(WireError::truncated(Header::Icrc, at, ICRC_LEN, room));
-    }
-    let pad_len = usize::from(b.pad_count());
-    if pad_len > room - ICRC_LEN || (!info.headers.payload && room != ICRC_LEN) {
-        return Err(WireError::new(
-            Header::Payload,
-            at,
-            ErrorKind::LengthMismatch {
-                field: "payload and pad",
-                claimed: pad_len,
-                available: room - ICRC_LEN,
-            },
-        ));
-    }
-    Ok((
-        IbLayout {
-            grh,
-            bth_offset,
-            ext_offset,
-            payload_offset: at,
-            payload_len: room - ICRC_LEN - pad_len,
-            pad_len,
-            icrc_offset: end - ICRC_LEN,
-            vcrc_offset: end,
-        },
-        info,
-    ))
+    Ok(IbLayout {
+        grh,
+        transport: transport::locate(pkt, bth_offset, end)?,
+        vcrc_offset: end,
+    })
 }
 
 /// A native InfiniBand packet, LRH through VCRC.
@@ -281,7 +233,8 @@ pub struct IbFrameRepr {
 impl IbFrameRepr {
     /// Parses and checks lengths, ICRC and VCRC.
     pub fn parse(pkt: &[u8]) -> Result<Self> {
-        let (l, info) = locate_ib(pkt)?;
+        let l = locate_ib(pkt)?;
+        let t = l.transport;
         let lrh_p = LrhPacket::new_checked(pkt)?;
         let lrh = LrhRepr {
             vl: lrh_p.vl(),
@@ -291,7 +244,7 @@ impl IbFrameRepr {
             slid: lrh_p.slid(),
         };
         let grh = if l.grh {
-            let g = GrhPacket::new_checked(slice(pkt, field::LRH_LEN, l.icrc_offset))
+            let g = GrhPacket::new_checked(slice(pkt, field::LRH_LEN, t.icrc_offset))
                 .map_err(|e| e.shifted(field::LRH_LEN))?;
             Some(GrhRepr {
                 tclass: g.tclass(),
@@ -303,24 +256,9 @@ impl IbFrameRepr {
         } else {
             None
         };
-        let bth_p = BthPacket::new_checked(slice(pkt, l.bth_offset, l.icrc_offset))
-            .map_err(|e| e.shifted(l.bth_offset))?;
-        let bth = BthRepr::parse(&bth_p)?;
-        let (ext, _) = ExtRepr::parse(info.headers, slice(pkt, l.ext_offset, l.icrc_offset))
-            .map_err(|e| e.shifted(l.ext_offset))?;
-        let icrc = u32::from_le_bytes(le4(slice(pkt, l.icrc_offset, l.icrc_offset + ICRC_LEN)));
-        let computed = ib_icrc(slice(pkt, 0, l.icrc_offset))?;
-        if icrc != computed {
-            return Err(WireError::new(
-                Header::Icrc,
-                l.icrc_offset,
-                ErrorKind::BadChecksum {
-                    field: "infiniband.invariant.crc",
-                    computed,
-                    found: icrc,
-                },
-            ));
-        }
+        let (bth, ext, payload) = transport::parse(pkt, &t)?;
+        let icrc = u32::from_le_bytes(le4(slice(pkt, t.icrc_offset, t.icrc_offset + ICRC_LEN)));
+        transport::check_icrc(&t, ib_icrc(slice(pkt, 0, t.icrc_offset))?, icrc)?;
         let v = u16::from_le_bytes([u8_at(pkt, l.vcrc_offset), u8_at(pkt, l.vcrc_offset + 1)]);
         let vc = vcrc(slice(pkt, 0, l.vcrc_offset));
         if v != vc {
@@ -339,32 +277,14 @@ impl IbFrameRepr {
             grh,
             bth,
             ext,
-            payload: slice(pkt, l.payload_offset, l.payload_offset + l.payload_len).to_vec(),
+            payload,
         })
     }
 
     /// Builds LRH, optional GRH, BTH ext payload pad ICRC VCRC.
     pub fn emit(&self) -> Result<Vec<u8>> {
-        let info = self.bth.opcode.info().ok_or_else(|| {
-            WireError::new(
-                Header::Bth,
-                0,
-                ErrorKind::UnknownOpcode {
-                    opcode: self.bth.opcode.0,
-                },
-            )
-        })?;
+        let info = transport::check_emit(&self.bth, self.payload.len())?;
         let pad = usize::from(self.bth.pad_count);
-        if (self.payload.len() + pad) & 3 != 0 {
-            return Err(WireError::new(
-                Header::Bth,
-                0,
-                ErrorKind::BadValue {
-                    field: "infiniband.bth.padcnt (payload + pad must be a multiple of 4)",
-                    value: pad as u64,
-                },
-            ));
-        }
         let bad = |h, field, value| Err(WireError::new(h, 0, ErrorKind::BadValue { field, value }));
         if self.lrh.vl > 15 || self.lrh.sl > 15 || self.lrh.lver > 15 {
             return bad(

@@ -1,9 +1,11 @@
-//! RoCE v2 and native InfiniBand packets on the wire.
+//! RoCE v2 and native InfiniBand headers on the wire: the codecs.
 //!
-//! The layout follows smoltcp's `wire` module: every header has a zero-copy view
-//! (`Packet<T: AsRef<[u8]>>`) whose only public constructor, `new_checked`, proves the
-//! buffer is long enough, beside a plain `Repr` struct with `parse` and `emit`.
-//! Byte offsets are named once, in a private `field` module per header.
+//! The layout follows smoltcp's `wire` module: Ethernet, IPv4, IPv6, UDP, the BTH, the
+//! LRH and the GRH each have a zero-copy view (`Packet<T: AsRef<[u8]>>`) whose only public
+//! constructor, `new_checked`, proves the buffer is long enough, beside a plain `Repr`
+//! struct with `parse` and `emit`; byte offsets are named once, in a private `field`
+//! module per header. The extended transport headers (4 to 28 bytes, read once each) have
+//! no view: each is a plain struct parsed from and emitted to its bytes ([`ext`]).
 //!
 //! Layers covered (primary sources in each module):
 //! * Ethernet II with an optional IEEE 802.1Q tag ([`ethernet`]),
@@ -12,48 +14,35 @@
 //! * the InfiniBand transport: BTH, the opcode table and the extended transport headers
 //!   (IBTA Vol 1 §9.2–§9.3) ([`bth`], [`opcode`], [`ext`]),
 //! * the invariant CRC, the variant CRC and the Ethernet FCS ([`crc`]),
+//! * the transport part both framings share, BTH through ICRC ([`transport`]),
 //! * native InfiniBand framing: LRH and GRH (IBTA Vol 1 §7.7, §8.3) ([`ib`]),
-//! * whole RoCE v2 frames ([`roce`]), a field-level dissector for the UI ([`dissect`](mod@dissect)),
-//! * segmentation and per-packet overhead ([`segment`]), pcap/pcapng files ([`capture`]),
-//! * a serde packet description and builder ([`spec`]),
-//! * the packet list and PSN conversations of a capture ([`listing`]), editable hex
-//!   ([`hex`]), the purpose of each layer ([`encap`]) and the lab's sample capture ([`sample`]),
-//! * the /roce view's "try this" tasks ([`exercise`]).
+//! * whole RoCE v2 frames: the one walk over their headers and their `Repr` ([`roce`]).
+//!
+//! What the lab does with captured frames (pcap files, the dissector, the packet list,
+//! crafting) is in [`crate::capture`].
 //!
 //! Nothing here panics on input bytes: every failure is a [`WireError`] saying which
 //! header failed, at which byte offset of the frame, and why.
 
 pub mod bth;
-pub mod capture;
 pub mod crc;
-pub mod dissect;
-pub mod encap;
 mod error;
 pub mod ethernet;
-pub mod exercise;
 pub mod ext;
-pub mod fuzz;
-pub mod hex;
 pub mod ib;
 pub mod ipv4;
 pub mod ipv6;
-pub mod listing;
 pub mod opcode;
 pub mod roce;
-pub mod sample;
-pub mod segment;
-pub mod spec;
+pub mod transport;
 pub mod udp;
 
 pub use bth::{BthPacket, BthRepr, Psn, Qpn};
-pub use capture::{read_capture, CaptureFile, CapturedFrame, LinkType};
-pub use dissect::{dissect, DecodedFrame, Field, FieldValue, Layer};
 pub use error::{ErrorKind, FrameError, Header, WireError};
 pub use ethernet::{EtherType, EthernetFrame, EthernetRepr, MacAddr, VlanRepr};
 pub use ext::ExtHeaders;
 pub use opcode::{Opcode, Operation, Transport};
-pub use roce::{summarize, IpRepr, RoceFrameRepr, RoceSummary};
-pub use spec::{build, BuildError, PacketSpec};
+pub use roce::{IpRepr, RoceFrameRepr};
 
 /// Result of a wire operation.
 pub type Result<T> = core::result::Result<T, WireError>;

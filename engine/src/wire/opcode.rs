@@ -11,6 +11,7 @@
 //! manufacturer-specific range; they decode as unknown opcodes.
 
 use super::ext::ExtHeaders;
+use core::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Transport service, from opcode bits 7–5.
@@ -350,15 +351,29 @@ impl Opcode {
 
     /// Full name, e.g. "RC RDMA WRITE Only with Immediate", or `None` when unknown.
     pub fn name(self) -> Option<String> {
-        let i = self.info()?;
-        Some(match i.transport {
-            Transport::Cnp => "CNP".to_string(),
-            t => format!("{} {}", t.abbrev(), i.operation.name()),
-        })
+        self.named().map(|n| n.to_string())
+    }
+
+    /// [`Opcode::name`] written where it is wanted, without allocating.
+    pub fn named(self) -> Option<OpcodeName> {
+        self.info().map(OpcodeName)
     }
 
     /// Every opcode in the table, in ascending order.
     pub fn all() -> impl Iterator<Item = Opcode> {
         (0u8..=255).map(Opcode).filter(|o| o.info().is_some())
+    }
+}
+
+/// The name of a known opcode ([`Opcode::named`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpcodeName(OpcodeInfo);
+
+impl fmt::Display for OpcodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.transport {
+            Transport::Cnp => f.write_str("CNP"),
+            t => write!(f, "{} {}", t.abbrev(), self.0.operation.name()),
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The builder form: one labelled input per `PacketSpec` field the operation uses, each
 //! with its own error line.
 
-use engine::wire::spec::SpecOperation;
+use engine::capture::spec::SpecOperation;
 use yew::prelude::*;
 
 use super::form::{Form, Shown, NAK_CODES, TEXT_FIELDS};

@@ -7,12 +7,12 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use engine::wire::capture::FrameRef;
-use engine::wire::dissect;
-use engine::wire::listing::{
-    conversations_of, row_from, CaptureDecoder, Conversation, FrameSummary, IcrcStatus, PacketRole,
-    RowFilter,
+use engine::capture::conversation::{conversations_of, Conversation};
+use engine::capture::dissect;
+use engine::capture::listing::{
+    row_from, CaptureDecoder, FrameSummary, IcrcStatus, PacketRole, RowFilter,
 };
+use engine::capture::pcap::FrameRef;
 use engine::wire::opcode::Opcode;
 use gloo::utils::window;
 use wasm_bindgen::JsCast;

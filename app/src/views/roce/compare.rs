@@ -1,9 +1,9 @@
 //! The same message as RoCE v2 and as native InfiniBand: headers, bytes per packet, and
 //! goodput at two path MTUs for a chosen message size and link rate.
 
-use engine::wire::segment::{message_cost, Framing};
-use engine::wire::spec::{build, build_ib, wire_costs, PacketSpec};
-use engine::wire::{dissect, LinkType};
+use engine::capture::segment::{message_cost, Framing};
+use engine::capture::spec::{build, build_ib, wire_costs, PacketSpec};
+use engine::capture::{dissect, LinkType};
 use yew::prelude::*;
 
 use super::form::parse_number;

@@ -3,10 +3,10 @@
 
 use std::rc::Rc;
 
-use engine::wire::exercise::Inspection;
-use engine::wire::hex::{format_hex, parse_hex};
-use engine::wire::listing::{row_from, IcrcStatus};
-use engine::wire::{dissect, DecodedFrame, Field, LinkType};
+use engine::capture::exercise::Inspection;
+use engine::capture::hex::{format_hex, parse_hex};
+use engine::capture::listing::{row_from, IcrcStatus};
+use engine::capture::{dissect, DecodedFrame, Field, FieldValue, LinkType};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -26,7 +26,7 @@ pub struct DissectorProps {
 /// A highlighted byte range and the field it belongs to.
 #[derive(Clone, PartialEq)]
 struct Mark {
-    name: String,
+    name: &'static str,
     offset: usize,
     len: usize,
 }
@@ -34,7 +34,7 @@ struct Mark {
 impl Mark {
     fn of(f: &Field) -> Mark {
         Mark {
-            name: f.name.clone(),
+            name: f.name,
             offset: f.offset,
             len: f.len,
         }
@@ -100,7 +100,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
     }
     {
         let on_inspect = props.on_inspect.clone();
-        let picked = selected.as_ref().map(|m| m.name.clone());
+        let picked = selected.as_ref().map(|m| m.name.to_string());
         use_effect_with((decoded.clone(), picked), move |(frame, picked)| {
             if let Some(on_inspect) = on_inspect {
                 on_inspect.emit(Inspection {
@@ -184,16 +184,16 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                 Callback::from(move |_| hovered.set(None))
             };
             let value = match &fl.value {
-                engine::wire::FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
-                engine::wire::FieldValue::Uint(v) => v.to_string(),
-                engine::wire::FieldValue::Bool(b) => if *b { "set".into() } else { "not set".into() },
-                engine::wire::FieldValue::Text(t) => t.clone(),
+                FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
+                FieldValue::Uint(v) => v.to_string(),
+                FieldValue::Bool(b) => if *b { "set".into() } else { "not set".into() },
+                FieldValue::Text(t) => t.clone(),
             };
             html! {
                 <li>
                     <button type="button"
                         class={classes!("field", is_sel.then_some("sel"), is_hov.then_some("hov"))}
-                        data-field={fl.name.clone()} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
+                        data-field={fl.name} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
                         aria-pressed={is_sel.to_string()}
                         {onclick} {onmouseenter} {onmouseleave} {onfocus} {onblur}>
                         <span class="field-label">{ &fl.label }</span>{ ": " }
@@ -207,7 +207,7 @@ pub fn Dissector(props: &DissectorProps) -> Html {
         html! {
             <li class={classes!("layer", format!("band-{}", i % 6))}>
                 <button type="button" class="layer-toggle" aria-expanded={open.to_string()}
-                    data-layer={layer.name.clone()} onclick={toggle}>
+                    data-layer={layer.name} onclick={toggle}>
                     <span aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
                     { format!("{} ({} bytes at {})", layer.title, layer.len, layer.offset) }
                 </button>

@@ -3,8 +3,8 @@
 
 use std::rc::Rc;
 
-use engine::wire::encap::sender_steps;
-use engine::wire::{dissect, LinkType};
+use engine::capture::encap::sender_steps;
+use engine::capture::{dissect, LinkType};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

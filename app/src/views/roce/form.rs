@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use engine::capture::spec::{BuildError, PacketSpec, Payload, SpecOperation};
 use engine::wire::ext::NakCode;
-use engine::wire::spec::{BuildError, PacketSpec, Payload, SpecOperation};
 use engine::wire::VlanRepr;
 
 /// Which operations show a field.
@@ -257,7 +257,7 @@ impl Form {
             return Err(errors);
         }
         // Range and consistency checks the engine makes, shown at their fields.
-        match engine::wire::spec::to_repr(&spec) {
+        match engine::capture::spec::to_repr(&spec) {
             Ok(_) => Ok(spec),
             Err(BuildError::Invalid { field, reason }) => Err(field
                 .split('/')

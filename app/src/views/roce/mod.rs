@@ -12,10 +12,10 @@ mod form;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use engine::wire::capture::{write_pcap, CapturedFrame};
-use engine::wire::exercise::EXERCISES;
-use engine::wire::spec::{build, PacketSpec};
-use engine::wire::LinkType;
+use engine::capture::exercise::EXERCISES;
+use engine::capture::pcap::{write_pcap, CapturedFrame};
+use engine::capture::spec::{build, PacketSpec};
+use engine::capture::LinkType;
 use yew::prelude::*;
 
 use builder::Builder;

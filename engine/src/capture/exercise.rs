@@ -51,9 +51,9 @@ pub const EXERCISES: [Exercise<Inspection>; 3] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::spec::{build, PacketSpec};
+    use crate::capture::{dissect, LinkType};
     use crate::exercise::Progress;
-    use crate::wire::spec::{build, PacketSpec};
-    use crate::wire::{dissect, LinkType};
 
     fn inspect(frame: &[u8], picked: Option<&str>) -> Inspection {
         Inspection {

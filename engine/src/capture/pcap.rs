@@ -7,9 +7,6 @@
 //! and an `if_tsresol` of 9 in the pcapng Interface Description Block
 //! (draft-ietf-opsawg-pcapng §4.2).
 
-use super::error::FrameError;
-use super::roce::{summarize, RoceSummary};
-use super::{ErrorKind, Header, WireError};
 use core::fmt;
 use core::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapWriter};
@@ -422,17 +419,6 @@ impl CaptureCursor {
     }
 }
 
-/// Locates every frame of a capture without copying it: the frames read, and the error
-/// that stopped reading, if any.
-pub fn index_capture(bytes: &[u8]) -> (Vec<FrameRef>, Option<CaptureError>) {
-    let mut cursor = CaptureCursor::new(bytes);
-    let mut frames = Vec::new();
-    while let Some(f) = cursor.next_frame(bytes) {
-        frames.push(f);
-    }
-    (frames, cursor.into_error())
-}
-
 fn write_error(frame: usize, e: PcapError) -> CaptureError {
     CaptureError {
         frame,
@@ -510,30 +496,4 @@ pub fn write_pcapng(frames: &[CapturedFrame]) -> Result<Vec<u8>, CaptureError> {
             .map_err(|e| write_error(i + 1, e))?;
     }
     Ok(w.into_inner())
-}
-
-/// Summarizes every frame of a capture, continuing past bad ones; frame numbers in
-/// errors count from 1.
-pub fn summarize_frames(file: &CaptureFile) -> Vec<Result<RoceSummary, FrameError>> {
-    file.frames
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let r = match f.link_type {
-                LinkType::Ethernet => summarize(&f.data),
-                other => Err(WireError::new(
-                    Header::Capture,
-                    0,
-                    ErrorKind::NotRoce {
-                        reason: "link type (summaries cover RoCE v2 on Ethernet)",
-                        value: u64::from(other.number()),
-                    },
-                )),
-            };
-            r.map_err(|error| FrameError {
-                frame: i + 1,
-                error,
-            })
-        })
-        .collect()
 }

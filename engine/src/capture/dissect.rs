@@ -11,18 +11,21 @@
 //! [`DecodedFrame::error`] with its location); checksum and CRC mismatches do not
 //! stop it and are listed in [`DecodedFrame::warnings`].
 
-use super::bytes::{be16, be24, be32, be64, slice, u8_at};
-use super::capture::LinkType;
-use super::crc::{ethernet_fcs, ib_icrc, roce_v2_icrc, vcrc, ICRC_LEN, VCRC_LEN};
-use super::ethernet::{EtherType, EthernetFrame, FCS_LEN};
-use super::ext::{header_len, NakCode, Syndrome, RNR_TIMER_US};
-use super::ib::{GrhPacket, LrhPacket, GRH_LEN, LNH_IBA_GLOBAL, LNH_IBA_LOCAL, LRH_LEN};
-use super::ipv4::{Ipv4Packet, PROTOCOL_UDP};
-use super::ipv6::Ipv6Packet;
-use super::opcode::{Opcode, OpcodeInfo};
-use super::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
-use super::{bth, ipv6, udp, ErrorKind, Header, WireError};
+use super::pcap::LinkType;
+use crate::wire::bytes::{be16, be24, be32, be64, slice, u8_at};
+use crate::wire::crc::{ethernet_fcs, ib_icrc, roce_v2_icrc, vcrc, ICRC_LEN, VCRC_LEN};
+use crate::wire::ethernet::{EtherType, EthernetFrame, FCS_LEN};
+use crate::wire::ext::{header_len, NakCode, Syndrome, RNR_TIMER_US};
+use crate::wire::ib::{GrhPacket, LrhPacket, GRH_LEN, LNH_IBA_GLOBAL, LNH_IBA_LOCAL, LRH_LEN};
+use crate::wire::ipv4::{Ipv4Packet, PROTOCOL_UDP};
+use crate::wire::ipv6::Ipv6Packet;
+use crate::wire::opcode::Opcode;
+use crate::wire::roce::{check_ipv4, check_ipv6, check_udp, not_roce_ethertype};
+use crate::wire::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
+use crate::wire::{bth, ipv6, transport, udp, ErrorKind, Header, WireError};
+use core::fmt;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A field's value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,13 +35,14 @@ pub enum FieldValue {
     Text(String),
 }
 
-/// One decoded field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One decoded field. Names, labels and most meanings are the dissector's own text, so
+/// a frame's tree costs an allocation only for what the frame itself says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Field {
     /// Wireshark display-filter name, e.g. `infiniband.bth.psn`.
-    pub name: String,
+    pub name: &'static str,
     /// Human label, e.g. "Packet Sequence Number".
-    pub label: String,
+    pub label: &'static str,
     pub value: FieldValue,
     /// First byte of the field in the frame.
     pub offset: usize,
@@ -47,15 +51,15 @@ pub struct Field {
     /// Bits of those bytes (read big-endian) that hold the field, when sub-byte.
     pub mask: Option<u64>,
     /// What the value means.
-    pub meaning: String,
+    pub meaning: Cow<'static, str>,
 }
 
 /// One header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Layer {
     /// Wireshark protocol/subtree name, e.g. `eth`, `ip`, `infiniband.bth`.
-    pub name: String,
-    pub title: String,
+    pub name: &'static str,
+    pub title: &'static str,
     pub offset: usize,
     pub len: usize,
     pub fields: Vec<Field>,
@@ -118,12 +122,12 @@ impl LayerBuilder<'_> {
     /// Adds an unsigned field read from `len` bytes at `offset` under `mask`.
     fn uint(
         &mut self,
-        name: &str,
-        label: &str,
+        name: &'static str,
+        label: &'static str,
         offset: usize,
         len: usize,
         mask: Option<u64>,
-        meaning: impl Into<String>,
+        meaning: impl Into<Cow<'static, str>>,
     ) -> u64 {
         let raw = self.raw(offset, len);
         let v = match mask {
@@ -141,7 +145,26 @@ impl LayerBuilder<'_> {
         );
         v
     }
-    fn flag(&mut self, name: &str, label: &str, offset: usize, mask: u64, meaning: &str) -> bool {
+    /// The ECN bits, with what their value means.
+    fn ecn(&mut self, name: &'static str, offset: usize, len: usize, mask: u64) {
+        let ecn = (self.raw(offset, len) & mask) >> mask.trailing_zeros();
+        self.uint(
+            name,
+            "Explicit Congestion Notification",
+            offset,
+            len,
+            Some(mask),
+            ecn_meaning(ecn),
+        );
+    }
+    fn flag(
+        &mut self,
+        name: &'static str,
+        label: &'static str,
+        offset: usize,
+        mask: u64,
+        meaning: &'static str,
+    ) -> bool {
         let v = self.raw(offset, 1) & mask != 0;
         self.push(
             name,
@@ -150,18 +173,18 @@ impl LayerBuilder<'_> {
             offset,
             1,
             Some(mask),
-            meaning.to_string(),
+            meaning.into(),
         );
         v
     }
     fn text(
         &mut self,
-        name: &str,
-        label: &str,
+        name: &'static str,
+        label: &'static str,
         offset: usize,
         len: usize,
         text: String,
-        meaning: impl Into<String>,
+        meaning: impl Into<Cow<'static, str>>,
     ) {
         self.push(
             name,
@@ -176,17 +199,17 @@ impl LayerBuilder<'_> {
     #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
-        name: &str,
-        label: &str,
+        name: &'static str,
+        label: &'static str,
         value: FieldValue,
         offset: usize,
         len: usize,
         mask: Option<u64>,
-        meaning: String,
+        meaning: Cow<'static, str>,
     ) {
         self.layer.fields.push(Field {
-            name: name.to_string(),
-            label: label.to_string(),
+            name,
+            label,
             value,
             offset,
             len,
@@ -197,7 +220,13 @@ impl LayerBuilder<'_> {
 }
 
 fn hex_bytes(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * b.len());
+    for &x in b {
+        s.push(char::from(DIGITS[usize::from(x >> 4)]));
+        s.push(char::from(DIGITS[usize::from(x & 0xF)]));
+    }
+    s
 }
 
 fn ecn_meaning(ecn: u64) -> &'static str {
@@ -210,12 +239,18 @@ fn ecn_meaning(ecn: u64) -> &'static str {
 }
 
 impl<'a> Dissector<'a> {
-    fn layer(&self, name: &str, title: &str, offset: usize, len: usize) -> LayerBuilder<'a> {
+    fn layer(
+        &self,
+        name: &'static str,
+        title: &'static str,
+        offset: usize,
+        len: usize,
+    ) -> LayerBuilder<'a> {
         LayerBuilder {
             frame: self.frame,
             layer: Layer {
-                name: name.to_string(),
-                title: title.to_string(),
+                name,
+                title,
                 offset,
                 len,
                 fields: Vec::new(),
@@ -300,14 +335,7 @@ impl<'a> Dissector<'a> {
         match eth.ethertype() {
             EtherType::IPV4 => self.ipv4(ip_off),
             EtherType::IPV6 => self.ipv6(ip_off),
-            EtherType(other) => self.fail(WireError::new(
-                Header::Ethernet,
-                0,
-                ErrorKind::NotRoce {
-                    reason: "EtherType",
-                    value: u64::from(other),
-                },
-            )),
+            EtherType(other) => self.fail(not_roce_ethertype(other)),
         }
     }
 
@@ -336,17 +364,7 @@ impl<'a> Dissector<'a> {
             Some(0xFC),
             "DSCP: the switch maps it to a traffic class / PFC priority",
         );
-        let ecn = l.uint(
-            "ip.dsfield.ecn",
-            "Explicit Congestion Notification",
-            o + 1,
-            1,
-            Some(0x03),
-            "",
-        );
-        if let Some(last) = l.layer.fields.last_mut() {
-            last.meaning = ecn_meaning(ecn).to_string();
-        }
+        l.ecn("ip.dsfield.ecn", o + 1, 1, 0x03);
         l.uint(
             "ip.len",
             "Total Length",
@@ -431,30 +449,10 @@ impl<'a> Dissector<'a> {
                 u32::from(ip.checksum()),
             );
         }
-        if let Err(e) = ip.check_total_len() {
-            return self.fail(e.shifted(o));
-        }
-        if ip.more_frags() || ip.frag_offset() != 0 {
-            return self.fail(WireError::new(
-                Header::Ipv4,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "a fragment offset/MF flag",
-                    value: u64::from(ip.frag_offset()),
-                },
-            ));
-        }
-        if ip.protocol() != PROTOCOL_UDP {
-            return self.fail(WireError::new(
-                Header::Ipv4,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "IP protocol",
-                    value: u64::from(ip.protocol()),
-                },
-            ));
-        }
-        let end = o + usize::from(ip.total_len());
+        let end = match check_ipv4(&ip) {
+            Ok(len) => o + len,
+            Err(e) => return self.fail(e.shifted(o)),
+        };
         let pseudo = PseudoHeader::V4 {
             src: ip.src_addr(),
             dst: ip.dst_addr(),
@@ -486,17 +484,7 @@ impl<'a> Dissector<'a> {
             Some(0x0FC0_0000),
             "DSCP",
         );
-        let ecn = l.uint(
-            "ipv6.tclass.ecn",
-            "Explicit Congestion Notification",
-            o,
-            4,
-            Some(0x0030_0000),
-            "",
-        );
-        if let Some(last) = l.layer.fields.last_mut() {
-            last.meaning = ecn_meaning(ecn).to_string();
-        }
+        l.ecn("ipv6.tclass.ecn", o, 4, 0x0030_0000);
         l.uint(
             "ipv6.flow",
             "Flow Label",
@@ -550,20 +538,10 @@ impl<'a> Dissector<'a> {
             "",
         );
         self.push(l);
-        if let Err(e) = ip.check_payload_len() {
-            return self.fail(e.shifted(o));
-        }
-        if ip.next_header() != PROTOCOL_UDP {
-            return self.fail(WireError::new(
-                Header::Ipv6,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "next header",
-                    value: u64::from(ip.next_header()),
-                },
-            ));
-        }
-        let end = o + ipv6::HEADER_LEN + usize::from(ip.payload_len());
+        let end = match check_ipv6(&ip) {
+            Ok(len) => o + len,
+            Err(e) => return self.fail(e.shifted(o)),
+        };
         let pseudo = PseudoHeader::V6 {
             src: ip.src_addr(),
             dst: ip.dst_addr(),
@@ -586,7 +564,7 @@ impl<'a> Dissector<'a> {
             None,
             "flow entropy: senders hash the QP pair into it for ECMP",
         );
-        let dport = l.uint(
+        l.uint(
             "udp.dstport",
             "Destination Port",
             o + 2,
@@ -616,34 +594,24 @@ impl<'a> Dissector<'a> {
             _ if u.verify_checksum(pseudo) => "correct".to_string(),
             _ => format!(
                 "incorrect, should be {:#06x}",
-                super::udp::compute_checksum(pseudo, u.datagram())
+                crate::wire::udp::compute_checksum(pseudo, u.datagram())
             ),
         };
         l.uint("udp.checksum", "Checksum", o + 6, 2, None, csum_meaning);
         self.push(l);
-        if let Err(e) = u.check_len() {
-            return self.fail(e.shifted(o));
-        }
-        if csum != 0 && !u.verify_checksum(pseudo) {
+        if len_ok && csum != 0 && !u.verify_checksum(pseudo) {
             self.warn(
                 Header::Udp,
                 o,
                 "udp.checksum",
-                u32::from(super::udp::compute_checksum(pseudo, u.datagram())),
+                u32::from(crate::wire::udp::compute_checksum(pseudo, u.datagram())),
                 u32::from(csum),
             );
         }
-        if dport != u64::from(ROCE_V2_PORT) {
-            return self.fail(WireError::new(
-                Header::Udp,
-                o,
-                ErrorKind::NotRoce {
-                    reason: "destination port",
-                    value: dport,
-                },
-            ));
-        }
-        let udp_end = o + usize::from(u.len());
+        let udp_end = match check_udp(&u) {
+            Ok(len) => o + len,
+            Err(e) => return self.fail(e.shifted(o)),
+        };
         let transport = self.transport(o + udp::HEADER_LEN, udp_end);
         self.trailer(ip_end);
         let icrc_off = transport?;
@@ -726,20 +694,64 @@ impl<'a> Dissector<'a> {
         self.push(l);
     }
 
-    /// BTH through pad; returns the ICRC offset.
+    /// BTH through pad, checked by [`transport::locate`]; returns the ICRC offset. The
+    /// tree keeps the headers that fit before an error.
     fn transport(&mut self, o: usize, end: usize) -> Option<usize> {
         let f = self.frame;
-        if end.saturating_sub(o) < bth::HEADER_LEN {
-            self.fail(WireError::truncated(
-                Header::Bth,
-                o,
-                bth::HEADER_LEN,
-                end.saturating_sub(o),
-            ));
-            return None;
+        let layout = transport::locate(f, o, end);
+        if end.saturating_sub(o) >= bth::HEADER_LEN {
+            self.bth(o);
         }
+        if let Some(info) = Opcode(u8_at(f, o)).info() {
+            let mut at = o + bth::HEADER_LEN;
+            for h in info.headers.iter() {
+                if end.saturating_sub(at) < header_len(h) {
+                    break;
+                }
+                let l = self.ext_layer(h, at);
+                self.push(l);
+                at += header_len(h);
+            }
+        }
+        let t = match layout {
+            Ok(t) => t,
+            Err(e) => {
+                self.fail(e);
+                return None;
+            }
+        };
+        let (at, plen, pad) = (t.payload_offset, t.payload_len, t.pad_len);
+        let body = plen + pad;
+        if body > 0 {
+            let mut l = self.layer("infiniband.payload", "Payload", at, body);
+            if plen > 0 {
+                l.text(
+                    "infiniband.payload",
+                    "Payload",
+                    at,
+                    plen,
+                    hex_bytes(slice(f, at, at + plen)),
+                    format!("{plen} bytes"),
+                );
+            }
+            if pad > 0 {
+                l.text(
+                    "infiniband.pad",
+                    "Pad (not a Wireshark field)",
+                    at + plen,
+                    pad,
+                    hex_bytes(slice(f, at + plen, at + body)),
+                    format!("{pad} pad bytes"),
+                );
+            }
+            self.push(l);
+        }
+        Some(t.icrc_offset)
+    }
+
+    fn bth(&mut self, o: usize) {
+        let f = self.frame;
         let op = Opcode(u8_at(f, o));
-        let info = op.info();
         let mut l = self.layer(
             "infiniband.bth",
             "Base Transport Header",
@@ -838,76 +850,6 @@ impl<'a> Dissector<'a> {
             "24 bits, wraps at 2^24",
         );
         self.push(l);
-        let Some(info) = info else {
-            self.fail(WireError::new(
-                Header::Bth,
-                o,
-                ErrorKind::UnknownOpcode { opcode: op.0 },
-            ));
-            return None;
-        };
-        self.ext_and_payload(o, end, info)
-    }
-
-    fn ext_and_payload(&mut self, bth_off: usize, end: usize, info: OpcodeInfo) -> Option<usize> {
-        let f = self.frame;
-        let mut at = bth_off + bth::HEADER_LEN;
-        for h in info.headers.iter() {
-            let need = header_len(h);
-            let avail = end.saturating_sub(at);
-            if avail < need {
-                self.fail(WireError::truncated(h, at, need, avail));
-                return None;
-            }
-            let l = self.ext_layer(h, at);
-            self.push(l);
-            at += need;
-        }
-        let room = end.saturating_sub(at);
-        if room < ICRC_LEN {
-            self.fail(WireError::truncated(Header::Icrc, at, ICRC_LEN, room));
-            return None;
-        }
-        let pad = usize::from((u8_at(f, bth_off + 1) >> 4) & 0x3);
-        let body = room - ICRC_LEN;
-        if pad > body || (!info.headers.payload && body != 0) {
-            self.fail(WireError::new(
-                Header::Payload,
-                at,
-                ErrorKind::LengthMismatch {
-                    field: "payload and pad",
-                    claimed: pad,
-                    available: body,
-                },
-            ));
-            return None;
-        }
-        if body > 0 {
-            let plen = body - pad;
-            let mut l = self.layer("infiniband.payload", "Payload", at, body);
-            if plen > 0 {
-                l.text(
-                    "infiniband.payload",
-                    "Payload",
-                    at,
-                    plen,
-                    hex_bytes(slice(f, at, at + plen)),
-                    format!("{plen} bytes"),
-                );
-            }
-            if pad > 0 {
-                l.text(
-                    "infiniband.pad",
-                    "Pad (not a Wireshark field)",
-                    at + plen,
-                    pad,
-                    hex_bytes(slice(f, at + plen, at + body)),
-                    format!("{pad} pad bytes"),
-                );
-            }
-            self.push(l);
-        }
-        Some(end - ICRC_LEN)
     }
 
     fn ext_layer(&self, h: Header, o: usize) -> LayerBuilder<'a> {
@@ -935,7 +877,7 @@ impl<'a> Dissector<'a> {
                     last.meaning = if q & 0x8000_0000 != 0 {
                         "controlled Q_Key (high bit set)".into()
                     } else {
-                        String::new()
+                        "".into()
                     };
                 }
                 l.uint(
@@ -1294,7 +1236,7 @@ impl<'a> Dissector<'a> {
                     o + 6,
                     1,
                     None,
-                    if g.nxt_hdr() == super::ib::NXTHDR_IBA {
+                    if g.nxt_hdr() == crate::wire::ib::NXTHDR_IBA {
                         "0x1b: IBA transport"
                     } else {
                         "not IBA"
@@ -1325,7 +1267,7 @@ impl<'a> Dissector<'a> {
                     "",
                 );
                 self.push(l);
-                if g.nxt_hdr() != super::ib::NXTHDR_IBA {
+                if g.nxt_hdr() != crate::wire::ib::NXTHDR_IBA {
                     return self.fail(WireError::new(
                         Header::Grh,
                         o,
@@ -1452,22 +1394,49 @@ fn summary_line(f: &DecodedFrame) -> String {
             None => "no InfiniBand transport".to_string(),
         };
     };
-    let name = Opcode(op as u8)
-        .name()
-        .unwrap_or_else(|| format!("opcode {op:#04x}"));
-    let mut s = format!(
-        "{name} QP={:#08x} PSN={}",
-        f.uint("infiniband.bth.destqp").unwrap_or(0),
-        f.uint("infiniband.bth.psn").unwrap_or(0)
-    );
-    if let Some(fld) = f.field("infiniband.aeth.syndrome") {
-        s.push_str(&format!(" {}", fld.meaning));
+    InfoLine {
+        opcode: Opcode(op as u8),
+        qpn: f.uint("infiniband.bth.destqp").unwrap_or(0) as u32,
+        psn: f.uint("infiniband.bth.psn").unwrap_or(0) as u32,
+        aeth: f
+            .uint("infiniband.aeth.syndrome")
+            .map(|s| Syndrome::from_byte(s as u8)),
+        bad_checksum: !f.warnings.is_empty(),
+        error: f.error.as_ref(),
     }
-    if !f.warnings.is_empty() {
-        s.push_str(" [bad checksum]");
+    .to_string()
+}
+
+/// The Info column of a transport packet, as [`DecodedFrame::summary`] and the packet
+/// list's fast path (`FrameSummary::info`) both write it.
+#[derive(Debug, Clone, Copy)]
+pub struct InfoLine<'a> {
+    pub opcode: Opcode,
+    pub qpn: u32,
+    pub psn: u32,
+    pub aeth: Option<Syndrome>,
+    /// A checksum or CRC did not match.
+    pub bad_checksum: bool,
+    /// Where decoding stopped.
+    pub error: Option<&'a WireError>,
+}
+
+impl fmt::Display for InfoLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.opcode.named() {
+            Some(name) => write!(f, "{name}")?,
+            None => write!(f, "opcode {:#04x}", self.opcode.0)?,
+        }
+        write!(f, " QP={:#08x} PSN={}", self.qpn, self.psn)?;
+        if let Some(s) = self.aeth {
+            write!(f, " {s}")?;
+        }
+        if self.bad_checksum {
+            f.write_str(" [bad checksum]")?;
+        }
+        if let Some(e) = self.error {
+            write!(f, " [{e}]")?;
+        }
+        Ok(())
     }
-    if let Some(e) = &f.error {
-        s.push_str(&format!(" [{e}]"));
-    }
-    s
 }

@@ -52,11 +52,11 @@ pub fn layer_purpose(name: &str) -> &'static str {
 /// the innermost out (the ICRC joins the transport), then UDP, IP, tag and Ethernet.
 pub fn sender_steps(d: &DecodedFrame) -> Vec<EncapStep> {
     let step = |l: &Layer| EncapStep {
-        name: l.name.clone(),
-        title: l.title.clone(),
+        name: l.name.to_string(),
+        title: l.title.to_string(),
         offset: l.offset,
         len: l.len,
-        purpose: layer_purpose(&l.name),
+        purpose: layer_purpose(l.name),
     };
     let mut steps: Vec<EncapStep> = Vec::with_capacity(d.layers.len());
     // Payload, then the extended headers inward-out, BTH, ICRC; then the network layers.
@@ -67,17 +67,17 @@ pub fn sender_steps(d: &DecodedFrame) -> Vec<EncapStep> {
         .layers
         .iter()
         .rev()
-        .filter(|l| transport(&l.name) && l.name != "infiniband.payload" && !trailing(&l.name));
+        .filter(|l| transport(l.name) && l.name != "infiniband.payload" && !trailing(l.name));
     let icrc = d.layers.iter().filter(|l| l.name == "infiniband.icrc");
     let outer = d
         .layers
         .iter()
         .rev()
-        .filter(|l| !transport(&l.name) && !trailing(&l.name));
+        .filter(|l| !transport(l.name) && !trailing(l.name));
     let tail = d
         .layers
         .iter()
-        .filter(|l| matches!(l.name.as_str(), "infiniband.vcrc" | "eth.trailer"));
+        .filter(|l| matches!(l.name, "infiniband.vcrc" | "eth.trailer"));
     for l in payload.chain(ext).chain(icrc).chain(outer).chain(tail) {
         steps.push(step(l));
     }
@@ -94,9 +94,9 @@ fn is_link(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::capture::LinkType;
-    use crate::wire::dissect::dissect;
-    use crate::wire::spec::{build, PacketSpec, Payload, SpecOperation};
+    use crate::capture::dissect::dissect;
+    use crate::capture::pcap::LinkType;
+    use crate::capture::spec::{build, PacketSpec, Payload, SpecOperation};
 
     #[test]
     fn a_write_is_wrapped_payload_first_and_ethernet_last() {

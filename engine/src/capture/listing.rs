@@ -1,31 +1,29 @@
-//! A capture as a packet list and as PSN conversations: what the lab's capture view and
-//! `native-probe decode` show for each frame, derived from [`dissect`].
+//! A capture as a packet list: what the lab's capture view and `native-probe decode`
+//! show for each frame. [`packet_row`] gives the full row of a frame from [`dissect`];
+//! [`summarize_frame`] the columns a big capture keeps, on a fast path that reads
+//! well-formed RoCE v2 frames in place.
 //!
-//! The classification follows the RC transport rules of IBTA Vol 1 §9.7: a requester
-//! numbers its request packets with consecutive PSNs (§9.7.1) and, after a NAK-sequence
-//! error or a timeout, resends from the oldest unacknowledged PSN (§9.7.5.2.2), so a
-//! request whose PSN is not ahead of the highest one already seen on its QP is a
-//! retransmission. Responses (ACK, NAK, RNR NAK, READ responses, atomic ACKs) carry the
-//! PSN of the request they answer (§9.7.5.1). CNPs (opcode 0x81, IBTA Vol 1 Annex A17
-//! §A17.9.3) tell a sender to slow down and carry no meaningful PSN.
+//! Responses (ACK, NAK, RNR NAK, READ responses, atomic ACKs) carry the PSN of the
+//! request they answer (IBTA Vol 1 §9.7.5.1). CNPs (opcode 0x81, IBTA Vol 1 Annex A17
+//! §A17.9.3) tell a sender to slow down and carry no meaningful PSN. Which requests are
+//! retransmissions is judged across the capture, in [`super::conversation`].
 
-use super::bth::Psn;
-use super::bytes::{be24, be32, slice, u8_at};
-use super::capture::{CaptureCursor, CaptureError, CapturedFrame, FrameRef, LinkType};
-use super::crc::{roce_v2_icrc, ICRC_LEN};
-use super::dissect::{dissect, DecodedFrame, FieldValue};
-use super::ethernet::{EtherType, EthernetFrame, MacAddr};
-use super::ext::header_len;
-use super::ipv4::{Ipv4Packet, PROTOCOL_UDP};
-use super::ipv6::Ipv6Packet;
-use super::opcode::Opcode;
-use super::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
-use super::{bth, ipv6, udp, Header};
+use super::conversation::classify_summaries;
+use super::dissect::{dissect, DecodedFrame, FieldValue, InfoLine};
+use super::pcap::{CaptureCursor, CaptureError, CapturedFrame, FrameRef, LinkType};
+use crate::wire::bth::BthPacket;
+use crate::wire::bytes::{slice, u8_at};
+use crate::wire::ethernet::MacAddr;
+use crate::wire::ext::Syndrome;
+use crate::wire::ipv4::Ipv4Packet;
+use crate::wire::ipv6::Ipv6Packet;
+use crate::wire::opcode::{Opcode, Operation};
+use crate::wire::roce::{computed_icrc, locate, stored_icrc, FcsMode};
+use crate::wire::udp::{PseudoHeader, UdpPacket};
+use crate::wire::Header;
 use core::fmt;
 use core::net::{Ipv4Addr, Ipv6Addr};
 use serde::{Deserialize, Serialize};
-use std::collections::hash_map::{Entry, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Whether the invariant CRC of a frame checks out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,22 +101,42 @@ fn role_of(d: &DecodedFrame) -> PacketRole {
     let Some(op) = d.uint("infiniband.bth.opcode") else {
         return PacketRole::Other;
     };
+    let aeth = d
+        .uint("infiniband.aeth.syndrome")
+        .map(|s| Syndrome::from_byte(s as u8));
     let opcode = Opcode(op as u8);
+    role(opcode, opcode.operation(), aeth)
+}
+
+/// The role of a transport packet from its opcode (and the operation it stands for) and
+/// AETH syndrome.
+fn role(opcode: Opcode, operation: Option<Operation>, aeth: Option<Syndrome>) -> PacketRole {
     if opcode == Opcode::CNP {
         return PacketRole::Cnp;
     }
     // AETH syndrome bits 6:5 (IBTA Vol 1 §9.3.5 Table 43): 00 ACK, 01 RNR NAK, 11 NAK.
-    if let Some(kind) = d.uint("infiniband.aeth.syndrome.opcode") {
-        return match kind {
-            1 => PacketRole::RnrNak,
-            3 => PacketRole::Nak,
-            _ => PacketRole::Response,
-        };
+    match aeth {
+        Some(Syndrome::RnrNak { .. }) => return PacketRole::RnrNak,
+        Some(Syndrome::Nak(_)) => return PacketRole::Nak,
+        Some(_) => return PacketRole::Response,
+        None => {}
     }
-    match opcode.operation() {
+    match operation {
         Some(o) if o.is_response() => PacketRole::Response,
         Some(_) => PacketRole::Request,
         None => PacketRole::Other,
+    }
+}
+
+/// Whether a dissected frame's ICRC checks out.
+pub fn icrc_status(d: &DecodedFrame) -> IcrcStatus {
+    match (
+        d.field("infiniband.invariant.crc"),
+        d.warnings.iter().any(|w| w.header == Header::Icrc),
+    ) {
+        (None, _) => IcrcStatus::Absent,
+        (Some(_), true) => IcrcStatus::Invalid,
+        (Some(_), false) => IcrcStatus::Valid,
     }
 }
 
@@ -131,14 +149,7 @@ pub fn packet_row(number: usize, frame: &CapturedFrame) -> PacketRow {
 /// A packet-list row from an already dissected frame.
 pub fn row_from(number: usize, time_ns: u64, d: &DecodedFrame) -> PacketRow {
     let opcode = d.uint("infiniband.bth.opcode").map(|v| v as u8);
-    let icrc = match (
-        d.field("infiniband.invariant.crc"),
-        d.warnings.iter().any(|w| w.header == super::Header::Icrc),
-    ) {
-        (None, _) => IcrcStatus::Absent,
-        (Some(_), true) => IcrcStatus::Invalid,
-        (Some(_), false) => IcrcStatus::Valid,
-    };
+    let icrc = icrc_status(d);
     let error = d
         .error
         .as_ref()
@@ -177,37 +188,6 @@ impl RowFilter {
         (self.qpn.is_none() || s.qpn == self.qpn)
             && (self.opcode.is_none() || s.opcode == self.opcode)
             && (!self.problems_only || s.is_problem())
-    }
-}
-
-/// Packets exchanged between two hosts, for a PSN timeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Conversation {
-    /// The host that sent the first packet.
-    pub a: String,
-    pub b: String,
-    /// Destination QPs seen, in order of appearance.
-    pub qpns: Vec<u32>,
-    pub points: Vec<PsnPoint>,
-}
-
-/// One packet on a PSN timeline.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PsnPoint {
-    /// Frame number (1-based).
-    pub frame: usize,
-    pub time_ns: u64,
-    /// Sent by `a` (else by `b`).
-    pub from_a: bool,
-    pub qpn: u32,
-    pub psn: u32,
-    pub role: PacketRole,
-}
-
-impl Conversation {
-    /// Count of points with this role.
-    pub fn count(&self, role: PacketRole) -> usize {
-        self.points.iter().filter(|p| p.role == role).count()
     }
 }
 
@@ -253,11 +233,26 @@ pub struct FrameSummary {
     pub len: u32,
     pub icrc: IcrcStatus,
     pub role: PacketRole,
+    /// The AETH syndrome, when the packet has one.
+    pub aeth: Option<Syndrome>,
     /// A structural error or a bad checksum/CRC ([`PacketRow::has_error`]).
     pub problem: bool,
 }
 
 impl FrameSummary {
+    /// The Info column of a frame [`summarize_roce`] read (a frame that was not is
+    /// described by its [`PacketRow::info`]).
+    pub fn info(&self) -> InfoLine<'static> {
+        InfoLine {
+            opcode: Opcode(self.opcode.unwrap_or(0)),
+            qpn: self.qpn.unwrap_or(0),
+            psn: self.psn.unwrap_or(0),
+            aeth: self.aeth,
+            bad_checksum: self.icrc == IcrcStatus::Invalid,
+            error: None,
+        }
+    }
+
     /// Whether [`RowFilter`] would show the frame.
     pub fn is_problem(&self) -> bool {
         self.problem
@@ -305,119 +300,69 @@ pub fn summary_from(d: &DecodedFrame, frame: &[u8]) -> FrameSummary {
         len: row.len as u32,
         icrc: row.icrc,
         role: row.role,
+        aeth: d
+            .uint("infiniband.aeth.syndrome")
+            .map(|s| Syndrome::from_byte(s as u8)),
         problem: row.has_error(),
     }
 }
 
-/// The fast path of [`summarize_frame`]: a well-formed RoCE v2 frame on Ethernet read
-/// in place, with the checks [`dissect`] makes in the same order (lengths, IPv4 header
-/// checksum, UDP checksum when present, opcode, extended headers, pad, ICRC) but no
-/// text. `None` for anything else, which the dissector then describes.
-fn fast_summary(f: &[u8]) -> Option<FrameSummary> {
-    let eth = EthernetFrame::new_checked(f).ok()?;
-    let ip_off = eth.header_len();
-    let rest = slice(f, ip_off, f.len());
-    let (source, destination, udp_off, ip_end, pseudo) = match eth.ethertype() {
-        EtherType::IPV4 => {
-            let ip = Ipv4Packet::new_checked(rest).ok()?;
-            if !ip.verify_checksum()
-                || ip.check_total_len().is_err()
-                || ip.more_frags()
-                || ip.frag_offset() != 0
-                || ip.protocol() != PROTOCOL_UDP
-            {
-                return None;
-            }
-            let (src, dst) = (ip.src_addr(), ip.dst_addr());
-            (
-                HostAddr::V4(src.octets()),
-                HostAddr::V4(dst.octets()),
-                ip_off + ip.header_len(),
-                ip_off + usize::from(ip.total_len()),
-                PseudoHeader::V4 { src, dst },
-            )
-        }
-        EtherType::IPV6 => {
-            let ip = Ipv6Packet::new_checked(rest).ok()?;
-            if ip.check_payload_len().is_err() || ip.next_header() != PROTOCOL_UDP {
-                return None;
-            }
-            let (src, dst) = (ip.src_addr(), ip.dst_addr());
-            (
-                HostAddr::V6(src.octets()),
-                HostAddr::V6(dst.octets()),
-                ip_off + ipv6::HEADER_LEN,
-                ip_off + ipv6::HEADER_LEN + usize::from(ip.payload_len()),
-                PseudoHeader::V6 { src, dst },
-            )
-        }
-        _ => return None,
-    };
-    let u = UdpPacket::new_checked(slice(f, udp_off, ip_end)).ok()?;
-    if u.check_len().is_err()
-        || (u.checksum() != 0 && !u.verify_checksum(pseudo))
-        || u.dst_port() != ROCE_V2_PORT
-    {
-        return None;
-    }
-    let bth_off = udp_off + udp::HEADER_LEN;
-    let end = udp_off + usize::from(u.len());
-    if end.saturating_sub(bth_off) < bth::HEADER_LEN {
-        return None;
-    }
-    let op = u8_at(f, bth_off);
-    let info = Opcode(op).info()?;
-    let mut at = bth_off + bth::HEADER_LEN;
-    let mut aeth = None;
-    for h in info.headers.iter() {
-        let need = header_len(h);
-        if end.saturating_sub(at) < need {
+/// The fast path of [`summarize_frame`] alone: a well-formed RoCE v2 frame on Ethernet, walked
+/// once by [`locate`] (the checks the dissector makes, in its order) and read in place,
+/// with the IPv4 header checksum, the UDP checksum (when present) and the ICRC checked
+/// but no text. `None` for any frame the dissector would report an error or a warning on
+/// other than the ICRC: it then describes the frame. For a frame it reads,
+/// [`FrameSummary::info`] is the Info column [`packet_row`] would give.
+pub fn summarize_roce(f: &[u8]) -> Option<FrameSummary> {
+    let l = locate(f, FcsMode::Absent).ok()?;
+    let t = l.transport;
+    let ip = slice(f, l.ip_offset, l.ip_end);
+    let (source, destination, pseudo) = if l.ip_version == 4 {
+        let ip = Ipv4Packet::new_checked(ip).ok()?;
+        if !ip.verify_checksum() {
             return None;
         }
-        if h == Header::Aeth {
-            aeth = Some(u8_at(f, at));
-        }
-        at += need;
-    }
-    let room = end.saturating_sub(at);
-    if room < ICRC_LEN {
-        return None;
-    }
-    let pad = usize::from((u8_at(f, bth_off + 1) >> 4) & 0x3);
-    let body = room - ICRC_LEN;
-    if pad > body || (!info.headers.payload && body != 0) {
-        return None;
-    }
-    let icrc_off = end - ICRC_LEN;
-    let computed = roce_v2_icrc(slice(f, ip_off, icrc_off)).ok()?;
-    let valid = computed == be32(f, icrc_off).swap_bytes();
-    // The same judgement as `role_of`, from the bytes.
-    let role = if Opcode(op) == Opcode::CNP {
-        PacketRole::Cnp
-    } else if let Some(syndrome) = aeth {
-        match (syndrome & 0x60) >> 5 {
-            1 => PacketRole::RnrNak,
-            3 => PacketRole::Nak,
-            _ => PacketRole::Response,
-        }
-    } else if info.operation.is_response() {
-        PacketRole::Response
+        let (src, dst) = (ip.src_addr(), ip.dst_addr());
+        (
+            HostAddr::V4(src.octets()),
+            HostAddr::V4(dst.octets()),
+            PseudoHeader::V4 { src, dst },
+        )
     } else {
-        PacketRole::Request
+        let ip = Ipv6Packet::new_checked(ip).ok()?;
+        let (src, dst) = (ip.src_addr(), ip.dst_addr());
+        (
+            HostAddr::V6(src.octets()),
+            HostAddr::V6(dst.octets()),
+            PseudoHeader::V6 { src, dst },
+        )
     };
+    let udp = UdpPacket::new_checked(slice(f, l.udp_offset, l.ip_end)).ok()?;
+    if udp.checksum() != 0 && !udp.verify_checksum(pseudo) {
+        return None;
+    }
+    let bth = BthPacket::new_checked(slice(f, t.bth_offset, t.icrc_offset)).ok()?;
+    let valid = computed_icrc(f, &l).ok()? == stored_icrc(f, &l);
+    let aeth = t.info.headers.aeth.then(|| {
+        Syndrome::from_byte(u8_at(
+            f,
+            t.ext_offset + t.info.headers.offset_of(Header::Aeth),
+        ))
+    });
     Some(FrameSummary {
         source,
         destination,
-        opcode: Some(op),
-        qpn: Some(be24(f, bth_off + 5)),
-        psn: Some(be24(f, bth_off + 9)),
+        opcode: Some(bth.opcode().0),
+        qpn: Some(bth.dest_qp().0),
+        psn: Some(bth.psn().value()),
         len: f.len() as u32,
         icrc: if valid {
             IcrcStatus::Valid
         } else {
             IcrcStatus::Invalid
         },
-        role,
+        role: role(bth.opcode(), Some(t.info.operation), aeth),
+        aeth,
         problem: !valid,
     })
 }
@@ -427,129 +372,11 @@ fn fast_summary(f: &[u8]) -> Option<FrameSummary> {
 /// frame goes through the dissector, so both agree on every input.
 pub fn summarize_frame(data: &[u8], link: LinkType) -> FrameSummary {
     if link == LinkType::Ethernet {
-        if let Some(s) = fast_summary(data) {
+        if let Some(s) = summarize_roce(data) {
             return s;
         }
     }
     summary_from(&dissect(data, link), data)
-}
-
-/// The Fx hash (rustc's `FxHasher`): keys here are a few host addresses and a QPN from
-/// the capture being read, so the DoS resistance of the default SipHash buys nothing and
-/// costs a tenth of the decode time.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(w);
-            self.add(u64::from_le_bytes(b));
-        }
-        for &b in words.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u16(&mut self, i: u16) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-
-/// Marks requests that resend a PSN already seen on the same destination QP between the
-/// same two hosts. Summaries must be in capture order.
-pub fn classify_summaries(frames: &mut [FrameSummary]) {
-    let mut highest: FxMap<(HostAddr, HostAddr, u32), Psn> = FxMap::default();
-    for s in frames.iter_mut() {
-        if s.role != PacketRole::Request {
-            continue;
-        }
-        let (Some(qpn), Some(psn)) = (s.qpn, s.psn) else {
-            continue;
-        };
-        let psn = Psn::truncate(psn);
-        match highest.entry((s.source, s.destination, qpn)) {
-            Entry::Occupied(mut top) => {
-                if psn.is_after(*top.get()) {
-                    top.insert(psn);
-                } else {
-                    s.role = PacketRole::Retransmission;
-                }
-            }
-            Entry::Vacant(v) => {
-                v.insert(psn);
-            }
-        }
-    }
-}
-
-/// Groups transport packets by the unordered pair of hosts that exchanged them, in order
-/// of first appearance. Requests and the responses to them share one PSN space, so they
-/// belong on one timeline. `time_ns` gives the timestamp of the frame at an index.
-pub fn conversations_of(
-    frames: &[FrameSummary],
-    time_ns: impl Fn(usize) -> u64,
-) -> Vec<Conversation> {
-    let mut out: Vec<Conversation> = Vec::new();
-    let mut hosts: Vec<(HostAddr, HostAddr)> = Vec::new();
-    let mut index: FxMap<(HostAddr, HostAddr), usize> = FxMap::default();
-    for (i, s) in frames.iter().enumerate() {
-        let (Some(qpn), Some(psn)) = (s.qpn, s.psn) else {
-            continue;
-        };
-        let pair = if s.source <= s.destination {
-            (s.source, s.destination)
-        } else {
-            (s.destination, s.source)
-        };
-        let at = *index.entry(pair).or_insert_with(|| {
-            out.push(Conversation {
-                a: s.source.to_string(),
-                b: s.destination.to_string(),
-                qpns: Vec::new(),
-                points: Vec::new(),
-            });
-            hosts.push((s.source, s.destination));
-            out.len() - 1
-        });
-        let conv = &mut out[at];
-        if !conv.qpns.contains(&qpn) {
-            conv.qpns.push(qpn);
-        }
-        conv.points.push(PsnPoint {
-            frame: i + 1,
-            time_ns: time_ns(i),
-            from_a: hosts[at].0 == s.source,
-            qpn,
-            psn,
-            role: s.role,
-        });
-    }
-    out
 }
 
 /// Frames read before [`CaptureDecoder`] sizes its lists for the whole file.
@@ -648,8 +475,10 @@ pub fn decode_capture(bytes: &[u8]) -> CaptureDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::capture::LinkType;
-    use crate::wire::spec::{build, PacketSpec, SpecOperation};
+    use crate::capture::conversation::conversations_of;
+    use crate::capture::pcap::LinkType;
+    use crate::capture::spec::{build, PacketSpec, SpecOperation};
+    use crate::psn::Psn;
 
     fn frame(spec: &PacketSpec, t: u64) -> CapturedFrame {
         let data = build(spec).unwrap_or_default();
@@ -685,7 +514,7 @@ mod tests {
             &PacketSpec {
                 operation: SpecOperation::Write,
                 psn: 7,
-                payload: crate::wire::spec::Payload::Size(16),
+                payload: crate::capture::spec::Payload::Size(16),
                 ..PacketSpec::default()
             },
             5,
@@ -699,6 +528,34 @@ mod tests {
         assert_eq!(row.icrc, IcrcStatus::Valid);
         assert_eq!(row.role, PacketRole::Request);
         assert!(!row.has_error());
+    }
+
+    #[test]
+    fn the_fast_path_writes_the_dissectors_info_column() {
+        for op in SpecOperation::ALL {
+            for v6 in [false, true] {
+                let mut spec = spec(op, 0xFF_FFFE, true);
+                if v6 {
+                    spec.src_ip = "fd00::1".parse().unwrap();
+                    spec.dst_ip = "fd00::2".parse().unwrap();
+                }
+                let mut f = build(&spec).unwrap();
+                for bad_icrc in [false, true] {
+                    if bad_icrc {
+                        let l = crate::wire::roce::locate(&f, FcsMode::Absent).unwrap();
+                        f[l.transport.icrc_offset] ^= 1;
+                    }
+                    let d = dissect(&f, LinkType::Ethernet);
+                    assert_eq!(d.summary.contains("[bad checksum]"), bad_icrc);
+                    match summarize_roce(&f) {
+                        Some(s) => assert_eq!(s.info().to_string(), d.summary, "{op:?} v6={v6}"),
+                        // Over IPv6 the UDP checksum, which covers the ICRC, fails too:
+                        // the dissector describes that frame.
+                        None => assert!(v6 && bad_icrc, "{op:?} v6={v6}"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]

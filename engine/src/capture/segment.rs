@@ -8,10 +8,10 @@
 //! the immediate or invalidate header only on the last; READ responses carry an AETH
 //! on the first, last and only packets (§9.3, Table 38).
 
-use super::bth::Psn;
-use super::ext::{header_len, ExtHeaders};
-use super::opcode::{Opcode, Operation, Transport};
-use super::Header;
+use crate::wire::bth::Psn;
+use crate::wire::ext::{header_len, ExtHeaders};
+use crate::wire::opcode::{Opcode, Operation, Transport};
+use crate::wire::Header;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 

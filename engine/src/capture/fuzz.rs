@@ -1,13 +1,13 @@
 //! The entry points the fuzz targets (`fuzz/`) and the corpus replay test
-//! (`engine/tests/fuzz_corpus.rs`) feed arbitrary bytes to. Each runs every decoder the
-//! lab has over the input and panics only when two of them disagree, so a crash means
-//! either a panic in the engine or a divergence between the packet list's fast path and
-//! the dissector.
+//! (`engine/tests/fuzz_corpus.rs`) feed arbitrary bytes to, behind the `fuzzing` feature.
+//! Each runs every decoder the lab has over the input and panics only when two of them
+//! disagree, so a crash means either a panic in the engine or a divergence between the
+//! packet list's fast path and the dissector.
 
-use super::capture::{index_capture, read_capture, summarize_frames, LinkType};
 use super::dissect::dissect;
-use super::listing::{decode_capture, packet_row, summarize_frame, summary_from};
-use super::roce::{summarize, FcsMode, RoceFrameRepr};
+use super::listing::{decode_capture, packet_row, summarize_frame, summarize_roce, summary_from};
+use super::pcap::{read_capture, LinkType};
+use crate::wire::roce::{FcsMode, RoceFrameRepr};
 
 /// Frames of a fuzzed capture that also go through the full dissector.
 const DISSECTED_FRAMES: usize = 64;
@@ -23,7 +23,13 @@ pub fn frame(data: &[u8]) {
             "fast path and dissector differ"
         );
     }
-    let _ = summarize(data);
+    if let Some(s) = summarize_roce(data) {
+        assert_eq!(
+            s.info().to_string(),
+            dissect(data, LinkType::Ethernet).summary,
+            "fast path and dissector write different Info columns"
+        );
+    }
     for fcs in [FcsMode::Absent, FcsMode::Present, FcsMode::Detect] {
         if let Ok(repr) = RoceFrameRepr::parse(data, fcs) {
             let _ = repr.emit();
@@ -34,15 +40,17 @@ pub fn frame(data: &[u8]) {
 /// `data` as a pcap or pcapng file, every frame decoded.
 pub fn capture(data: &[u8]) {
     let file = read_capture(data);
-    let (index, error) = index_capture(data);
-    assert_eq!(file.error, error, "the two readers stop differently");
-    assert_eq!(file.frames.len(), index.len());
-    for (f, r) in file.frames.iter().zip(&index) {
+    let decoded = decode_capture(data);
+    assert_eq!(
+        file.error.as_ref(),
+        decoded.error(),
+        "the two readers stop differently"
+    );
+    assert_eq!(decoded.summaries.len(), file.frames.len());
+    assert_eq!(decoded.frames.len(), file.frames.len());
+    for (f, r) in file.frames.iter().zip(&decoded.frames) {
         assert_eq!(f.data, r.data(data), "the two readers read different bytes");
     }
-    let _ = summarize_frames(&file);
-    let decoded = decode_capture(data);
-    assert_eq!(decoded.summaries.len(), file.frames.len());
     for (i, f) in file.frames.iter().enumerate().take(DISSECTED_FRAMES) {
         let row = packet_row(i + 1, f);
         let s = decoded.summaries[i];

@@ -7,9 +7,9 @@
 //! resends from there), and Annex A17 §A17.9 with Zhu et al., SIGCOMM 2015 §3.1 (a
 //! receiver that sees ECN CE answers with a CNP addressed to the sender's QP).
 
-use super::capture::{CapturedFrame, LinkType};
-use super::ext::NakCode;
+use super::pcap::{CapturedFrame, LinkType};
 use super::spec::{build, BuildError, PacketSpec, Payload, SpecOperation};
+use crate::wire::ext::NakCode;
 use core::net::{IpAddr, Ipv4Addr};
 
 /// The requester's QP number (the responder's packets are addressed to it).
@@ -92,13 +92,14 @@ pub fn frames() -> Result<Vec<CapturedFrame>, BuildError> {
 /// The sample as a pcapng file.
 pub fn pcapng() -> Result<Vec<u8>, String> {
     let frames = frames().map_err(|e| e.to_string())?;
-    super::capture::write_pcapng(&frames).map_err(|e| e.to_string())
+    super::pcap::write_pcapng(&frames).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::listing::{conversations_of, decode_capture, PacketRole};
+    use crate::capture::conversation::conversations_of;
+    use crate::capture::listing::{decode_capture, PacketRole};
 
     #[test]
     fn the_sample_shows_a_nak_a_go_back_n_resend_and_a_cnp() {

@@ -5,27 +5,29 @@
 //! spec does not know is refused (a misspelt field would otherwise be silently dropped):
 //!
 //! ```
-//! use engine::wire::spec::{build, PacketSpec};
+//! use engine::capture::spec::{build, PacketSpec};
 //! let spec: PacketSpec = serde_json::from_str(r#"{"operation": "write", "payload": 64}"#).unwrap();
 //! let frame = build(&spec).unwrap();
-//! assert!(engine::wire::summarize(&frame).unwrap().icrc_ok);
+//! // Parsing back checks every length, checksum and the ICRC.
+//! use engine::wire::roce::{FcsMode, RoceFrameRepr};
+//! assert!(RoceFrameRepr::parse(&frame, FcsMode::Absent).is_ok());
 //! ```
 
-use super::bth::{BthRepr, Psn, Qpn};
-use super::ethernet::{EtherType, EthernetRepr, MacAddr, VlanRepr};
-use super::ext::header_len;
-use super::ext::{
+use super::segment::{packet_cost, Framing, MessageKind, PacketCost};
+use crate::wire::bth::{BthRepr, Psn, Qpn};
+use crate::wire::ethernet::{EtherType, EthernetRepr, MacAddr, VlanRepr};
+use crate::wire::ext::header_len;
+use crate::wire::ext::{
     Aeth, AtomicEth, Deth, ExtRepr, ImmDt, NakCode, Reth, Syndrome, CNP_PADDING_LEN,
     CREDITS_INVALID,
 };
-use super::ib::{GrhRepr, IbFrameRepr, LrhRepr};
-use super::ipv4::{Ipv4Repr, PROTOCOL_UDP};
-use super::ipv6::Ipv6Repr;
-use super::opcode::{Opcode, Operation, Transport};
-use super::roce::{IpRepr, RoceFrameRepr};
-use super::segment::{packet_cost, Framing, MessageKind, PacketCost};
-use super::udp::{UdpRepr, ROCE_V2_PORT};
-use super::WireError;
+use crate::wire::ib::{GrhRepr, IbFrameRepr, LrhRepr};
+use crate::wire::ipv4::{Ipv4Repr, PROTOCOL_UDP};
+use crate::wire::ipv6::Ipv6Repr;
+use crate::wire::opcode::{Opcode, Operation, Transport};
+use crate::wire::roce::{IpRepr, RoceFrameRepr};
+use crate::wire::udp::{UdpRepr, ROCE_V2_PORT};
+use crate::wire::WireError;
 use core::fmt;
 use core::net::{IpAddr, Ipv4Addr};
 use serde::{Deserialize, Serialize};
@@ -683,8 +685,8 @@ pub fn wire_costs(s: &PacketSpec) -> Result<WireCosts, BuildError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::capture::LinkType;
-    use crate::wire::dissect::dissect;
+    use crate::capture::dissect::dissect;
+    use crate::capture::pcap::LinkType;
 
     #[test]
     fn operation_keys_round_trip_and_match_serde() {
