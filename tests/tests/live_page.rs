@@ -696,7 +696,7 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
     let browser = Browser::start().await;
     browser.goto(&site.url("/live")).await;
     browser.wait_for_text(".live-status", "Connected").await;
-    let state = browser
+    browser
         .wait_until(
             "return !!document.querySelector('.live-doctor-verdict')",
             "the host checks",
