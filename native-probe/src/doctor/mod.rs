@@ -80,10 +80,7 @@ impl Tree {
 
     /// A tree that may be missing or unreadable, without failing the run.
     pub fn lenient(dir: &Path) -> Tree {
-        Tree {
-            root: Root::open(dir).map_err(content_of),
-            shown: shown_dir(dir),
-        }
+        Tree::shown_as(dir, &shown_dir(dir))
     }
 
     /// A tree read at `dir` and shown as `shown` (a recording of a host's /sys shown as /sys).
@@ -334,11 +331,14 @@ fn gpu_paths(sysfs: &Tree, devices: &[String]) -> Vec<Check> {
         .iter()
         .filter(|f| component(f).is_some())
         .filter(|f| {
-            let vendor = sysfs.read(&format!("{PCI}/{f}/vendor"));
-            let class = sysfs.read(&format!("{PCI}/{f}/class"));
-            matches!(vendor.content, Content::Text(ref v) if v == NVIDIA)
-                && matches!(class.content, Content::Text(ref c)
-                    if DISPLAY_CLASSES.iter().any(|d| c.starts_with(d)))
+            // The class is read only for NVIDIA's functions (NICs, bridges and the rest are
+            // most of the bus).
+            let text = |name: &str| match sysfs.read(&format!("{PCI}/{f}/{name}")).content {
+                Content::Text(text) => Some(text),
+                _ => None,
+            };
+            text("vendor").is_some_and(|v| v == NVIDIA)
+                && text("class").is_some_and(|c| DISPLAY_CLASSES.iter().any(|d| c.starts_with(d)))
         })
         .collect();
     if gpus.is_empty() {
