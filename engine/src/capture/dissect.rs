@@ -1424,7 +1424,7 @@ pub struct InfoLine<'a> {
 impl fmt::Display for InfoLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.opcode.named() {
-            Some(name) => write!(f, "{name}")?,
+            Some(name) => name.fmt(f)?,
             None => write!(f, "opcode {:#04x}", self.opcode.0)?,
         }
         write!(f, " QP={:#08x} PSN={}", self.qpn, self.psn)?;

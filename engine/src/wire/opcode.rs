@@ -373,7 +373,11 @@ impl fmt::Display for OpcodeName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.transport {
             Transport::Cnp => f.write_str("CNP"),
-            t => write!(f, "{} {}", t.abbrev(), self.0.operation.name()),
+            t => {
+                f.write_str(t.abbrev())?;
+                f.write_str(" ")?;
+                f.write_str(self.0.operation.name())
+            }
         }
     }
 }
