@@ -734,6 +734,18 @@ mod tests {
     }
 
     #[test]
+    fn protocol_md_lists_every_family() {
+        let protocol = include_str!("../../PROTOCOL.md");
+        let named = catalogue().unwrap().0.values().map(|n| n.metric.as_str());
+        for name in FIXED_NAMES.iter().copied().chain(named) {
+            assert!(
+                protocol.contains(&format!("| `{name}` |")),
+                "PROTOCOL.md lists {name}"
+            );
+        }
+    }
+
+    #[test]
     fn rate_becomes_bytes_per_second() {
         assert_eq!(rate_bytes_per_second("100 Gb/sec (4X EDR)"), Some(12.5e9));
         assert_eq!(
