@@ -161,11 +161,12 @@ impl Scale {
         }
     }
 
-    fn note(self) -> &'static str {
+    fn note(self) -> String {
         match self {
-            Scale::Times(4) => " (4-octet words, multiplied by 4)",
-            Scale::Times(_) => "",
-            Scale::MillisecondsToSeconds => " (milliseconds, divided by 1000)",
+            Scale::Times(1) => String::new(),
+            Scale::Times(4) => " (4-octet words, multiplied by 4)".into(),
+            Scale::Times(factor) => format!(" (multiplied by {factor})"),
+            Scale::MillisecondsToSeconds => " (milliseconds, divided by 1000)".into(),
         }
     }
 }
