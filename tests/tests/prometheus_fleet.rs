@@ -659,3 +659,58 @@ fn heading_anchor(text: &str) -> String {
     }
     out.trim_matches('-').to_string()
 }
+
+/// The congestion alert compares a port with itself ten minutes earlier, which no live test
+/// can wait for: `promtool test rules` plays an hour of synthetic counters through both rule
+/// files and evaluates the alert's own expression (read from alerts.yml). Port mlx5_0 runs
+/// freely, then from minute 15 handles a hundred times the CNPs and sends 30% of the bytes;
+/// mlx5_1 is congested and slow throughout, which is its normal and raises nothing.
+#[test]
+fn the_congestion_alert_fires_on_a_change_not_on_a_steady_state() {
+    let alert = rule_file("alerts.yml")
+        .rules()
+        .find(|r| r.name() == "RdmaLabCongestionThrottling")
+        .expect("alerts.yml has RdmaLabCongestionThrottling")
+        .clone();
+    let labels = |device: &str| {
+        format!("{{instance=\"h:7878\",job=\"rdma-lab\",device=\"{device}\",port=\"1\"}}")
+    };
+    let cnp = "rdma_lab_infiniband_rp_cnp_packets_handled_total";
+    let tx = "rdma_lab_infiniband_port_data_transmitted_bytes_total";
+    // Per minute: 600 CNPs (10/s) then 60000 (1000/s); 1 GB then 0.3 GB. mlx5_1: 60000 and
+    // 0.3 GB from the start.
+    let series = serde_json::json!([
+        {"series": format!("{cnp}{}", labels("mlx5_0")), "values": "0+600x15 69000+60000x44"},
+        {"series": format!("{tx}{}", labels("mlx5_0")),
+         "values": "0+1000000000x15 15300000000+300000000x44"},
+        {"series": format!("{cnp}{}", labels("mlx5_1")), "values": "0+60000x60"},
+        {"series": format!("{tx}{}", labels("mlx5_1")), "values": "0+300000000x60"},
+    ]);
+    let fired = format!(
+        "instance_device_port:rdma_lab_infiniband_rp_cnp_packets_handled:rate1m{{device=\"mlx5_0\",instance=\"h:7878\",port=\"1\"}}"
+    );
+    let at = |minute: u32, samples: Value| serde_json::json!({"expr": alert.expr, "eval_time": format!("{minute}m"), "exp_samples": samples});
+    let tests = serde_json::json!({
+        "rule_files": ["recording.yml", "alerts.yml"],
+        "evaluation_interval": "1m",
+        "tests": [{
+            "interval": "1m",
+            "input_series": series,
+            "promql_expr_test": [
+                // Before the change: nothing.
+                at(14, serde_json::json!([])),
+                // Five minutes in, CNPs at 1000/s against 10/s then: mlx5_0 alone.
+                at(20, serde_json::json!([{"labels": fired, "value": 1000}])),
+                // Ten minutes on, the congested state is the one it is compared with: quiet.
+                at(30, serde_json::json!([])),
+            ],
+        }],
+    });
+    let dir = std::env::temp_dir().join(format!("rdma-lab-promtool-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(&prometheus::deploy_dir().join("rules"), &dir).expect("the rules copy");
+    let file = dir.join("congestion_test.yml");
+    std::fs::write(&file, serde_yaml::to_string(&tests).unwrap()).unwrap();
+    promtool(&["test", "rules"], &[&file]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
