@@ -686,9 +686,8 @@ fn the_congestion_alert_fires_on_a_change_not_on_a_steady_state() {
         {"series": format!("{cnp}{}", labels("mlx5_1")), "values": "0+60000x60"},
         {"series": format!("{tx}{}", labels("mlx5_1")), "values": "0+300000000x60"},
     ]);
-    let fired = format!(
-        "instance_device_port:rdma_lab_infiniband_rp_cnp_packets_handled:rate1m{{device=\"mlx5_0\",instance=\"h:7878\",port=\"1\"}}"
-    );
+    let fired = "instance_device_port:rdma_lab_infiniband_rp_cnp_packets_handled:rate1m\
+                 {device=\"mlx5_0\",instance=\"h:7878\",port=\"1\"}";
     let at = |minute: u32, samples: Value| serde_json::json!({"expr": alert.expr, "eval_time": format!("{minute}m"), "exp_samples": samples});
     let tests = serde_json::json!({
         "rule_files": ["recording.yml", "alerts.yml"],
@@ -713,4 +712,17 @@ fn the_congestion_alert_fires_on_a_change_not_on_a_steady_state() {
     std::fs::write(&file, serde_yaml::to_string(&tests).unwrap()).unwrap();
     promtool(&["test", "rules"], &[&file]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Prometheus 2.42 answers every origin by default (`--web.cors.origin=".*"`); with the
+/// option only the page at that origin may read the API, as the lab's cluster view does.
+#[test]
+fn the_cors_origin_option_lets_only_that_page_read_the_api() {
+    let page = "http://127.0.0.1:7878";
+    let prometheus = Prometheus::start(&Scrape {
+        cors_origin: Some(r"http://127\.0\.0\.1:7878".into()),
+        ..Scrape::default()
+    });
+    assert_eq!(prometheus.cors_allows(page).as_deref(), Some(page));
+    assert_eq!(prometheus.cors_allows("http://elsewhere.example"), None);
 }
