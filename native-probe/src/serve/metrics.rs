@@ -29,9 +29,9 @@ const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 const COUNTERS_TOML: &str = include_str!("../../../content/data/counters.toml");
 
 /// The family for a `counters/` or `hw_counters/` file the catalogue has no entry for.
-const UNNAMED_PORT_COUNTER: &str = "rdma_lab_infiniband_counter_total";
+const UNNAMED_PORT_COUNTER: &str = "rdma_lab_infiniband_uncatalogued_total";
 /// The family for a `statistics/` file the catalogue has no entry for.
-const UNNAMED_STATISTIC: &str = "rdma_lab_network_statistic_total";
+const UNNAMED_STATISTIC: &str = "rdma_lab_network_uncatalogued_total";
 
 /// The names the probe gives its own families: a catalogue entry may not take one.
 const FIXED_NAMES: &[&str] = &[
