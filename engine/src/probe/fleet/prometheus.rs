@@ -128,8 +128,9 @@ enum Status {
 enum Data {
     Vector(Vec<InstantSeries>),
     Matrix(Vec<RangeSeries>),
-    Scalar(Point),
-    String(Point),
+    /// Answers no table is made of, refused whatever they hold.
+    Scalar(serde::de::IgnoredAny),
+    String(serde::de::IgnoredAny),
 }
 
 /// A point as the API writes it: `[seconds since the epoch, "value"]`, the value a string so
@@ -263,6 +264,22 @@ fn number((t, text): &Point, at: impl Fn() -> String) -> Result<(f64, f64), Prom
         })?,
     };
     Ok((*t, value))
+}
+
+/// Prometheus' own `up` series, by `instance`: whether its last scrape of each target worked
+/// (value 1). A series without an `instance` names no host, and is passed over.
+pub const UP_METRIC: &str = "up";
+
+pub fn scrape_health(up: &[Series]) -> BTreeMap<String, bool> {
+    up.iter()
+        .filter_map(|s| {
+            let instance = s.labels.get("instance")?;
+            Some((
+                instance.clone(),
+                s.points.last().is_some_and(|p| p.1 == 1.0),
+            ))
+        })
+        .collect()
 }
 
 /// What the table is made of: for each figure its instant answer (the value now) and its
@@ -466,6 +483,21 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains(r#"is "one", not a port number"#));
+    }
+
+    #[test]
+    fn up_says_which_targets_were_scraped() {
+        let up = parse(
+            r#"{"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{"__name__":"up","instance":"h:1","job":"rdma-lab"},"value":[1,"1"]},
+            {"metric":{"__name__":"up","instance":"h:2","job":"rdma-lab"},"value":[1,"0"]},
+            {"metric":{"__name__":"up","job":"odd"},"value":[1,"1"]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            scrape_health(&up),
+            BTreeMap::from([("h:1".to_string(), true), ("h:2".to_string(), false)])
+        );
     }
 
     #[test]
