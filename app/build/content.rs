@@ -1009,12 +1009,17 @@ fn round2(x: f64) -> f64 {
 pub struct CounterNote {
     pub file: String,
     pub group: String,
+    /// The probe's `/metrics` name for it (native-probe checks the names themselves).
+    pub metric: String,
+    /// The unit of that metric's value.
+    pub unit: String,
     pub meaning: String,
     pub topic: String,
     pub sources: Vec<String>,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CountersFile {
     pub counter: Vec<CounterNote>,
 }
@@ -1059,7 +1064,7 @@ fn counters_table(
     let mut out = String::from(
         "<div class=\"table-scroll\"><table class=\"data-table counters\"><thead><tr>\
          <th scope=\"col\">Counter</th><th scope=\"col\">Where</th><th scope=\"col\">What it counts</th>\
-         <th scope=\"col\">Explained on</th></tr></thead><tbody>",
+         <th scope=\"col\">In /metrics (unit)</th><th scope=\"col\">Explained on</th></tr></thead><tbody>",
     );
     for note in &data.counter {
         if !matches!(note.group.as_str(), "port" | "hw" | "netdev") {
@@ -1082,9 +1087,11 @@ fn counters_table(
         let id = format!("counter-{}", anchor(&note.file));
         let _ = write!(
             out,
-            "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{where_}</code></td><td>{}{cites}</td><td><a href=\"{}\">{}</a></td></tr>",
+            "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{where_}</code></td><td>{}{cites}</td><td><code>{}</code> ({})</td><td><a href=\"{}\">{}</a></td></tr>",
             escape(&note.file),
             escape(&note.meaning),
+            escape(&note.metric),
+            escape(&note.unit),
             escape(&note.topic),
             escape(&note.topic),
         );
@@ -1092,7 +1099,7 @@ fn counters_table(
             anchor: id,
             heading: note.file.clone(),
             keywords: String::new(),
-            text: format!("{} {}", note.file, note.meaning),
+            text: format!("{} {} {}", note.file, note.metric, note.meaning),
         });
     }
     out.push_str("</tbody></table></div>\n");

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod browser;
 pub mod capture_gen;
 pub mod probe;
+pub mod prometheus;
 pub mod site;
 pub mod static_server;
 pub mod topics;

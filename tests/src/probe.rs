@@ -319,6 +319,11 @@ impl FixtureSite {
         self.fixture.join("sysfs")
     }
 
+    /// The procfs tree of the recorded host (`--procfs-root`, for the doctor's checks).
+    pub fn procfs(&self) -> PathBuf {
+        self.fixture.join("procfs")
+    }
+
     /// The debugfs tree the probe reads (`--debugfs-root`).
     pub fn debugfs(&self) -> PathBuf {
         self.fixture.join("debugfs")

@@ -154,6 +154,10 @@ pub struct RdmaPort {
     pub sm_lid: Option<u32>,
     /// The populated GID table entries, as rdma-core's `show_gids` lists them.
     pub gids: Vec<GidEntry>,
+    /// `hw_counters/lifespan`: for how many milliseconds the kernel reuses one reading of the
+    /// port's `hw_counters` (a setting, not a counter; absent without `hw_counters`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hw_counters_lifespan_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

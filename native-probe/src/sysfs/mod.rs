@@ -276,6 +276,8 @@ impl Trees {
             lid: self.parsed(&dir.join("lid"), attribute::lid),
             sm_lid: self.parsed(&dir.join("sm_lid"), attribute::lid),
             gids: self.gids(&dir),
+            hw_counters_lifespan_ms: self
+                .parsed(&dir.join("hw_counters/lifespan"), attribute::counter),
         }
     }
 

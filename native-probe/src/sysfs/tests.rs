@@ -49,6 +49,8 @@ fn roce_ports_list_their_gids_like_show_gids() {
     assert_eq!(port.state.as_ref().map(|s| s.name.as_str()), Some("ACTIVE"));
     assert_eq!(port.phys_state.as_ref().map(|s| s.code), Some(5));
     assert_eq!(port.rate_gbps, Some(100.0));
+    // A setting read with the inventory, not a counter sampled with the others.
+    assert_eq!(port.hw_counters_lifespan_ms, Some(10));
     // Four populated entries (link-local and IPv4-mapped, each as RoCE v1 and v2); the
     // all-zero slots after them are skipped.
     assert_eq!(port.gids.len(), 4);

@@ -1,0 +1,785 @@
+//! Debian's real Prometheus as the tests run it: the repository's `deploy/prometheus`
+//! configuration and rules in a private folder, scraping the probes a test names, on a free
+//! loopback port; ready once `/-/ready` answers, asked through its HTTP API, stopped (and its
+//! folder removed) when dropped, its stderr kept for the message of a failure.
+
+use std::{
+    collections::BTreeMap,
+    io::{Read, Write},
+    net::{SocketAddr, TcpListener, TcpStream},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc, Mutex,
+    },
+    thread::JoinHandle,
+    time::{Duration, Instant},
+};
+
+use rustix::process::{kill_process, Pid, Signal};
+use serde::{Deserialize, Serialize};
+
+/// Where Debian's package puts the server; `LAB_PROMETHEUS` names another.
+const BINARY: &str = "/usr/bin/prometheus";
+/// Where Debian's package puts the rule and configuration checker.
+pub const PROMTOOL: &str = "/usr/bin/promtool";
+
+/// The repository's configuration folder, as a reader copies it to `/etc/prometheus`.
+pub fn deploy_dir() -> PathBuf {
+    crate::repo_root().join("deploy/prometheus")
+}
+
+/// The two jobs of `prometheus.yml`: their names, and the file_sd glob and credentials file
+/// each reads (relative to the configuration's folder, as Prometheus resolves them).
+pub const OPEN_JOB: &str = "rdma-lab";
+pub const TOKEN_JOB: &str = "rdma-lab-token";
+const OPEN_TARGETS: &str = "targets/*.json";
+const TOKEN_TARGETS: &str = "targets-token/*.json";
+pub const TOKEN_FILE: &str = "rdma-lab.token";
+
+/// The deployed intervals are 15 s (a node_exporter-like cost per host). A test cannot
+/// wait minutes for two scrapes, so its copy scrapes and evaluates every second: what the
+/// tests check (series, labels, values, rates) does not depend on the interval.
+pub const TEST_INTERVAL: &str = "1s";
+/// How long Prometheus may take to start, and a test's wait for scrapes.
+const START: Duration = Duration::from_secs(30);
+/// How long a stopped Prometheus may take to exit (it flushes its head block) before it is
+/// killed.
+const STOP: Duration = Duration::from_secs(5);
+/// One HTTP request to the API.
+const REQUEST: Duration = Duration::from_secs(10);
+
+/// What to scrape, and how.
+#[derive(Default)]
+pub struct Scrape {
+    /// Probes served without a token: the `rdma-lab` job.
+    pub probes: Vec<SocketAddr>,
+    /// Probes served with `--token TOKEN` (one token for the job, as one credentials file
+    /// serves it): the `rdma-lab-token` job.
+    pub token_probes: Option<(String, Vec<SocketAddr>)>,
+    /// `--web.cors.origin`: a regex of the page origins that may read the API (a browser
+    /// test's probe).
+    pub cors_origin: Option<String>,
+    /// Replaces every alert's `for:` in the test's copy of `rules/alerts.yml`, so a test can
+    /// see an alert fire without waiting the deployed minutes. `None` keeps the file's.
+    pub alert_for: Option<String>,
+}
+
+impl Scrape {
+    /// Every probe address, open and token.
+    pub fn all(&self) -> Vec<SocketAddr> {
+        let mut all = self.probes.clone();
+        if let Some((_, token)) = &self.token_probes {
+            all.extend(token);
+        }
+        all
+    }
+}
+
+/// A running Prometheus; stopped when dropped.
+pub struct Prometheus {
+    child: Child,
+    addr: SocketAddr,
+    dir: PathBuf,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: Option<JoinHandle<()>>,
+}
+
+/// One series of an instant vector: its labels (`__name__` among them when it has a name)
+/// and its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub labels: BTreeMap<String, String>,
+    pub value: f64,
+}
+
+impl Series {
+    /// The value of label `name`, which the series must have.
+    pub fn label(&self, name: &str) -> &str {
+        self.labels
+            .get(name)
+            .unwrap_or_else(|| panic!("series {:?} has no label {name:?}", self.labels))
+    }
+}
+
+/// One alert of `/api/v1/alerts`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alert {
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    /// `pending` (its expression holds, for less than `for:`) or `firing`.
+    pub state: String,
+    #[serde(rename = "activeAt")]
+    pub active_at: Option<String>,
+    /// The expression's value, as Prometheus formats it.
+    pub value: String,
+}
+
+impl Prometheus {
+    /// Starts Prometheus over a copy of `deploy/prometheus` scraping `scrape`'s probes, and
+    /// waits until it is ready. Panics, with its stderr, when it cannot.
+    pub fn start(scrape: &Scrape) -> Prometheus {
+        let binary = std::env::var_os("LAB_PROMETHEUS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(BINARY));
+        assert!(
+            binary.is_file(),
+            "{} is missing: the Prometheus tests need Debian's `prometheus` package \
+             (`./lab test` installs it; or `apt-get install prometheus`), or LAB_PROMETHEUS \
+             naming a prometheus binary",
+            binary.display()
+        );
+        // A free port, found by binding it and letting it go: another process may take it
+        // in between, so a start that fails to listen is tried again on another, each try
+        // in its own folder (removed with the try).
+        let mut last = String::new();
+        for _ in 0..3 {
+            let dir = scratch_dir();
+            write_config(&dir, scrape);
+            let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+            let mut command = Command::new(&binary);
+            command
+                .arg(format!(
+                    "--config.file={}",
+                    dir.join("prometheus.yml").display()
+                ))
+                .arg(format!(
+                    "--storage.tsdb.path={}",
+                    dir.join("data").display()
+                ))
+                .arg(format!("--web.listen-address={addr}"))
+                .arg("--log.level=warn");
+            if let Some(origin) = &scrape.cors_origin {
+                command.arg(format!("--web.cors.origin={origin}"));
+            }
+            let mut prometheus = Prometheus::spawn(command, addr, dir);
+            match prometheus.wait_ready() {
+                Ok(()) => return prometheus,
+                Err(said) => last = said,
+            }
+        }
+        panic!("prometheus did not start: {last}")
+    }
+
+    fn spawn(mut command: Command, addr: SocketAddr, dir: PathBuf) -> Prometheus {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut pipe = child.stderr.take().expect("stderr is piped");
+        let kept = Arc::clone(&stderr);
+        // Read to its end, so Prometheus never blocks on a full pipe.
+        let stderr_reader = std::thread::spawn(move || {
+            let mut chunk = [0; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                kept.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+        Prometheus {
+            child,
+            addr,
+            dir,
+            stderr,
+            stderr_reader: Some(stderr_reader),
+        }
+    }
+
+    /// Polls `/-/ready` until it answers 200; what went wrong otherwise, stderr included.
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + START;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                if let Some(reader) = self.stderr_reader.take() {
+                    let _ = reader.join();
+                }
+                return Err(format!("it exited ({status}); {}", self.said()));
+            }
+            if let Ok((200, _)) = get(self.addr, "/-/ready") {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "/-/ready did not answer 200 within {} s; {}",
+                    START.as_secs(),
+                    self.said()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn said(&self) -> String {
+        format!(
+            "its stderr:\n{}",
+            String::from_utf8_lossy(&self.stderr.lock().unwrap())
+        )
+    }
+
+    fn fail(&self, what: &str) -> ! {
+        panic!("prometheus: {what}; {}", self.said())
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing `/`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The folder holding the configuration Prometheus runs (`prometheus.yml`, `rules/`,
+    /// the targets), for a test that wants to look at it.
+    pub fn config_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// What it has written to stderr so far.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// Evaluates `expr` now (`/api/v1/query`): an instant vector, or the error Prometheus
+    /// gives (a bad expression, a scalar or string result) as `Err`.
+    pub fn try_query(&self, expr: &str) -> Result<Vec<Series>, String> {
+        let path = format!("/api/v1/query?query={}", encode(expr));
+        let body = self.api(&path)?;
+        let data: Data = parse_response(&body)?;
+        match data {
+            Data::Vector(samples) => samples
+                .into_iter()
+                .map(|s| {
+                    Ok(Series {
+                        labels: s.metric,
+                        value: parse_value(&s.value.1)?,
+                    })
+                })
+                .collect(),
+            Data::Scalar(_) | Data::String(_) | Data::Matrix(_) => Err(format!(
+                "{expr:?} gives a {}, not an instant vector",
+                data.kind()
+            )),
+        }
+    }
+
+    /// [`Prometheus::try_query`], panicking on an error.
+    pub fn query(&self, expr: &str) -> Vec<Series> {
+        self.try_query(expr)
+            .unwrap_or_else(|e| self.fail(&format!("query {expr:?}: {e}")))
+    }
+
+    /// Queries `expr` until `done` holds for its result, within `limit`; the last result.
+    pub fn wait_for(
+        &self,
+        expr: &str,
+        limit: Duration,
+        what: &str,
+        done: impl Fn(&[Series]) -> bool,
+    ) -> Vec<Series> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let series = self.query(expr);
+            if done(&series) {
+                return series;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!(
+                    "{what}: not within {} s; {expr:?} last gave {series:#?}; targets: {}",
+                    limit.as_secs(),
+                    self.targets_health()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Waits until every one of `instances` has been scraped at least `scrapes` times and
+    /// its last scrape succeeded (`up` is 1).
+    pub fn wait_for_scrapes(&self, instances: &[SocketAddr], scrapes: usize) {
+        let expr = "count_over_time(up[1h]) and up == 1";
+        self.wait_for(
+            expr,
+            START,
+            &format!("{scrapes} good scrapes of each of {instances:?}"),
+            |series| {
+                instances.iter().all(|addr| {
+                    let instance = addr.to_string();
+                    series
+                        .iter()
+                        .any(|s| s.label("instance") == instance && s.value >= scrapes as f64)
+                })
+            },
+        );
+    }
+
+    /// Every alert Prometheus holds, pending or firing (`/api/v1/alerts`).
+    pub fn alerts(&self) -> Vec<Alert> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Alerts {
+            alerts: Vec<Alert>,
+        }
+        let body = self
+            .api("/api/v1/alerts")
+            .unwrap_or_else(|e| self.fail(&format!("/api/v1/alerts: {e}")));
+        let alerts: Alerts =
+            parse_response(&body).unwrap_or_else(|e| self.fail(&format!("/api/v1/alerts: {e}")));
+        alerts.alerts
+    }
+
+    /// Each target's job, address, health and last error, for a failure's message.
+    fn targets_health(&self) -> String {
+        match self.api("/api/v1/targets?state=active") {
+            Ok(body) => serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| {
+                    let targets = v["data"]["activeTargets"].as_array()?.iter().map(|t| {
+                        format!(
+                            "\n  {} {} {} {}",
+                            t["labels"]["job"], t["scrapeUrl"], t["health"], t["lastError"]
+                        )
+                    });
+                    Some(targets.collect::<String>())
+                })
+                .unwrap_or_else(|| String::from_utf8_lossy(&body).into_owned()),
+            Err(e) => e,
+        }
+    }
+
+    /// The body of a 200 answer to `path`, or the status and body of another.
+    fn api(&self, path: &str) -> Result<Vec<u8>, String> {
+        match get(self.addr, path)? {
+            (200, body) => Ok(body),
+            // The API's errors (400 bad_data, 422 execution) carry their JSON message.
+            (400 | 422 | 503, body) => match parse_response::<serde_json::Value>(&body) {
+                Err(e) => Err(e),
+                Ok(_) => Err(format!("{path}: an error status with a success body")),
+            },
+            (status, body) => Err(format!(
+                "{path} answered {status}: {}",
+                String::from_utf8_lossy(&body)
+            )),
+        }
+    }
+
+    /// Sends SIGTERM, and kills it if it has not exited within [`STOP`].
+    fn stop(&mut self) {
+        // Never a signal to a process already reaped: its id may be another's by now.
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let asked = kill_process(Pid::from_child(&self.child), Signal::TERM).is_ok();
+        let deadline = Instant::now() + STOP;
+        while asked && Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Prometheus {
+    /// Stops it and removes its folder. A failing test is shown what it said.
+    fn drop(&mut self) {
+        self.stop();
+        if std::thread::panicking() {
+            if let Some(reader) = self.stderr_reader.take() {
+                let _ = reader.join();
+            }
+            let said = self.stderr();
+            if !said.is_empty() {
+                eprintln!("prometheus's stderr:\n{said}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A fresh folder under the temporary directory, named for the process and a count.
+fn scratch_dir() -> PathBuf {
+    static MADE: AtomicUsize = AtomicUsize::new(0);
+    let n = MADE.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("rdma-lab-prometheus-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder for prometheus");
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+/// Writes into `dir` the repository's `prometheus.yml` with [`TEST_INTERVAL`], its rules
+/// (alerts' `for:` as `scrape` says), the targets of both jobs and the token file.
+fn write_config(dir: &Path, scrape: &Scrape) {
+    let source = deploy_dir();
+    let config = test_config(&read(&source.join("prometheus.yml")));
+    write(&dir.join("prometheus.yml"), &config);
+
+    std::fs::create_dir_all(dir.join("rules")).expect("a rules folder");
+    for rules in ["recording.yml", "alerts.yml"] {
+        let path = source.join("rules").join(rules);
+        let mut file = RuleFile::read(&path);
+        if let Some(every) = &scrape.alert_for {
+            for rule in file.groups.iter_mut().flat_map(|g| g.rules.iter_mut()) {
+                if rule.alert.is_some() {
+                    rule.for_ = Some(every.clone());
+                }
+            }
+        }
+        let yaml = serde_yaml::to_string(&file).expect("a rule file serializes");
+        write(&dir.join("rules").join(rules), &yaml);
+    }
+
+    let targets = |addrs: &[SocketAddr]| {
+        let list: Vec<String> = addrs.iter().map(|a| a.to_string()).collect();
+        serde_json::json!([{ "targets": list }]).to_string()
+    };
+    for (glob, addrs) in [
+        (OPEN_TARGETS, scrape.probes.as_slice()),
+        (
+            TOKEN_TARGETS,
+            scrape
+                .token_probes
+                .as_ref()
+                .map_or(&[][..], |(_, a)| a.as_slice()),
+        ),
+    ] {
+        let file = dir.join(glob.replace('*', "probes"));
+        std::fs::create_dir_all(file.parent().unwrap()).expect("a targets folder");
+        write(&file, &targets(addrs));
+    }
+    // The token job always has a credentials file, so the configuration loads as deployed;
+    // with no token probes it scrapes nothing.
+    let token = scrape.token_probes.as_ref().map_or("unused", |(t, _)| t);
+    write(&dir.join(TOKEN_FILE), token);
+}
+
+/// The repository's `prometheus.yml` as the tests run it: global intervals set to
+/// [`TEST_INTERVAL`] (and the timeout, which may not exceed the interval). Checks that the
+/// file has the layout the harness writes targets for: panics, naming the key, otherwise.
+pub fn test_config(yaml: &str) -> String {
+    use serde_yaml::Value;
+    let mut config: Value = serde_yaml::from_str(yaml)
+        .unwrap_or_else(|e| panic!("deploy/prometheus/prometheus.yml: {e}"));
+    let global = config
+        .get_mut("global")
+        .and_then(Value::as_mapping_mut)
+        .expect("prometheus.yml has a `global` mapping");
+    for key in ["scrape_interval", "evaluation_interval"] {
+        assert!(
+            global.contains_key(key),
+            "prometheus.yml: global.{key} is the deployed interval the tests shorten; it is missing"
+        );
+    }
+    for key in ["scrape_interval", "scrape_timeout", "evaluation_interval"] {
+        global.insert(key.into(), TEST_INTERVAL.into());
+    }
+    let jobs = config
+        .get("scrape_configs")
+        .and_then(Value::as_sequence)
+        .expect("prometheus.yml has a `scrape_configs` list");
+    let job = |name: &str| {
+        jobs.iter()
+            .find(|j| j.get("job_name").and_then(Value::as_str) == Some(name))
+            .unwrap_or_else(|| panic!("prometheus.yml has no job {name:?}"))
+    };
+    for (name, glob) in [(OPEN_JOB, OPEN_TARGETS), (TOKEN_JOB, TOKEN_TARGETS)] {
+        let job = job(name);
+        for key in ["scrape_interval", "scrape_timeout"] {
+            assert!(
+                job.get(key).is_none(),
+                "prometheus.yml: job {name:?} sets {key}; the tests shorten only the global one"
+            );
+        }
+        let files: Vec<&str> = job
+            .get("file_sd_configs")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+            .filter_map(|sd| sd.get("files").and_then(Value::as_sequence))
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(
+            files,
+            [glob],
+            "prometheus.yml: job {name:?} reads its targets from file_sd files"
+        );
+    }
+    let credentials = job(TOKEN_JOB)
+        .get("authorization")
+        .and_then(|a| a.get("credentials_file"))
+        .and_then(Value::as_str);
+    assert_eq!(
+        credentials,
+        Some(TOKEN_FILE),
+        "prometheus.yml: job {TOKEN_JOB:?} sends the token of authorization.credentials_file"
+    );
+    serde_yaml::to_string(&config).expect("a configuration serializes")
+}
+
+/// A Prometheus rule file (`rules/*.yml`), parsed strictly: a misspelt key is an error.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    pub groups: Vec<RuleGroup>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleGroup {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+    pub rules: Vec<Rule>,
+}
+
+/// A recording rule (`record`) or an alerting rule (`alert`, with `for`, `annotations`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alert: Option<String>,
+    pub expr: String,
+    #[serde(rename = "for", default, skip_serializing_if = "Option::is_none")]
+    pub for_: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+}
+
+impl Rule {
+    /// The series it records or the alert it raises.
+    pub fn name(&self) -> &str {
+        self.record
+            .as_deref()
+            .or(self.alert.as_deref())
+            .unwrap_or("")
+    }
+}
+
+impl RuleFile {
+    /// Reads and checks `path`: each rule is a `record` or an `alert`, never both, and
+    /// only alerts have `for` and annotations.
+    pub fn read(path: &Path) -> RuleFile {
+        let file: RuleFile =
+            serde_yaml::from_str(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for rule in file.groups.iter().flat_map(|g| &g.rules) {
+            match (&rule.record, &rule.alert) {
+                (Some(_), None) => assert!(
+                    rule.for_.is_none() && rule.annotations.is_empty(),
+                    "{}: recording rule {} has `for` or annotations",
+                    path.display(),
+                    rule.name()
+                ),
+                (None, Some(_)) => {}
+                _ => panic!(
+                    "{}: a rule must have exactly one of `record` and `alert` (expr {:?})",
+                    path.display(),
+                    rule.expr
+                ),
+            }
+        }
+        file
+    }
+
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.groups.iter().flat_map(|g| &g.rules)
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()))
+}
+
+/// `text` as a URL query value.
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// An API answer: `{"status": "success", "data": …}` or `{"status": "error", …}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Response<T> {
+    status: String,
+    data: Option<T>,
+    #[serde(rename = "errorType")]
+    error_type: Option<String>,
+    error: Option<String>,
+    #[serde(default)]
+    warnings: Vec<String>,
+}
+
+fn parse_response<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, String> {
+    let response: Response<T> = serde_json::from_slice(body).map_err(|e| {
+        format!(
+            "an answer that is not the API's JSON ({e}): {}",
+            String::from_utf8_lossy(body)
+        )
+    })?;
+    match (response.status.as_str(), response.data) {
+        ("success", Some(data)) if response.warnings.is_empty() => Ok(data),
+        ("success", Some(_)) => Err(format!("warnings: {:?}", response.warnings)),
+        ("error", _) => Err(format!(
+            "{}: {}",
+            response.error_type.unwrap_or_default(),
+            response.error.unwrap_or_default()
+        )),
+        (status, _) => Err(format!("status {status:?} without data")),
+    }
+}
+
+/// `data` of `/api/v1/query`.
+#[derive(Deserialize)]
+#[serde(tag = "resultType", content = "result", rename_all = "lowercase")]
+enum Data {
+    Vector(Vec<Sample>),
+    Scalar(serde::de::IgnoredAny),
+    String(serde::de::IgnoredAny),
+    Matrix(serde::de::IgnoredAny),
+}
+
+impl Data {
+    fn kind(&self) -> &'static str {
+        match self {
+            Data::Vector(_) => "vector",
+            Data::Scalar(_) => "scalar",
+            Data::String(_) => "string",
+            Data::Matrix(_) => "matrix",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sample {
+    metric: BTreeMap<String, String>,
+    /// Unix seconds, and the value as Go formats a float (`"1.5"`, `"NaN"`, `"+Inf"`).
+    value: (f64, String),
+}
+
+fn parse_value(text: &str) -> Result<f64, String> {
+    text.parse()
+        .map_err(|_| format!("sample value {text:?} is not a number"))
+}
+
+/// `GET path` on `addr` over HTTP/1.0 (so the body ends with the connection, unchunked): the
+/// status and the body.
+fn get(addr: SocketAddr, path: &str) -> Result<(u16, Vec<u8>), String> {
+    let mut stream =
+        TcpStream::connect_timeout(&addr, REQUEST).map_err(|e| format!("connect {addr}: {e}"))?;
+    stream
+        .set_read_timeout(Some(REQUEST))
+        .map_err(|e| e.to_string())?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")
+        .map_err(|e| format!("send to {addr}: {e}"))?;
+    let mut answer = Vec::new();
+    stream
+        .read_to_end(&mut answer)
+        .map_err(|e| format!("read from {addr}: {e}"))?;
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| format!("{path}: an answer without a header end"))?;
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("{path}: no status in {head:?}"))?;
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return Err(format!("{path}: a chunked answer to HTTP/1.0"));
+    }
+    Ok((status, answer[split + 4..].to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_vector_and_refuses_other_results_and_errors() {
+        let body = br#"{"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{"__name__":"up","instance":"127.0.0.1:9"},"value":[1700000000.5,"1"]},
+            {"metric":{},"value":[1700000000.5,"+Inf"]}]}}"#;
+        let Data::Vector(samples) = parse_response::<Data>(body).unwrap() else {
+            panic!("a vector")
+        };
+        assert_eq!(samples.len(), 2);
+        assert_eq!(samples[0].metric["instance"], "127.0.0.1:9");
+        assert_eq!(parse_value(&samples[1].value.1), Ok(f64::INFINITY));
+        assert!(parse_value("NaN").unwrap().is_nan());
+        assert!(parse_value("one").is_err());
+
+        let scalar = br#"{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}"#;
+        assert_eq!(parse_response::<Data>(scalar).unwrap().kind(), "scalar");
+        let error = br#"{"status":"error","errorType":"bad_data","error":"parse error"}"#;
+        assert_eq!(
+            parse_response::<Data>(error).err().unwrap(),
+            "bad_data: parse error"
+        );
+        let unknown = br#"{"status":"success","data":{"resultType":"vector","result":[]},"x":1}"#;
+        assert!(parse_response::<Data>(unknown).is_err());
+        let extra = br#"{"status":"success","data":{"resultType":"vector","result":[
+            {"metric":{},"value":[1,"1"],"histogram":[]}]}}"#;
+        assert!(parse_response::<Data>(extra).is_err());
+    }
+
+    #[test]
+    fn the_test_config_shortens_the_global_intervals_only() {
+        let deployed = read(&deploy_dir().join("prometheus.yml"));
+        let test: serde_yaml::Value = serde_yaml::from_str(&test_config(&deployed)).unwrap();
+        assert_eq!(
+            test["global"]["scrape_interval"].as_str(),
+            Some(TEST_INTERVAL)
+        );
+        assert_eq!(
+            test["global"]["evaluation_interval"].as_str(),
+            Some(TEST_INTERVAL)
+        );
+        let deployed: serde_yaml::Value = serde_yaml::from_str(&deployed).unwrap();
+        assert_eq!(test["scrape_configs"], deployed["scrape_configs"]);
+        assert_eq!(test["rule_files"], deployed["rule_files"]);
+    }
+
+    #[test]
+    fn a_rule_with_a_misspelt_key_or_both_kinds_is_refused() {
+        let dir = scratch_dir();
+        let misspelt = dir.join("misspelt.yml");
+        write(
+            &misspelt,
+            "groups:\n- name: g\n  rules:\n  - record: a\n    expresion: up\n",
+        );
+        let both = dir.join("both.yml");
+        write(
+            &both,
+            "groups:\n- name: g\n  rules:\n  - record: a\n    alert: b\n    expr: up\n",
+        );
+        for path in [misspelt, both] {
+            assert!(std::panic::catch_unwind(|| RuleFile::read(&path)).is_err());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
