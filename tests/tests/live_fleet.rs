@@ -1,6 +1,8 @@
 //! The cluster view in real Chromium: /live attached to three real probes at once, each
 //! reading its own copy of the recorded tree, shows one host × port table; when one probe is
 //! killed the other two stay live (their figures keep moving) and the dead one is marked.
+//! Then the same table read from Debian's Prometheus running the repository's configuration
+//! over three probes, and the located error of a Prometheus that does not let the page in.
 
 use std::{
     path::{Path, PathBuf},
@@ -16,6 +18,7 @@ use std::{
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
     probe::copy_tree,
+    prometheus::{Prometheus, Scrape},
     site::Site,
 };
 
@@ -26,10 +29,8 @@ struct Tree {
 
 impl Tree {
     fn copy(name: &str) -> Tree {
-        let dir = std::env::temp_dir().join(format!(
-            "rdma-lab-fleet-{name}-{}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("rdma-lab-fleet-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         copy_tree(
             &lab_tests::repo_root().join("native-probe/tests/fixtures"),
@@ -40,7 +41,11 @@ impl Tree {
     }
 
     fn arg(&self, sub: &str) -> String {
-        self.dir.join(sub).to_str().expect("a UTF-8 temp path").to_string()
+        self.dir
+            .join(sub)
+            .to_str()
+            .expect("a UTF-8 temp path")
+            .to_string()
     }
 
     fn port_file(&self, group: &str, name: &str) -> PathBuf {
@@ -244,7 +249,9 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
         href.as_str(),
         Some(format!("live/?probe={}", addresses[1]).as_str())
     );
-    let head = browser.text(&format!("{} .fleet-host-head", host(&addresses[2]))).await;
+    let head = browser
+        .text(&format!("{} .fleet-host-head", host(&addresses[2])))
+        .await;
     assert!(
         head.contains("Connected") && head.contains("a recorded tree"),
         "{head}"
@@ -338,7 +345,9 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
     // The list is edited by keyboard alone, and kept in the page's address.
     browser.resize(DESKTOP).await;
     let kept = format!("{},{}", addresses[0], addresses[2]);
-    browser.type_over("#fleet-probes", &format!("{kept}\n")).await;
+    browser
+        .type_over("#fleet-probes", &format!("{kept}\n"))
+        .await;
     browser
         .wait_until(
             &format!(
@@ -349,7 +358,9 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
         .await;
     wait_live_with_rows(&browser, &addresses[2]).await;
     // A bad address is refused with its place in the list, and nothing is applied.
-    browser.type_over("#fleet-probes", &format!("{kept},nowhere:0")).await;
+    browser
+        .type_over("#fleet-probes", &format!("{kept},nowhere:0"))
+        .await;
     browser
         .wait_for_text_containing("#fleet-probes-help", "Address 3 (nowhere:0)")
         .await;
@@ -366,7 +377,9 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
         ))
         .await;
     browser.wait_for_text(".live-status", "Connected").await;
-    let at = browser.eval("return location.pathname + location.search").await;
+    let at = browser
+        .eval("return location.pathname + location.search")
+        .await;
     assert_eq!(
         at.as_str(),
         Some(format!("/live/?probe={}", addresses[2]).as_str())
@@ -380,4 +393,146 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
     );
     browser.close().await;
     drop((a, b, c));
+}
+
+/// `--web.cors.origin`'s value for exactly `origin`: a fully anchored regex.
+fn only(origin: &str) -> String {
+    origin.replace('.', "\\.")
+}
+
+#[tokio::test]
+async fn the_same_table_from_prometheus_and_a_refusal_that_names_the_flag() {
+    let trees = [
+        Tree::copy("prom-a"),
+        Tree::copy("prom-b"),
+        Tree::copy("prom-c"),
+    ];
+    let probes: Vec<Site> = trees.iter().map(|t| probe_on(t, None)).collect();
+    // Only the first tree's port moves, so only its row has a rate above zero.
+    let _traffic = Traffic::start(vec![
+        trees[0].port_file("counters", "port_xmit_data"),
+        trees[0].port_file("hw_counters", "np_cnp_sent"),
+    ]);
+    let addresses: Vec<String> = probes.iter().map(address).collect();
+    let page = probes[0].url("").trim_end_matches('/').to_string();
+    let prometheus = Prometheus::start(&Scrape {
+        probes: addresses
+            .iter()
+            .map(|a| a.parse().expect("a socket address"))
+            .collect(),
+        cors_origin: Some(only(&page)),
+        ..Scrape::default()
+    });
+    prometheus.wait_for_scrapes(
+        &addresses
+            .iter()
+            .map(|a| a.parse().expect("a socket address"))
+            .collect::<Vec<_>>(),
+        2,
+    );
+
+    let browser = Browser::start().await;
+    browser.resize(DESKTOP).await;
+    browser
+        .goto(&probes[0].url(&format!("/live?prometheus={}", prometheus.url())))
+        .await;
+    // Every probe's three ports, from the recording rules; the busy port's rates above zero.
+    browser
+        .wait_until_for(
+            &format!(
+                "const hosts = [...document.querySelectorAll('.fleet-host-rows')];\
+                 const rows = h => [...h.querySelectorAll('tr.fleet-port')].map(r => r.dataset.port).join();\
+                 const want = {want:?};\
+                 if (hosts.map(h => h.dataset.address).join() !== want.join()) return false;\
+                 if (!hosts.every(h => h.dataset.state === 'live' && rows(h) === 'mlx5_0/1,mlx5_1/1,mlx5_2/1')) return false;\
+                 const fig = (h, f) => h.querySelector(`tr[data-port='mlx5_0/1'] [data-figure=${{f}}] .fleet-value`).textContent;\
+                 return /^[1-9][0-9.]* [kM]B\\/s$/.test(fig(hosts[0], 'tx')) && /^[1-9][0-9.]* ?k?\\/s$/.test(fig(hosts[0], 'cnp-sent'))\
+                   && fig(hosts[1], 'tx') === '0 B/s' && fig(hosts[2], 'errors') === '0/s'",
+                want = {
+                    let mut sorted = addresses.clone();
+                    sorted.sort();
+                    sorted
+                },
+            ),
+            "Prometheus' table of the three probes",
+            Duration::from_secs(60),
+        )
+        .await;
+    // Trends come from query_range: the busy port has a line to draw.
+    let drawn = browser
+        .eval(&format!(
+            "return !!document.querySelector(\"{} tr[data-port='mlx5_0/1'] [data-figure=tx] polyline\")",
+            host(&addresses[0])
+        ))
+        .await;
+    assert_eq!(drawn.as_bool(), Some(true));
+    let href = browser
+        .eval(&format!(
+            "return document.querySelector(\"{} tr[data-port='mlx5_2/1'] th a\").getAttribute('href')",
+            host(&addresses[2])
+        ))
+        .await;
+    assert_eq!(
+        href.as_str(),
+        Some(format!("live/?probe={}", addresses[2]).as_str())
+    );
+    browser.screenshot("live-fleet-prometheus").await;
+    browser.resize(PHONE).await;
+    assert_fits(&browser, "from Prometheus").await;
+    browser.screenshot("live-fleet-prometheus-phone").await;
+    let found = violations(&browser).await;
+    assert!(found.is_empty(), "axe-core found:\n{}", found.join("\n"));
+    browser.resize(DESKTOP).await;
+
+    // A probe that stops is what Prometheus says of it: its last scrape failed.
+    let stopped = addresses[1].clone();
+    let mut probes = probes;
+    drop(probes.remove(1));
+    browser
+        .wait_until_for(
+            &format!(
+                "const t = document.querySelector(\"{}\"); return !!t && t.dataset.state === 'lost' && t.textContent.includes('Last scrape failed')",
+                host(&stopped)
+            ),
+            "the stopped probe marked by its failed scrape",
+            Duration::from_secs(30),
+        )
+        .await;
+
+    // A Prometheus that lets only another site read its API: the page says which flag.
+    let closed = Prometheus::start(&Scrape {
+        cors_origin: Some("https://elsewhere\\.example".into()),
+        ..Scrape::default()
+    });
+    browser
+        .type_over("#fleet-prometheus", &format!("{}\n", closed.url()))
+        .await;
+    browser
+        .wait_for_text_containing(
+            ".fleet-view .live-error",
+            "does not let this page read its API",
+        )
+        .await;
+    let flag = browser.text(".fleet-view .live-error code").await;
+    assert_eq!(
+        flag,
+        format!("prometheus --web.cors.origin='{}'", only(&page))
+    );
+    let at = browser.eval("return location.search").await;
+    assert_eq!(
+        at.as_str(),
+        Some(
+            format!("?prometheus={}", closed.url())
+                .replace("//", "%2F%2F")
+                .as_str()
+        )
+    );
+    // Not Prometheus at all: the answer is refused with where it went wrong.
+    browser
+        .type_over("#fleet-prometheus", &format!("{page}/nothing-here\n"))
+        .await;
+    browser
+        .wait_for_text_containing(".fleet-view .live-error", "not a Prometheus API answer")
+        .await;
+    browser.close().await;
 }

@@ -472,7 +472,7 @@ impl Trouble {
         match self {
             Trouble::Cors { url, flag } => html! {
                 <div class="live-error" role="alert">
-                    <p>{ format!("Prometheus answered at {url}, but does not let this page read its API (no CORS header for this page's origin). Start Prometheus with:") }</p>
+                    <p>{ format!("Prometheus answered at {url}, but does not let this page read its API: its --web.cors.origin does not match this page's origin. Prometheus lets every origin in unless told otherwise; start it with this one allowed:") }</p>
                     <pre><code>{ format!("prometheus {flag}") }</code></pre>
                 </div>
             },
