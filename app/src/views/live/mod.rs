@@ -202,3 +202,27 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
         </section>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(search: &str) -> Ask {
+        Ask::of(&page_query::parse(search))
+    }
+
+    #[test]
+    fn the_address_names_one_probe_a_list_or_a_prometheus_server() {
+        assert_eq!(ask(""), Ask::One(None));
+        assert_eq!(
+            ask("?probe=127.0.0.1:4001"),
+            Ask::One(Some("ws://127.0.0.1:4001/ws".into()))
+        );
+        assert_eq!(ask("?probes=a:1,b:2"), Ask::Probes("a:1,b:2".into()));
+        assert_eq!(
+            ask("?prometheus=http:%2F%2F127.0.0.1:9090"),
+            Ask::Prometheus("http://127.0.0.1:9090".into())
+        );
+        assert!(matches!(ask("?probe=box:0"), Ask::Unreadable(why) if why.contains("65535")));
+    }
+}
