@@ -721,6 +721,20 @@ mod tests {
     }
 
     #[test]
+    fn every_column_is_explained_by_its_counters_own_notes() {
+        for figure in Figure::ALL {
+            for file in figure.counters() {
+                assert!(
+                    CounterNote::find("port", file)
+                        .or_else(|| CounterNote::find("hw", file))
+                        .is_some(),
+                    "{file} has no entry in content/data/counters.toml"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn rates_read_with_their_units() {
         assert_eq!(rate_text(Figure::TxBytes, Some(1_500_000.0)), "1.5 MB/s");
         assert_eq!(rate_text(Figure::RxBytes, Some(12.0)), "12 B/s");
