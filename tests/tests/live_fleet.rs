@@ -463,9 +463,13 @@ async fn the_same_table_from_prometheus_and_a_refusal_that_names_the_flag() {
                  const want = {want:?};\
                  if (hosts.map(h => h.dataset.address).join() !== want.join()) return false;\
                  if (!hosts.every(h => h.dataset.state === 'live' && rows(h) === 'mlx5_0/1,mlx5_1/1,mlx5_2/1')) return false;\
-                 const fig = (h, f) => h.querySelector(`tr[data-port='mlx5_0/1'] [data-figure=${{f}}] .fleet-value`).textContent;\
-                 return /^[1-9][0-9.]* [kM]B\\/s$/.test(fig(hosts[0], 'tx')) && /^[1-9][0-9.]* ?k?\\/s$/.test(fig(hosts[0], 'cnp-sent'))\
-                   && fig(hosts[1], 'tx') === '0 B/s' && fig(hosts[2], 'errors') === '0/s'",
+                 const at = a => hosts.find(h => h.dataset.address === a);\
+                 const fig = (a, f) => at(a).querySelector(`tr[data-port='mlx5_0/1'] [data-figure=${{f}}] .fleet-value`).textContent;\
+                 return /^[1-9][0-9.]* [kM]B\\/s$/.test(fig({busy:?}, 'tx')) && /^[1-9][0-9.]* ?k?\\/s$/.test(fig({busy:?}, 'cnp-sent'))\
+                   && [{idle:?}, {other:?}].every(a => fig(a, 'tx') === '0 B/s' && fig(a, 'cnp-sent') === '0/s' && fig(a, 'errors') === '0/s')",
+                busy = addresses[0],
+                idle = addresses[1],
+                other = addresses[2],
                 want = {
                     let mut sorted = addresses.clone();
                     sorted.sort();
