@@ -466,12 +466,14 @@ mod tests {
 
     #[test]
     fn a_series_without_its_keys_is_named() {
-        let mut answers = Answers::default();
-        answers.states = parse(
-            r#"{"status":"success","data":{"resultType":"vector","result":[
+        let mut answers = Answers {
+            states: parse(
+                r#"{"status":"success","data":{"resultType":"vector","result":[
             {"metric":{"device":"mlx5_0","instance":"h:1"},"value":[1,"4"]}]}}"#,
-        )
-        .unwrap();
+            )
+            .unwrap(),
+            ..Answers::default()
+        };
         let error = answers.fleet().unwrap_err();
         assert_eq!(
             error.to_string(),
