@@ -199,7 +199,7 @@ impl Prometheus {
                 }
                 return Err(format!("it exited ({status}); {}", self.said()));
             }
-            if let Ok((200, _)) = get(self.addr, "/-/ready") {
+            if let Ok(Answer { status: 200, .. }) = get(self.addr, "/-/ready", &[]) {
                 return Ok(());
             }
             if Instant::now() >= deadline {
@@ -317,6 +317,17 @@ impl Prometheus {
         );
     }
 
+    /// The `Access-Control-Allow-Origin` Prometheus answers a page at `origin` with on
+    /// `/api/v1/query`: `Some(origin)` (or `*`) when the page may read the answer.
+    pub fn cors_allows(&self, origin: &str) -> Option<String> {
+        get(self.addr, "/api/v1/query?query=up", &[("Origin", origin)])
+            .unwrap_or_else(|e| self.fail(&format!("/api/v1/query from {origin}: {e}")))
+            .fields
+            .into_iter()
+            .find(|(name, _)| name == "access-control-allow-origin")
+            .map(|(_, value)| value)
+    }
+
     /// Every alert Prometheus holds, pending or firing (`/api/v1/alerts`).
     pub fn alerts(&self) -> Vec<Alert> {
         #[derive(Deserialize)]
@@ -353,7 +364,8 @@ impl Prometheus {
 
     /// The body of a 200 answer to `path`, or the status and body of another.
     fn api(&self, path: &str) -> Result<Vec<u8>, String> {
-        match get(self.addr, path)? {
+        let answer = get(self.addr, path, &[])?;
+        match (answer.status, answer.body) {
             (200, body) => Ok(body),
             // The API's errors (400 bad_data, 422 execution) carry their JSON message.
             (400 | 422 | 503, body) => match parse_response::<serde_json::Value>(&body) {
@@ -682,15 +694,19 @@ fn parse_value(text: &str) -> Result<f64, String> {
         .map_err(|_| format!("sample value {text:?} is not a number"))
 }
 
-/// `GET path` on `addr` over HTTP/1.0 (so the body ends with the connection, unchunked): the
-/// status and the body.
-fn get(addr: SocketAddr, path: &str) -> Result<(u16, Vec<u8>), String> {
+/// `GET path` on `addr` over HTTP/1.0 (so the body ends with the connection, unchunked),
+/// with `headers`.
+fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Result<Answer, String> {
     let mut stream =
         TcpStream::connect_timeout(&addr, REQUEST).map_err(|e| format!("connect {addr}: {e}"))?;
     stream
         .set_read_timeout(Some(REQUEST))
         .map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")
+    let extra: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n{extra}\r\n")
         .map_err(|e| format!("send to {addr}: {e}"))?;
     let mut answer = Vec::new();
     stream
@@ -701,18 +717,34 @@ fn get(addr: SocketAddr, path: &str) -> Result<(u16, Vec<u8>), String> {
         .position(|w| w == b"\r\n\r\n")
         .ok_or_else(|| format!("{path}: an answer without a header end"))?;
     let head = String::from_utf8_lossy(&answer[..split]).into_owned();
-    let status = head
-        .split_whitespace()
-        .nth(1)
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| format!("{path}: no status in {head:?}"))?;
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
+    let fields: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    if fields
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
     {
         return Err(format!("{path}: a chunked answer to HTTP/1.0"));
     }
-    Ok((status, answer[split + 4..].to_vec()))
+    Ok(Answer {
+        status,
+        fields,
+        body: answer[split + 4..].to_vec(),
+    })
+}
+
+/// An HTTP answer: its status, its header fields (names in lowercase) and its body.
+struct Answer {
+    status: u16,
+    fields: Vec<(String, String)>,
+    body: Vec<u8>,
 }
 
 #[cfg(test)]

@@ -451,9 +451,9 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
 /// beside it), and `promtool check rules` on both rule files.
 #[test]
 fn promtool_accepts_the_configuration_and_the_rules() {
-    let dir = std::env::temp_dir().join(format!("rdma-lab-promtool-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_tree(&prometheus::deploy_dir(), &dir).expect("deploy/prometheus copies");
+    let scratch = Scratch::new("promtool");
+    let dir = &scratch.0;
+    copy_tree(&prometheus::deploy_dir(), dir).expect("deploy/prometheus copies");
     std::fs::write(dir.join(TOKEN_FILE), TOKEN).unwrap();
     let config = dir.join("prometheus.yml");
     promtool(&["check", "config"], &[&config]);
@@ -462,7 +462,23 @@ fn promtool_accepts_the_configuration_and_the_rules() {
         &["check", "rules"],
         &[&rules.join("recording.yml"), &rules.join("alerts.yml")],
     );
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder under the temporary directory, removed when dropped (a failed check included).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("rdma-lab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn promtool(args: &[&str], files: &[&Path]) {
@@ -686,9 +702,8 @@ fn the_congestion_alert_fires_on_a_change_not_on_a_steady_state() {
         {"series": format!("{cnp}{}", labels("mlx5_1")), "values": "0+60000x60"},
         {"series": format!("{tx}{}", labels("mlx5_1")), "values": "0+300000000x60"},
     ]);
-    let fired = format!(
-        "instance_device_port:rdma_lab_infiniband_rp_cnp_packets_handled:rate1m{{device=\"mlx5_0\",instance=\"h:7878\",port=\"1\"}}"
-    );
+    let fired = "instance_device_port:rdma_lab_infiniband_rp_cnp_packets_handled:rate1m\
+                 {device=\"mlx5_0\",instance=\"h:7878\",port=\"1\"}";
     let at = |minute: u32, samples: Value| serde_json::json!({"expr": alert.expr, "eval_time": format!("{minute}m"), "exp_samples": samples});
     let tests = serde_json::json!({
         "rule_files": ["recording.yml", "alerts.yml"],
@@ -706,11 +721,23 @@ fn the_congestion_alert_fires_on_a_change_not_on_a_steady_state() {
             ],
         }],
     });
-    let dir = std::env::temp_dir().join(format!("rdma-lab-promtool-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_tree(&prometheus::deploy_dir().join("rules"), &dir).expect("the rules copy");
+    let scratch = Scratch::new("promtool-test");
+    let dir = &scratch.0;
+    copy_tree(&prometheus::deploy_dir().join("rules"), dir).expect("the rules copy");
     let file = dir.join("congestion_test.yml");
     std::fs::write(&file, serde_yaml::to_string(&tests).unwrap()).unwrap();
     promtool(&["test", "rules"], &[&file]);
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Prometheus 2.42 answers every origin by default (`--web.cors.origin=".*"`); with the
+/// option only the page at that origin may read the API, as the lab's cluster view does.
+#[test]
+fn the_cors_origin_option_lets_only_that_page_read_the_api() {
+    let page = "http://127.0.0.1:7878";
+    let prometheus = Prometheus::start(&Scrape {
+        cors_origin: Some(r"http://127\.0\.0\.1:7878".into()),
+        ..Scrape::default()
+    });
+    assert_eq!(prometheus.cors_allows(page).as_deref(), Some(page));
+    assert_eq!(prometheus.cors_allows("http://elsewhere.example"), None);
 }

@@ -161,11 +161,12 @@ impl Scale {
         }
     }
 
-    fn note(self) -> &'static str {
+    fn note(self) -> String {
         match self {
-            Scale::Times(4) => " (4-octet words, multiplied by 4)",
-            Scale::Times(_) => "",
-            Scale::MillisecondsToSeconds => " (milliseconds, divided by 1000)",
+            Scale::Times(1) => String::new(),
+            Scale::Times(4) => " (4-octet words, multiplied by 4)".into(),
+            Scale::Times(factor) => format!(" (multiplied by {factor})"),
+            Scale::MillisecondsToSeconds => " (milliseconds, divided by 1000)".into(),
         }
     }
 }
@@ -731,6 +732,18 @@ mod tests {
             "\nrdma_lab_probe_info{{version=\"{}\",source=\"recorded\",host=\"node01\",schema_version=\"{SCHEMA_VERSION}\"}} 1\n",
             env!("CARGO_PKG_VERSION")
         )));
+    }
+
+    #[test]
+    fn protocol_md_lists_every_family() {
+        let protocol = include_str!("../../PROTOCOL.md");
+        let named = catalogue().unwrap().0.values().map(|n| n.metric.as_str());
+        for name in FIXED_NAMES.iter().copied().chain(named) {
+            assert!(
+                protocol.contains(&format!("| `{name}` |")),
+                "PROTOCOL.md lists {name}"
+            );
+        }
     }
 
     #[test]
