@@ -10,6 +10,7 @@ pub mod attribute;
 pub mod counter;
 pub mod doctor;
 pub mod exercise;
+pub mod fleet;
 
 use std::collections::BTreeMap;
 

@@ -9,7 +9,8 @@
 use std::{cell::Cell, rc::Rc};
 
 use engine::probe::{
-    doctor::Report, Envelope, Inventory, ProbeMessage, Sample, Source, SCHEMA_VERSION,
+    doctor::Report, fleet::HostPorts, Envelope, Inventory, ProbeMessage, Sample, Source,
+    SCHEMA_VERSION,
 };
 use gloo::timers::callback::Timeout;
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
@@ -156,6 +157,9 @@ pub enum Home {
     /// Nothing answered at the page's own origin: a copy on a static host. The view explains
     /// the probe and tries this machine's default address.
     Hosted,
+    /// The page's address names the probe (`?probe=`, or one of `?probes=`): that one is
+    /// tried, and only that one.
+    Named,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -187,6 +191,8 @@ pub struct Readings {
     pub doctor: Option<Report>,
     pub latest: Option<Sample>,
     pub history: History,
+    /// The ports' rates as rows of the fleet table, with their short trends.
+    pub ports: HostPorts,
     pub lagged: u64,
     /// When the last message arrived, by this browser's clock (ms since the Unix epoch): the
     /// time a learner compares with their own.
@@ -207,6 +213,7 @@ impl Readings {
             doctor: None,
             latest: None,
             history: History::default(),
+            ports: HostPorts::default(),
             lagged: 0,
             last_seen_ms: at_ms,
             silent: false,
@@ -274,6 +281,15 @@ impl ProbeView {
             error: None,
             last_failure: None,
             failures: 0,
+        }
+    }
+
+    /// A view of the probe at `url` (a WebSocket URL), whatever served the page.
+    pub fn named(page: Page, url: String) -> ProbeView {
+        ProbeView {
+            url,
+            home: Home::Named,
+            ..ProbeView::new(page)
         }
     }
 
@@ -407,6 +423,7 @@ impl ProbeView {
             }
             ProbeMessage::Sample(sample) => {
                 readings.history.record(&sample);
+                readings.ports.record(&sample);
                 readings.latest = Some(sample);
             }
             ProbeMessage::Change(change) => readings.inventory = Some(change.inventory),
@@ -508,10 +525,15 @@ struct Live {
     _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
 }
 
-/// Finds a probe, keeps the connection up, and returns what the probe has said.
+/// Finds a probe (the one at `named`, a WebSocket URL, when given), keeps the connection up,
+/// and returns what the probe has said. Each call has its own socket and state, so several
+/// probes on one page do not disturb each other.
 #[hook]
-pub fn use_probe() -> UseReducerHandle<ProbeView> {
-    let view = use_reducer(|| ProbeView::new(Page::of_window()));
+pub fn use_probe(named: Option<String>) -> UseReducerHandle<ProbeView> {
+    let view = use_reducer(move || match named {
+        Some(url) => ProbeView::named(Page::of_window(), url),
+        None => ProbeView::new(Page::of_window()),
+    });
     // One socket per attempt.
     {
         let dispatch = view.clone();
@@ -921,6 +943,23 @@ mod tests {
             (view.home, &view.state),
             (Home::Hosted, &ConnectionState::Open)
         );
+        assert!(!view.needs_a_probe());
+    }
+
+    #[test]
+    fn a_named_probe_is_tried_alone_and_never_left_for_another() {
+        let page = Page::at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        let view = Rc::new(ProbeView::named(page, "ws://127.0.0.1:9001/ws".into()));
+        assert_eq!(
+            (view.home, view.url.as_str()),
+            (Home::Named, "ws://127.0.0.1:9001/ws")
+        );
+        let view = fails_with(view, Answer::Something);
+        assert_eq!(
+            (view.home, view.url.as_str()),
+            (Home::Named, "ws://127.0.0.1:9001/ws")
+        );
+        assert!(matches!(view.state, ConnectionState::Retrying { .. }));
         assert!(!view.needs_a_probe());
     }
 

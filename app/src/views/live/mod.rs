@@ -5,12 +5,17 @@
 //! Served by a probe (`./lab run`), the page connects to it. A copy hosted elsewhere (a
 //! static host has no probe) explains the probe, gives the command that lets this site
 //! connect, and tries this machine's default address; any failure is named for what it is.
+//!
+//! The page's address can name the probe (`/live?probe=ADDR`), or ask for a cluster: several
+//! probes at once (`/live?probes=ADDR,ADDR`) or a Prometheus server that scrapes them
+//! (`/live?prometheus=URL`), shown as one host × port table (see [`fleet`]).
 
 mod address;
 mod chart;
 mod connection;
 mod doctor;
 mod failure;
+mod fleet;
 mod history;
 mod hosted;
 mod inventory;
@@ -20,15 +25,94 @@ mod readings;
 use engine::probe::exercise::{Sight, EXERCISES};
 use yew::prelude::*;
 
+use super::page_query;
 use super::try_this::{attempts, use_tried, TryThis};
-use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl};
+use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl, ProbeView};
 use failure::Advice;
 use hosted::{ConnectProblem, HostedIntro};
 use readings::ReadingsView;
 
+/// What the page's address asks the view to show.
+#[derive(Debug, Clone, PartialEq)]
+enum Ask {
+    /// One probe: the one named (a WebSocket URL), or the one beside the page.
+    One(Option<String>),
+    /// Several probes, as the address lists them.
+    Probes(String),
+    /// A Prometheus server, as the address names it.
+    Prometheus(String),
+    /// A `probe=` that names no probe, and why.
+    Unreadable(String),
+}
+
+impl Ask {
+    fn of(pairs: &[(String, String)]) -> Ask {
+        if let Some(list) = page_query::value(pairs, "probes") {
+            return Ask::Probes(list.to_string());
+        }
+        if let Some(url) = page_query::value(pairs, "prometheus") {
+            return Ask::Prometheus(url.to_string());
+        }
+        match page_query::value(pairs, "probe").map(ProbeUrl::parse) {
+            None => Ask::One(None),
+            Some(Ok(url)) => Ask::One(Some(url.0)),
+            Some(Err(why)) => Ask::Unreadable(why),
+        }
+    }
+}
+
 #[function_component]
 pub fn LiveView() -> Html {
-    let probe = use_probe();
+    let ask = use_state(|| Ask::of(&page_query::read()));
+    match (*ask).clone() {
+        Ask::One(named) => html! { <ProbeLive {named} /> },
+        Ask::Probes(list) => html! { <fleet::ProbeFleet {list} /> },
+        Ask::Prometheus(url) => html! { <fleet::PrometheusFleet {url} /> },
+        Ask::Unreadable(why) => html! {
+            <>
+                <p class="live-error" role="alert">{ format!("This page's address names a probe that cannot be: {why} The view connects as it would without it.") }</p>
+                <ProbeLive named={None::<String>} />
+            </>
+        },
+    }
+}
+
+/// How the connection stands, in a few words.
+fn status(probe: &ProbeView) -> Html {
+    match &probe.state {
+        ConnectionState::Connecting => {
+            html! { <span class="live-status connecting">{ "Connecting…" }</span> }
+        }
+        ConnectionState::Open => match probe.freshness() {
+            Some(Freshness::Silent { .. }) => html! {
+                <span class="live-status connecting">{ "Connected, but the probe has gone quiet" }</span>
+            },
+            _ => html! { <span class="live-status open">{ "Connected" }</span> },
+        },
+        ConnectionState::Checking => html! {
+            <span class="live-status connecting">{ "Not connected; asking what is at that address…" }</span>
+        },
+        ConnectionState::Retrying { in_ms, failure } => html! {
+            <span class="live-status closed">
+                { format!("Not connected ({}); retrying in {} s", failure.summary(), in_ms.div_ceil(1000)) }
+            </span>
+        },
+        ConnectionState::Stopped(failure) => html! {
+            <span class="live-status closed">{ format!("Not connected ({})", failure.summary()) }</span>
+        },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ProbeLiveProps {
+    /// The probe the page's address names, as a WebSocket URL.
+    named: Option<String>,
+}
+
+/// One probe's full view.
+#[function_component]
+fn ProbeLive(props: &ProbeLiveProps) -> Html {
+    let probe = use_probe(props.named.clone());
     let (tried, observe) = use_tried(&EXERCISES);
     let draft = use_state(|| probe.url.clone());
     // A hosted page moves on to this machine's probe by itself; the field follows it there.
@@ -61,28 +145,7 @@ pub fn LiveView() -> Html {
         })
     };
 
-    let status = match &probe.state {
-        ConnectionState::Connecting => {
-            html! { <span class="live-status connecting">{ "Connecting…" }</span> }
-        }
-        ConnectionState::Open => match probe.freshness() {
-            Some(Freshness::Silent { .. }) => html! {
-                <span class="live-status connecting">{ "Connected, but the probe has gone quiet" }</span>
-            },
-            _ => html! { <span class="live-status open">{ "Connected" }</span> },
-        },
-        ConnectionState::Checking => html! {
-            <span class="live-status connecting">{ "Not connected; asking what is at that address…" }</span>
-        },
-        ConnectionState::Retrying { in_ms, failure } => html! {
-            <span class="live-status closed">
-                { format!("Not connected ({}); retrying in {} s", failure.summary(), in_ms.div_ceil(1000)) }
-            </span>
-        },
-        ConnectionState::Stopped(failure) => html! {
-            <span class="live-status closed">{ format!("Not connected ({})", failure.summary()) }</span>
-        },
-    };
+    let status = status(&probe);
     let help = if probe.home == Home::Hosted {
         "This machine's probe by default, or another one: host:port or a ws:// URL."
     } else {
@@ -137,5 +200,29 @@ pub fn LiveView() -> Html {
                 <ReadingsView {readings} {freshness} />
             }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(search: &str) -> Ask {
+        Ask::of(&page_query::parse(search))
+    }
+
+    #[test]
+    fn the_address_names_one_probe_a_list_or_a_prometheus_server() {
+        assert_eq!(ask(""), Ask::One(None));
+        assert_eq!(
+            ask("?probe=127.0.0.1:4001"),
+            Ask::One(Some("ws://127.0.0.1:4001/ws".into()))
+        );
+        assert_eq!(ask("?probes=a:1,b:2"), Ask::Probes("a:1,b:2".into()));
+        assert_eq!(
+            ask("?prometheus=http:%2F%2F127.0.0.1:9090"),
+            Ask::Prometheus("http://127.0.0.1:9090".into())
+        );
+        assert!(matches!(ask("?probe=box:0"), Ask::Unreadable(why) if why.contains("65535")));
     }
 }

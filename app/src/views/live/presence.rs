@@ -70,9 +70,9 @@ pub async fn ask(presence_url: &str) -> Answer {
     }
 }
 
-/// One GET in `mode`: the body when the page may read it, `None` for an opaque answer, an
+/// One GET in `mode` (`cors` or `no-cors`): the body when the page may read it, `None` for an opaque answer, an
 /// error when nothing answered (or the request was blocked or timed out).
-async fn request(url: &str, mode: &str) -> Result<Option<String>, JsValue> {
+pub async fn request(url: &str, mode: &str) -> Result<Option<String>, JsValue> {
     let init = js_sys::Object::new();
     for (key, value) in [
         ("mode", JsValue::from_str(mode)),
