@@ -586,7 +586,10 @@ async fn metrics_parse_and_agree_with_snapshot_json() {
                             ("group", group),
                             ("file", file),
                         ];
-                        assert_eq!(value("rdma_lab_infiniband_uncatalogued_total", &generic), raw);
+                        assert_eq!(
+                            value("rdma_lab_infiniband_uncatalogued_total", &generic),
+                            raw
+                        );
                     }
                 }
             }

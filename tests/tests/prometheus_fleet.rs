@@ -23,7 +23,7 @@ const TOKEN: &str = "fleet-test-token";
 /// Long enough for a few scrapes and rule evaluations at the test's 1 s interval.
 const SETTLE: Duration = Duration::from_secs(20);
 
-/// The lab's error set (fleet-spec: engine::probe::fleet::ERROR_COUNTERS): the counter file,
+/// The lab's error set (`engine::probe::fleet::ERROR_COUNTERS`): the counter file,
 /// and the metric the probe serves it as.
 const ERROR_SET: [(&str, &str); 7] = [
     (
@@ -525,6 +525,11 @@ fn the_error_rule_sums_the_error_set() {
         .map(|(f, m)| (f.to_string(), m.to_string()))
         .collect();
     assert_eq!(terms, set);
+    // The page's own error figure (from the probes' samples) adds the same counters.
+    assert_eq!(
+        ERROR_SET.map(|(file, _)| file),
+        engine::probe::fleet::ERROR_COUNTERS
+    );
     for (file, _) in ERROR_SET {
         assert!(
             rule_comment_names(file),
