@@ -35,6 +35,50 @@ pub fn release_binary() -> PathBuf {
         .unwrap_or_else(|| crate::repo_root().join("target/release/native-probe"))
 }
 
+/// A child's stderr, read to its end on a thread (so the child never blocks on a full pipe)
+/// and kept for the message of a failing test.
+pub struct KeptStderr {
+    said: Arc<Mutex<Vec<u8>>>,
+    /// The thread reading it, which ends with the child.
+    reader: Option<JoinHandle<()>>,
+}
+
+impl KeptStderr {
+    /// Takes `child`'s piped stderr and starts reading it.
+    pub fn of(child: &mut Child) -> KeptStderr {
+        let said = Arc::new(Mutex::new(Vec::new()));
+        let mut pipe = child.stderr.take().expect("stderr is piped");
+        let kept = Arc::clone(&said);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0; 4096];
+            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+                kept.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+        KeptStderr {
+            said,
+            reader: Some(reader),
+        }
+    }
+
+    /// What it has said so far.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.said.lock().unwrap()).into_owned()
+    }
+
+    /// What it has said so far, taken, so that it is not shown twice.
+    pub fn take(&self) -> String {
+        String::from_utf8_lossy(&std::mem::take(&mut *self.said.lock().unwrap())).into_owned()
+    }
+
+    /// Waits for the last of it: only once the child has exited, or it would wait for ever.
+    pub fn finish(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
 /// What becomes of the probe's standard output once it has printed its URL.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum AfterUrl {
@@ -51,9 +95,7 @@ pub struct Probe {
     addr: SocketAddr,
     /// What stdout said after the URL line, chunk by chunk; closed at its end.
     stdout: mpsc::Receiver<Vec<u8>>,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    /// The thread reading stderr, which ends with the probe.
-    stderr_reader: Option<JoinHandle<()>>,
+    stderr: KeptStderr,
 }
 
 impl Probe {
@@ -76,16 +118,7 @@ impl Probe {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let mut pipe = child.stderr.take().expect("stderr is piped");
-        let kept = Arc::clone(&stderr);
-        // Read to its end, so the probe never blocks on a full pipe.
-        let stderr_reader = std::thread::spawn(move || {
-            let mut chunk = [0; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                kept.lock().unwrap().extend_from_slice(&chunk[..n]);
-            }
-        });
+        let stderr = KeptStderr::of(&mut child);
         let (first_line, first) = mpsc::channel();
         let (rest, stdout) = mpsc::channel();
         let pipe = child.stdout.take().expect("stdout is piped");
@@ -97,7 +130,6 @@ impl Probe {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             stdout,
             stderr,
-            stderr_reader: Some(stderr_reader),
         };
         let line = match first.recv_timeout(START) {
             Ok(line) => line,
@@ -128,19 +160,16 @@ impl Probe {
     fn fail(&mut self, what: &str) -> ! {
         self.stderr_complete();
         // Taken, so that `drop` does not print it again.
-        let said = std::mem::take(&mut *self.stderr.lock().unwrap());
         panic!(
             "native-probe serve {what}; its stderr:\n{}",
-            String::from_utf8_lossy(&said)
+            self.stderr.take()
         )
     }
 
     /// Once the probe has exited, waits for the last of its stderr.
     fn stderr_complete(&mut self) {
         if matches!(self.child.try_wait(), Ok(Some(_))) {
-            if let Some(reader) = self.stderr_reader.take() {
-                let _ = reader.join();
-            }
+            self.stderr.finish();
         }
     }
 
@@ -209,7 +238,7 @@ impl Probe {
 
     /// What it has written to stderr so far.
     pub fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+        self.stderr.text()
     }
 }
 

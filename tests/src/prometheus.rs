@@ -9,15 +9,13 @@ use std::{
     net::{SocketAddr, TcpListener, TcpStream},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc, Mutex,
-    },
-    thread::JoinHandle,
+    sync::atomic::{AtomicUsize, Ordering},
     time::{Duration, Instant},
 };
 
 use rustix::process::{kill_process, Pid, Signal};
+
+use crate::probe::KeptStderr;
 use serde::{Deserialize, Serialize};
 
 /// Where Debian's package puts the server; `LAB_PROMETHEUS` names another.
@@ -82,8 +80,7 @@ pub struct Prometheus {
     child: Child,
     addr: SocketAddr,
     dir: PathBuf,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    stderr_reader: Option<JoinHandle<()>>,
+    stderr: KeptStderr,
 }
 
 /// One series of an instant vector: its labels (`__name__` among them when it has a name)
@@ -170,22 +167,12 @@ impl Prometheus {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let mut pipe = child.stderr.take().expect("stderr is piped");
-        let kept = Arc::clone(&stderr);
-        // Read to its end, so Prometheus never blocks on a full pipe.
-        let stderr_reader = std::thread::spawn(move || {
-            let mut chunk = [0; 4096];
-            while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                kept.lock().unwrap().extend_from_slice(&chunk[..n]);
-            }
-        });
+        let stderr = KeptStderr::of(&mut child);
         Prometheus {
             child,
             addr,
             dir,
             stderr,
-            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -194,9 +181,7 @@ impl Prometheus {
         let deadline = Instant::now() + START;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
-                if let Some(reader) = self.stderr_reader.take() {
-                    let _ = reader.join();
-                }
+                self.stderr.finish();
                 return Err(format!("it exited ({status}); {}", self.said()));
             }
             if let Ok(Answer { status: 200, .. }) = get(self.addr, "/-/ready", &[]) {
@@ -214,10 +199,7 @@ impl Prometheus {
     }
 
     fn said(&self) -> String {
-        format!(
-            "its stderr:\n{}",
-            String::from_utf8_lossy(&self.stderr.lock().unwrap())
-        )
+        format!("its stderr:\n{}", self.stderr.text())
     }
 
     fn fail(&self, what: &str) -> ! {
@@ -241,7 +223,7 @@ impl Prometheus {
 
     /// What it has written to stderr so far.
     pub fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+        self.stderr.text()
     }
 
     /// Evaluates `expr` now (`/api/v1/query`): an instant vector, or the error Prometheus
@@ -403,9 +385,7 @@ impl Drop for Prometheus {
     fn drop(&mut self) {
         self.stop();
         if std::thread::panicking() {
-            if let Some(reader) = self.stderr_reader.take() {
-                let _ = reader.join();
-            }
+            self.stderr.finish();
             let said = self.stderr();
             if !said.is_empty() {
                 eprintln!("prometheus's stderr:\n{said}");
