@@ -4,6 +4,7 @@ use std::{
     net::{TcpListener, TcpStream},
     path::PathBuf,
     process::{Child, Command, Stdio},
+    sync::LazyLock,
     time::{Duration, Instant},
 };
 
@@ -284,6 +285,35 @@ impl Browser {
             .execute_async(&script, vec![])
             .await
             .unwrap_or_else(|e| panic!("async script failed: {e}"))
+    }
+
+    /// The serious and critical axe-core violations on the page shown, one line each: axe
+    /// (`LAB_AXE`, installed by `./lab test`) is put into the page and run over the document.
+    pub async fn serious_axe_violations(&self) -> Vec<String> {
+        static AXE: LazyLock<String> = LazyLock::new(|| {
+            let path = std::env::var("LAB_AXE").unwrap_or_else(|_| {
+                let home = std::env::var("HOME").unwrap_or_default();
+                format!("{home}/.cache/rdma-lab/node/node_modules/axe-core/axe.min.js")
+            });
+            std::fs::read_to_string(&path).unwrap_or_else(|e| {
+                panic!("axe-core is not at {path} ({e}); ./lab test installs it")
+            })
+        });
+        self.eval(&AXE).await;
+        let report = self
+            .eval_async(
+                "axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations \
+                   .filter(v => v.impact === 'serious' || v.impact === 'critical') \
+                   .map(v => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}`)), \
+                   e => done([`axe failed: ${e}`]))",
+            )
+            .await;
+        report
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
     }
 
     /// Scrolls `css` to the middle of the screen, clear of the sticky header, and clicks it as a

@@ -9,38 +9,10 @@ use lab_tests::{
     topics,
 };
 
-fn axe_source() -> String {
-    let path = std::env::var("LAB_AXE").unwrap_or_else(|_| {
-        let home = std::env::var("HOME").unwrap_or_default();
-        format!("{home}/.cache/rdma-lab/node/node_modules/axe-core/axe.min.js")
-    });
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("axe-core is not at {path} ({e}); ./lab test installs it"))
-}
-
-/// The serious and critical violations on the page shown, one line each.
-async fn violations(browser: &Browser) -> Vec<String> {
-    let report = browser
-        .eval_async(
-            "axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations \
-               .filter(v => v.impact === 'serious' || v.impact === 'critical') \
-               .map(v => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}`)), \
-               e => done([`axe failed: ${e}`]))",
-        )
-        .await;
-    report
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect()
-}
-
 #[tokio::test]
 async fn no_serious_violation_on_any_route_in_either_theme() {
     let site = Site::start();
     let browser = Browser::start().await;
-    let axe = axe_source();
     let mut found = Vec::new();
     let mut too_wide = Vec::new();
 
@@ -77,8 +49,7 @@ async fn no_serious_violation_on_any_route_in_either_theme() {
                     too_wide.push(format!("{}: {wide}", topic.path));
                 }
             }
-            browser.eval(&axe).await;
-            for violation in violations(&browser).await {
+            for violation in browser.serious_axe_violations().await {
                 found.push(format!(
                     "{} ({theme}, {} px): {violation}",
                     topic.path, size.0

@@ -165,31 +165,6 @@ async fn sampled(browser: &Browser, address: &str) -> String {
         .to_string()
 }
 
-/// The serious and critical axe-core violations on the page shown.
-async fn violations(browser: &Browser) -> Vec<String> {
-    let path = std::env::var("LAB_AXE").unwrap_or_else(|_| {
-        let home = std::env::var("HOME").unwrap_or_default();
-        format!("{home}/.cache/rdma-lab/node/node_modules/axe-core/axe.min.js")
-    });
-    let axe = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("axe-core is not at {path} ({e}); ./lab test installs it"));
-    browser.eval(&axe).await;
-    let report = browser
-        .eval_async(
-            "axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations \
-               .filter(v => v.impact === 'serious' || v.impact === 'critical') \
-               .map(v => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}`)), \
-               e => done([`axe failed: ${e}`]))",
-        )
-        .await;
-    report
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect()
-}
-
 /// Nothing but the table's own box scrolls sideways on the phone, and that box keeps to the
 /// screen.
 async fn assert_fits(browser: &Browser, context: &str) {
@@ -335,7 +310,7 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
         } else if theme == "dark" {
             browser.screenshot("live-fleet-one-dead-dark").await;
         }
-        for violation in violations(&browser).await {
+        for violation in browser.serious_axe_violations().await {
             found.push(format!("{theme}, {} px: {violation}", size.0));
         }
     }
@@ -502,7 +477,7 @@ async fn the_same_table_from_prometheus_and_a_refusal_that_names_the_flag() {
     browser.resize(PHONE).await;
     assert_fits(&browser, "from Prometheus").await;
     browser.screenshot("live-fleet-prometheus-phone").await;
-    let found = violations(&browser).await;
+    let found = browser.serious_axe_violations().await;
     assert!(found.is_empty(), "axe-core found:\n{}", found.join("\n"));
     browser.resize(DESKTOP).await;
 
