@@ -13,6 +13,8 @@ use tempfile::TempDir;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 const WASM_NAME: &str = "app-0123456789abcdef_bg.wasm";
+/// A view module as `./lab` lays it out: plain names inside a folder named by their hash.
+const VIEW_MODULE: &str = "views/qp-0123456789abcdef/qp.js";
 const INDEX: &str = "<!DOCTYPE html><html><head><title>rdma-lab</title></head><body></body></html>";
 
 /// A small built site: index.html and a fingerprinted wasm file, as trunk lays them out.
@@ -27,6 +29,9 @@ fn site_dir(name: &str) -> TempDir {
     let mut wasm = b"\0asm\x01\0\0\0".to_vec();
     wasm.extend(std::iter::repeat_n(b"rdma-lab ".as_slice(), 4000).flatten());
     std::fs::write(dir.path().join(WASM_NAME), wasm).unwrap();
+    let view = dir.path().join(VIEW_MODULE);
+    std::fs::create_dir_all(view.parent().unwrap()).unwrap();
+    std::fs::write(view, "export default function init() {}").unwrap();
     dir
 }
 
@@ -96,6 +101,15 @@ async fn serves_the_site_with_types_compression_and_caching() {
 
     let brotli = probe.get(&format!("/{WASM_NAME}"), Some("br")).await;
     assert_eq!(header(&brotli, "content-encoding"), "br");
+
+    // A view module's files keep their plain names; their folder carries the hash.
+    let view = probe.get(&format!("/{VIEW_MODULE}"), None).await;
+    assert_eq!(view.status(), 200);
+    assert!(header(&view, "content-type").contains("javascript"));
+    assert_eq!(
+        header(&view, "cache-control"),
+        "public, max-age=31536000, immutable"
+    );
 }
 
 #[tokio::test]
@@ -122,11 +136,8 @@ fn run_to_end(args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    for _ in 0..100 {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(100));
+    if lab_tests::probe::exited_within(&mut child, Duration::from_secs(10)).is_some() {
+        return child.wait_with_output().unwrap();
     }
     let _ = child.kill();
     panic!("native-probe {args:?} kept running instead of failing");

@@ -79,6 +79,20 @@ impl KeptStderr {
     }
 }
 
+/// `child`'s exit status, if it exits within `limit`.
+pub fn exited_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// What becomes of the probe's standard output once it has printed its URL.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum AfterUrl {
@@ -204,16 +218,7 @@ impl Probe {
 
     /// Its exit status, if it exits within `limit`.
     pub fn exited_within(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        exited_within(&mut self.child, limit)
     }
 
     /// What stdout said after the URL line, to its end: for a probe that has exited (or is
@@ -442,9 +447,12 @@ mod tests {
 
     #[test]
     fn reads_the_url_keeps_the_rest_of_stdout_and_stops_on_drop() {
+        // The trap comes before the URL line: the test signals as soon as it reads that
+        // line, and a SIGINT before the trap exists would end sh silently or not at all.
         let mut probe = Probe::spawn(shell(
-            "echo 'Serving rdma-lab at http://0.0.0.0:4321/ (press Ctrl-C to stop)'; \
-             trap 'echo stopped; exit 0' INT; while :; do sleep 0.05; done",
+            "trap 'echo stopped; exit 0' INT; \
+             echo 'Serving rdma-lab at http://0.0.0.0:4321/ (press Ctrl-C to stop)'; \
+             while :; do sleep 0.05; done",
         ));
         assert_eq!(probe.base_url(), "http://0.0.0.0:4321");
         assert_eq!(probe.url("/ws"), "http://0.0.0.0:4321/ws");
