@@ -19,8 +19,9 @@ use tower_http::{compression::CompressionLayer, services::ServeDir};
 
 use super::{ProbeState, ServeError};
 
-/// trunk names built assets `name-<16 hex digits>[_bg].ext`; such a file never changes
-/// under the same name, so browsers may keep it for a year.
+/// trunk names built assets `name-<16 hex digits>[_bg].ext`, and `./lab` puts each view
+/// module's files in a folder `views/name-<16 hex digits>/`; such a file never changes under
+/// the same path, so browsers may keep it for a year.
 const FINGERPRINT_HEX_DIGITS: usize = 16;
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// Everything else (index.html above all) must be revalidated, so a rebuilt site is seen.
@@ -119,11 +120,21 @@ fn names_a_file(path: &str) -> bool {
     last_segment(path).contains('.')
 }
 
+/// A file whose own name carries the hash (`app-<hash>_bg.wasm`), or one directly inside a
+/// folder that does (`views/dcqcn-<hash>/dcqcn_bg.wasm`).
 fn is_fingerprinted(path: &str) -> bool {
-    let name = last_segment(path);
+    if !names_a_file(path) {
+        return false;
+    }
+    let mut segments = path.rsplit('/');
+    let name = segments.next().unwrap_or(path);
     let stem = name.split('.').next().unwrap_or(name);
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
-    stem.rsplit_once('-').is_some_and(|(_, hash)| {
+    ends_in_fingerprint(stem) || segments.next().is_some_and(ends_in_fingerprint)
+}
+
+fn ends_in_fingerprint(name: &str) -> bool {
+    name.rsplit_once('-').is_some_and(|(_, hash)| {
         hash.len() == FINGERPRINT_HEX_DIGITS && hash.bytes().all(|b| b.is_ascii_hexdigit())
     })
 }
@@ -141,6 +152,19 @@ mod tests {
         assert!(!is_fingerprinted("/nccl-env"));
         assert!(!is_fingerprinted("/favicon-1234.svg"));
         assert!(!is_fingerprinted("/app-3f2a9c1d0b4e5fzz.js"));
+    }
+
+    #[test]
+    fn view_modules_in_hashed_folders_are_fingerprinted() {
+        assert!(is_fingerprinted("/views/dcqcn-3f2a9c1d0b4e5f67/dcqcn.js"));
+        assert!(is_fingerprinted(
+            "/views/nccl-log-3f2a9c1d0b4e5f67/nccl-log_bg.wasm"
+        ));
+        // The folder itself is not a file, and only the file's own folder counts.
+        assert!(!is_fingerprinted("/views/dcqcn-3f2a9c1d0b4e5f67"));
+        assert!(!is_fingerprinted("/views/dcqcn-3f2a9c1d0b4e5f67/"));
+        assert!(!is_fingerprinted("/a-3f2a9c1d0b4e5f67/b/dcqcn.js"));
+        assert!(!is_fingerprinted("/views/dcqcn/dcqcn.js"));
     }
 
     #[test]
