@@ -1,5 +1,5 @@
 //! Arbitrary bytes as one frame: the dissector and the packet list's fast path must not
-//! panic, and must agree (see `engine/tests/fuzz_corpus.rs`, which replays the corpus).
+//! panic, and must agree (see `engine/src/capture/fuzz.rs`'s `corpus` tests, which replay the corpus).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,5 +1,5 @@
-//! The entry points the fuzz targets (`fuzz/`) and the corpus replay test
-//! (`engine/tests/fuzz_corpus.rs`) feed arbitrary bytes to, behind the `fuzzing` feature.
+//! The entry points the fuzz targets (`fuzz/`) and the corpus replay test (below) feed
+//! arbitrary bytes to, behind the `fuzzing` feature (and in the engine's own tests).
 //! Each runs every decoder the lab has over the input and panics only when two of them
 //! disagree, so a crash means either a panic in the engine or a divergence between the
 //! packet list's fast path and the dissector.
@@ -59,5 +59,50 @@ pub fn capture(data: &[u8]) {
             (s.opcode, s.qpn, s.psn, s.icrc),
             (row.opcode, row.qpn, row.psn, row.icrc)
         );
+    }
+}
+
+/// The committed fuzz corpus (`fuzz/corpus/<target>/`) replayed through the same entry points
+/// the cargo-fuzz targets call, so every `cargo test` checks that no input the fuzzer kept
+/// makes the decoders panic or disagree, without cargo-fuzz or nightly.
+#[cfg(test)]
+mod corpus {
+    use std::path::Path;
+
+    fn replay(target: &str, run: fn(&[u8])) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fuzz/corpus")
+            .join(target);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        assert!(
+            files.len() >= 10,
+            "{} holds {} inputs",
+            dir.display(),
+            files.len()
+        );
+        for path in &files {
+            let bytes = std::fs::read(path).expect("a corpus file reads");
+            let outcome = std::panic::catch_unwind(|| run(&bytes));
+            assert!(
+                outcome.is_ok(),
+                "{} makes the {target} target fail",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
+    fn the_dissect_corpus_replays_clean() {
+        replay("dissect", super::frame);
+    }
+
+    #[test]
+    fn the_capture_corpus_replays_clean() {
+        replay("capture", super::capture);
     }
 }

@@ -14,7 +14,7 @@ pub mod conversation;
 pub mod dissect;
 pub mod encap;
 pub mod exercise;
-#[cfg(feature = "fuzzing")]
+#[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 pub mod hex;
 pub mod listing;
