@@ -87,13 +87,22 @@ pub struct Page {
     pub problems: Vec<Problem>,
 }
 
-/// The topic list and every page, in sidebar order.
-pub fn compile(content_dir: &Path) -> Result<Vec<Page>, String> {
-    let topics_path = content_dir.join("topics.toml");
+/// The file that lists the pages, in sidebar order.
+pub const TOPICS_FILE: &str = "topics.toml";
+
+/// The topic list alone (`topics.toml`), in sidebar order.
+pub fn topics(content_dir: &Path) -> Result<Vec<TopicEntry>, String> {
+    let topics_path = content_dir.join(TOPICS_FILE);
     let text = fs::read_to_string(&topics_path)
         .map_err(|e| format!("cannot read {}: {e}", topics_path.display()))?;
     let topics: TopicsFile = toml::from_str(&text)
         .map_err(|e| format!("{} is not valid: {e}", topics_path.display()))?;
+    Ok(topics.topic)
+}
+
+/// The topic list and every page, in sidebar order.
+pub fn compile(content_dir: &Path) -> Result<Vec<Page>, String> {
+    let topics = topics(content_dir)?;
     // Content without a glossary (the rules' own fixtures) links no terms.
     let glossary_file = content_dir.join(GLOSSARY_FILE);
     let glossary = if glossary_file.exists() {
@@ -102,7 +111,6 @@ pub fn compile(content_dir: &Path) -> Result<Vec<Page>, String> {
         GlossaryFile { term: Vec::new() }
     };
     topics
-        .topic
         .into_iter()
         .map(|topic| compile_page(content_dir, topic, &glossary.term))
         .collect()
@@ -168,7 +176,7 @@ pub fn slug(path: &str) -> String {
 
 /// The files a build depends on, so cargo rebuilds when content changes.
 pub fn watched_files(content_dir: &Path) -> Vec<PathBuf> {
-    let mut files = vec![content_dir.join("topics.toml")];
+    let mut files = vec![content_dir.join(TOPICS_FILE)];
     for folder in ["topics", "data"] {
         if let Ok(entries) = fs::read_dir(content_dir.join(folder)) {
             files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
