@@ -769,6 +769,7 @@ fn copy_class_columns(flows: &[FluidFlow], series: &mut Series) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::series::series_to_csv;
     use super::*;
 
     #[test]
@@ -784,12 +785,6 @@ mod tests {
         let stay = (1.0 - p).powf(n);
         assert!((unmarked - stay).abs() < 1e-12);
         assert!((rate - p / (1.0 / stay - 1.0)).abs() < 1e-12);
-    }
-    /// FNV-1a, 64 bits: a short, dependency-free fingerprint of a run's output.
-    fn fnv1a(bytes: &[u8]) -> u64 {
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
     }
 
     /// Runs that between them take every branch of the model: the named scenarios with the
@@ -851,63 +846,393 @@ mod tests {
         runs
     }
 
-    /// Each pinned run's output as FNV-1a hashes of its CSV (`series_to_csv`) and of the
-    /// whole series as JSON (whose numbers round-trip, so the same text is the same bits).
-    /// Recorded from the code at commit d649194, before the maths moved to fastmath.rs and
-    /// `simulate_fluid` was split into named steps; that code's CSVs and JSON were also
-    /// kept and compared byte for byte with the split's. A change meant to alter the
-    /// model's results updates this table (a failure prints the new one) and says why.
-    const PINS: [(&str, u64, u64); 14] = [
-        ("two-flow", 0x7ca88444988cb9ed, 0x8c344bf57875bda4),
-        ("two-flow, mlx5", 0x072a1d3ba28eeb58, 0x088aa77f9ec0e437),
-        ("incast-16", 0xcaab3c78c5179559, 0x1e8d38d6b9f5245b),
-        ("incast-16, mlx5", 0x878193284d34f2b1, 0x59c4bee74ac6b71f),
-        ("ecn-above-xoff", 0x6e1af313e793e507, 0x64a0c9b29a365e26),
-        (
-            "ecn-above-xoff, mlx5",
-            0x645a4a081c7f8fc3,
-            0xe34b96d84380e846,
-        ),
-        ("aggressive-g", 0x04df7f83a00cbd2b, 0xc5e96d76cd63d548),
-        ("aggressive-g, mlx5", 0x072a1d3ba28eeb58, 0x6fb4904b30cf03ce),
-        (
-            "two-flow, K = 60 µs",
-            0xf6359e856b2fce14,
-            0x7b1aeb33b9d1c712,
-        ),
-        ("two-flow, τ = 0", 0x949bdb8b354115ea, 0x900260fb0fcc5780),
-        ("incast-16, lossy", 0x736fa43eb3e57531, 0x6a2e4e4e571bcd32),
-        ("mixed flows", 0x48de34473ec83869, 0x382ce405f58ddd49),
-        ("two-flow, capped", 0x1cf51b610dee9804, 0xdb603a2814fa2707),
-        (
-            "aggressive-g, F = 1000, gd = 10",
-            0xb1e9a236e75598b8,
-            0x13761cff6851d9cd,
-        ),
+    /// The variable that makes [`every_pinned_run_gives_the_stored_output`] write the
+    /// computed output over the stored files instead of comparing them.
+    const UPDATE_VAR: &str = "LAB_UPDATE_FLUID_PINS";
+
+    /// Each pinned run's stored output, by slug ([`slug`]): its `series_to_csv`
+    /// (`fluid_pins/<slug>.csv`) and the rest of its series ([`rest_of_series`],
+    /// `fluid_pins/<slug>.rest.json`). Read at compile time, so the test opens no file when
+    /// it runs, in wasm as natively.
+    macro_rules! stored {
+        ($($slug:literal),* $(,)?) => {
+            &[$((
+                $slug,
+                include_str!(concat!("fluid_pins/", $slug, ".csv")),
+                include_str!(concat!("fluid_pins/", $slug, ".rest.json")),
+            )),*]
+        };
+    }
+    const STORED: &[(&str, &str, &str)] = stored![
+        "two-flow",
+        "two-flow-mlx5",
+        "incast-16",
+        "incast-16-mlx5",
+        "ecn-above-xoff",
+        "ecn-above-xoff-mlx5",
+        "aggressive-g",
+        "aggressive-g-mlx5",
+        "two-flow-k-60-s",
+        "two-flow-0",
+        "incast-16-lossy",
+        "mixed-flows",
+        "two-flow-capped",
+        "aggressive-g-f-1000-gd-10",
     ];
 
-    #[test]
-    fn every_pinned_run_gives_the_recorded_output_bit_for_bit() {
-        let got: Vec<(String, u64, u64)> = pinned_runs()
-            .iter()
-            .map(|(name, s, limits)| {
-                let series = simulate_fluid(s, limits).unwrap();
-                let csv = super::super::series::series_to_csv(&series);
-                let json = serde_json::to_string(&series).unwrap();
-                (name.clone(), fnv1a(csv.as_bytes()), fnv1a(json.as_bytes()))
-            })
-            .collect();
-        let table: String = got
-            .iter()
-            .map(|(name, csv, json)| format!("        (\"{name}\", {csv:#018x}, {json:#018x}),\n"))
-            .collect();
-        assert_eq!(got.len(), PINS.len(), "the runs are now:\n{table}");
-        for ((name, csv, json), (pin_name, pin_csv, pin_json)) in got.iter().zip(PINS) {
-            assert_eq!(name, pin_name, "the runs are now:\n{table}");
-            assert!(
-                *csv == pin_csv && *json == pin_json,
-                "{name}: the output changed; the table is now:\n{table}"
-            );
+    /// A run's slug, which names its stored files: the name in lowercase ASCII with each
+    /// stretch of other characters (spaces, punctuation, µ, τ) made one `-`, and none at
+    /// either end; "two-flow, K = 60 µs" is `two-flow-k-60-s`.
+    fn slug(name: &str) -> String {
+        let mut out = String::new();
+        for c in name.chars() {
+            if c.is_ascii_alphanumeric() {
+                out.push(c.to_ascii_lowercase());
+            } else if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
         }
+        out.trim_end_matches('-').to_string()
+    }
+
+    /// What the CSV leaves out — end time, start rates, FCTs, first cuts, CNP gaps, pause
+    /// time, largest queue, work done, truncation — as JSON: the series with the columns
+    /// `series_to_csv` writes emptied, its values in full.
+    fn rest_of_series(series: &Series) -> String {
+        let mut rest = series.clone();
+        rest.time_us.clear();
+        rest.flows.clear();
+        rest.queue_bytes.clear();
+        rest.ecn_marks.clear();
+        rest.drops.clear();
+        rest.pfc_paused.clear();
+        let mut json = serde_json::to_string_pretty(&rest).unwrap();
+        json.push('\n');
+        json
+    }
+
+    /// How far a recomputed value may be from the stored one.
+    #[derive(Clone, Copy)]
+    struct Tolerance {
+        /// A fraction of the larger of the two values.
+        relative: f64,
+        /// The least difference allowed, for values at or near zero, where a relative
+        /// bound allows nothing.
+        absolute: f64,
+    }
+
+    impl Tolerance {
+        /// The largest difference allowed between `stored` and `computed`, on top of
+        /// `step`, the unit the value was rounded to when it was written.
+        fn allowed(self, stored: f64, computed: f64, step: f64) -> f64 {
+            (self.relative * stored.abs().max(computed.abs())).max(self.absolute) + step
+        }
+    }
+
+    /// The model is deterministic: on one platform its output repeats bit for bit. Across
+    /// platforms the functions it still takes from libm (`ln_1p` above 1 % marking) may
+    /// differ in the last bit, wasm's libm against glibc's, and the integration carries
+    /// that along. 1e-9 of a value is millions of ulps, room for such a difference to grow
+    /// over a run, yet far below any change to the model worth a look; 1e-12 (µs, Gb/s,
+    /// bytes) is as far below anything the model resolves.
+    const TOLERANCE: Tolerance = Tolerance {
+        relative: 1e-9,
+        absolute: 1e-12,
+    };
+
+    /// One unit in the last place of a CSV column whose values `series_to_csv` rounds: the
+    /// rates and alpha to 6 decimals, the queue to whole bytes, and the counts of CNPs,
+    /// marks and drops, which are floors of running sums. A last-bit difference at a
+    /// rounding step moves such a cell by one unit, so that much more is allowed. Time is
+    /// written in full, and the flow index and PFC state must match exactly.
+    fn rounding_step(column: &str) -> f64 {
+        match column {
+            "rc_gbps" | "rt_gbps" | "alpha" | "goodput_gbps" => 1e-6,
+            "queue_bytes" | "cnps" | "ecn_marks" | "drops" => 1.0,
+            _ => 0.0,
+        }
+    }
+
+    /// Whether a computed CSV is the stored one: the same header and rows, each numeric
+    /// cell within `tol` (and its column's [`rounding_step`]), any other cell the same
+    /// text. The error names the first differing row (1-based among the data rows) with its
+    /// time, the column, and both values.
+    fn compare_series_csv(stored: &str, computed: &str, tol: Tolerance) -> Result<(), String> {
+        let mut stored_rows = stored.lines();
+        let mut computed_rows = computed.lines();
+        let header = stored_rows.next().unwrap_or_default();
+        let computed_header = computed_rows.next().unwrap_or_default();
+        if header != computed_header {
+            return Err(format!(
+                "the header differs: stored `{header}`, computed `{computed_header}`"
+            ));
+        }
+        let columns: Vec<&str> = header.split(',').collect();
+        let time_column = columns.iter().position(|&c| c == "time_us");
+        // "data row n (line n + 1 of the file, time_us = t)", for a row's cells.
+        let place = |row: usize, cells: &[&str]| {
+            let time = time_column
+                .and_then(|i| cells.get(i))
+                .map_or(String::new(), |t| format!(", time_us = {t}"));
+            format!("data row {row} (line {} of the file{time})", row + 1)
+        };
+        let mut row = 0;
+        loop {
+            row += 1;
+            let (stored_row, computed_row) = match (stored_rows.next(), computed_rows.next()) {
+                (None, None) => return Ok(()),
+                (Some(s), Some(c)) => (s, c),
+                (s, c) => {
+                    let (only, cells) = match (s, c) {
+                        (Some(s), _) => ("stored", s),
+                        (_, c) => ("computed", c.unwrap_or_default()),
+                    };
+                    let cells: Vec<&str> = cells.split(',').collect();
+                    return Err(format!(
+                        "{} data rows stored, {} computed; {} is only in the {only} CSV",
+                        stored.lines().count().saturating_sub(1),
+                        computed.lines().count().saturating_sub(1),
+                        place(row, &cells),
+                    ));
+                }
+            };
+            let stored_cells: Vec<&str> = stored_row.split(',').collect();
+            let computed_cells: Vec<&str> = computed_row.split(',').collect();
+            if stored_cells.len() != columns.len() || computed_cells.len() != columns.len() {
+                return Err(format!(
+                    "{}: {} cells stored, {} computed, {} columns",
+                    place(row, &stored_cells),
+                    stored_cells.len(),
+                    computed_cells.len(),
+                    columns.len()
+                ));
+            }
+            for ((column, s), c) in columns.iter().zip(&stored_cells).zip(&computed_cells) {
+                if s == c {
+                    continue;
+                }
+                let why = match (s.parse::<f64>(), c.parse::<f64>()) {
+                    (Ok(a), Ok(b)) => {
+                        let diff = (a - b).abs();
+                        let allowed = tol.allowed(a, b, rounding_step(column));
+                        // A NaN against a number fails here too.
+                        if diff <= allowed {
+                            continue;
+                        }
+                        format!("differs by {diff:e}, allowed {allowed:e}")
+                    }
+                    _ => "not both numbers, so compared as text".into(),
+                };
+                return Err(format!(
+                    "{}, column {column}: stored {s}, computed {c} ({why})",
+                    place(row, &stored_cells)
+                ));
+            }
+        }
+    }
+
+    /// Whether a computed [`rest_of_series`] is the stored one, compared as the CSV's cells
+    /// are: numbers within `tol`, anything else exactly. The error names the first
+    /// differing field by its path, e.g. `fct_us[3]`.
+    fn compare_rest_of_series(stored: &str, computed: &str, tol: Tolerance) -> Result<(), String> {
+        fn compare(
+            path: &str,
+            stored: &serde_json::Value,
+            computed: &serde_json::Value,
+            tol: Tolerance,
+        ) -> Result<(), String> {
+            use serde_json::Value;
+            let differs = || Err(format!("{path}: stored {stored}, computed {computed}"));
+            match (stored, computed) {
+                (Value::Number(s), Value::Number(c)) => {
+                    let (s, c) = (
+                        s.as_f64().unwrap_or(f64::NAN),
+                        c.as_f64().unwrap_or(f64::NAN),
+                    );
+                    if (s - c).abs() <= tol.allowed(s, c, 0.0) {
+                        Ok(())
+                    } else {
+                        differs()
+                    }
+                }
+                (Value::Array(s), Value::Array(c)) if s.len() == c.len() => s
+                    .iter()
+                    .zip(c)
+                    .enumerate()
+                    .try_for_each(|(i, (s, c))| compare(&format!("{path}[{i}]"), s, c, tol)),
+                (Value::Object(s), Value::Object(c))
+                    if s.len() == c.len() && s.keys().all(|k| c.contains_key(k)) =>
+                {
+                    s.iter().try_for_each(|(k, v)| {
+                        let path = if path.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{path}.{k}")
+                        };
+                        compare(&path, v, &c[k], tol)
+                    })
+                }
+                _ if stored == computed => Ok(()),
+                _ => differs(),
+            }
+        }
+        let parse = |json: &str| serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"));
+        compare("", &parse(stored)?, &parse(computed)?, tol)
+    }
+
+    /// Writes a run's output over its stored files; returns the paths it changed.
+    fn write_stored(slug: &str, csv: &str, rest: &str) -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/dcqcn/fluid_pins");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut changed = Vec::new();
+        for (file, text) in [
+            (format!("{slug}.csv"), csv),
+            (format!("{slug}.rest.json"), rest),
+        ] {
+            let path = dir.join(file);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+                std::fs::write(&path, text)
+                    .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+                changed.push(path.display().to_string());
+            }
+        }
+        changed
+    }
+
+    /// Every pinned run gives the stored output: its CSV cell by cell within [`TOLERANCE`]
+    /// (and the CSV's [`rounding_step`]), the rest of its series field by field likewise.
+    /// The stored files were written from the code at 472b466, their CSVs first checked
+    /// against the FNV-1a hashes this test pinned before (recorded at d649194).
+    ///
+    /// A change meant to alter the model's results stores the new output with
+    /// `LAB_UPDATE_FLUID_PINS=1 cargo test -p engine --lib dcqcn::fluid`: the test then
+    /// writes the computed output over the files in `fluid_pins/`, lists those it changed,
+    /// and passes; the commit says why the results moved. A run new to [`pinned_runs`] is
+    /// written the same way and then needs its slug in [`STORED`].
+    #[test]
+    fn every_pinned_run_gives_the_stored_output() {
+        let runs = pinned_runs();
+        let slugs: Vec<String> = runs.iter().map(|(name, ..)| slug(name)).collect();
+        for (i, s) in slugs.iter().enumerate() {
+            assert!(!slugs[..i].contains(s), "two pinned runs have the slug {s}");
+        }
+        let update = std::env::var(UPDATE_VAR).is_ok_and(|v| v == "1");
+        let mut problems = Vec::new();
+        let mut changed = Vec::new();
+        for ((name, scenario, limits), slug) in runs.iter().zip(&slugs) {
+            let series = simulate_fluid(scenario, limits).unwrap();
+            let csv = series_to_csv(&series);
+            let rest = rest_of_series(&series);
+            let stored = STORED.iter().find(|(s, ..)| s == slug);
+            if update {
+                changed.extend(write_stored(slug, &csv, &rest));
+            }
+            let Some(&(_, stored_csv, stored_rest)) = stored else {
+                let how = if update {
+                    "its files are written".to_string()
+                } else {
+                    format!("write its files with {UPDATE_VAR}=1")
+                };
+                problems.push(format!(
+                    "{name}: nothing is stored as `{slug}`; {how}, then add \"{slug}\" to STORED"
+                ));
+                continue;
+            };
+            if update {
+                continue;
+            }
+            if let Err(e) = compare_series_csv(stored_csv, &csv, TOLERANCE) {
+                problems.push(format!("{name} (fluid_pins/{slug}.csv): {e}"));
+            }
+            if let Err(e) = compare_rest_of_series(stored_rest, &rest, TOLERANCE) {
+                problems.push(format!("{name} (fluid_pins/{slug}.rest.json): {e}"));
+            }
+        }
+        for (stored_slug, ..) in STORED {
+            if !slugs.iter().any(|s| s == stored_slug) {
+                problems.push(format!(
+                    "`{stored_slug}` is stored but no pinned run has that slug: remove it \
+                     from STORED and its files from fluid_pins/"
+                ));
+            }
+        }
+        if update {
+            // Straight to stderr, which the test harness does not capture (print! it
+            // would), so the list shows without --nocapture.
+            use std::io::Write as _;
+            let mut report = format!("{UPDATE_VAR}: {} stored files changed\n", changed.len());
+            for line in changed.iter().chain(&problems) {
+                report.push_str(&format!("  {line}\n"));
+            }
+            let _ = std::io::stderr().write_all(report.as_bytes());
+            return;
+        }
+        assert!(
+            problems.is_empty(),
+            "the fluid model's output is not the stored one:\n{}\nIf the change is intended, \
+             store the new output with `{UPDATE_VAR}=1 cargo test -p engine --lib \
+             dcqcn::fluid` and say in the commit why it moved.",
+            problems.join("\n")
+        );
+    }
+
+    fn stored(slug: &str) -> (&'static str, &'static str) {
+        let &(_, csv, rest) = STORED.iter().find(|(s, ..)| *s == slug).unwrap();
+        (csv, rest)
+    }
+
+    /// The comparison catches a change far smaller than any chart shows: one rate 1 ppm
+    /// off, late in a run, is named by its row and column; a difference of one unit in
+    /// the last printed place, which a last-bit difference can make, is not.
+    #[test]
+    fn a_rate_one_ppm_off_is_named_by_its_row_and_column() {
+        let (csv, _) = stored("two-flow");
+        assert_eq!(compare_series_csv(csv, csv, TOLERANCE), Ok(()));
+        let mut rows: Vec<Vec<String>> = csv
+            .lines()
+            .map(|row| row.split(',').map(String::from).collect())
+            .collect();
+        let rc = rows[0].iter().position(|c| c == "rc_gbps").unwrap();
+        let alpha = rows[0].iter().position(|c| c == "alpha").unwrap();
+        let time = rows[0].iter().position(|c| c == "time_us").unwrap();
+        // A late data row whose rate is large enough that 1 ppm shows in 6 decimals.
+        let row = (rows.len() / 2..rows.len())
+            .find(|&r| rows[r][rc].parse::<f64>().unwrap() > 10.0)
+            .unwrap();
+        let to_csv =
+            |rows: &[Vec<String>]| rows.iter().map(|r| r.join(",") + "\n").collect::<String>();
+
+        let mut last_place = rows.clone();
+        let a: f64 = rows[row][alpha].parse().unwrap();
+        last_place[row][alpha] = format!("{:.6}", a + 1e-6);
+        assert_eq!(
+            compare_series_csv(csv, &to_csv(&last_place), TOLERANCE),
+            Ok(())
+        );
+
+        let rate: f64 = rows[row][rc].parse().unwrap();
+        rows[row][rc] = format!("{:.6}", rate * (1.0 + 1e-6));
+        let err = compare_series_csv(csv, &to_csv(&rows), TOLERANCE).unwrap_err();
+        let named = format!(
+            "data row {row} (line {} of the file, time_us = {}), column rc_gbps: stored {}, \
+             computed {}",
+            row + 1,
+            rows[row][time],
+            csv.lines().nth(row).unwrap().split(',').nth(rc).unwrap(),
+            rows[row][rc],
+        );
+        assert!(err.starts_with(&named), "{err}");
+    }
+
+    /// Likewise for the rest of a series: one FCT 1 ppm off is named by its path.
+    #[test]
+    fn an_fct_one_ppm_off_is_named_by_its_path() {
+        let (_, rest) = stored("incast-16");
+        assert_eq!(compare_rest_of_series(rest, rest, TOLERANCE), Ok(()));
+        let mut value: serde_json::Value = serde_json::from_str(rest).unwrap();
+        let fct = value["fct_us"][3].as_f64().unwrap();
+        value["fct_us"][3] = (fct * (1.0 + 1e-6)).into();
+        let err = compare_rest_of_series(rest, &value.to_string(), TOLERANCE).unwrap_err();
+        assert!(err.starts_with("fct_us[3]: stored "), "{err}");
     }
 }
