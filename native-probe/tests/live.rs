@@ -113,6 +113,16 @@ async fn next_json(ws: &mut Ws) -> Value {
     }
 }
 
+/// Reads `ws` until `count` more samples have arrived.
+async fn samples_received(ws: &mut Ws, count: usize) {
+    let mut seen = 0;
+    while seen < count {
+        if next_json(ws).await["type"] == "sample" {
+            seen += 1;
+        }
+    }
+}
+
 fn status_of(error: WsError) -> u16 {
     match error {
         WsError::Http(response) => response.status().as_u16(),
@@ -267,10 +277,22 @@ async fn clients_beyond_the_cap_get_503_and_big_messages_close_the_socket() {
     })
     .await;
     assert!(ended.is_ok(), "an 8 KiB message closes the connection");
-    // The slot it held is free again.
+    // The slot it held is free again, once the probe has seen the socket close.
     drop(ws);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(probe.connect("/ws", None).await.is_ok());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match probe.connect("/ws", None).await {
+            Ok(_) => break,
+            Err(error) => {
+                let status = status_of(error);
+                assert_eq!(status, 503, "only the cap refuses a client");
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the closed client's slot was not freed within 5 s"
+                );
+            }
+        }
+    }
 }
 
 #[tokio::test]
@@ -285,9 +307,12 @@ async fn clients_that_never_read_do_not_grow_the_probe_and_are_told_what_they_mi
         let stream = socket.connect(probe.addr()).await.unwrap();
         sleepers.push(probe.handshake(stream, "/ws", None).await.unwrap());
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // A client that reads: the samples it receives count the probe's intervals.
+    let mut watcher = probe.connect("/ws", None).await.unwrap();
+    // ~3 s: the sleepers' small windows and the probe's send buffers are full by then.
+    samples_received(&mut watcher, 30).await;
     let early = probe.rss_kib();
-    tokio::time::sleep(Duration::from_secs(7)).await;
+    samples_received(&mut watcher, 70).await;
     let late = probe.rss_kib();
     // Unbounded per-client queues would hold 8 clients × ~70 samples of ~16 KiB (~9 MiB) by now.
     assert!(

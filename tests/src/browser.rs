@@ -1,10 +1,11 @@
 //! Headless Chromium driven through chromedriver (Debian's `chromium` and `chromium-driver`).
 
 use std::{
-    net::{TcpListener, TcpStream},
+    net::{SocketAddr, TcpStream},
+    os::unix::process::CommandExt,
     path::PathBuf,
-    process::{Child, Command, Stdio},
-    sync::LazyLock,
+    process::{Command, Stdio},
+    sync::{mpsc, LazyLock},
     time::{Duration, Instant},
 };
 
@@ -17,12 +18,17 @@ use fantoccini::{
 use serde_json::{json, Value};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
+use crate::loopback::{free_port, get};
+
 /// One browser at a time: two Chromiums on a two-core machine only make both flaky.
 static BROWSER_SLOT: Semaphore = Semaphore::const_new(1);
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// Without the networking flags Chromium tries to reach the internet and stalls here.
+/// Reduced motion and instant scrolling: animated views (the flows player) jump to where a
+/// step ends and scrolls land at once, so a test reads a finished state as soon as the page
+/// has drawn it.
 const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
@@ -35,26 +41,84 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-dev-shm-usage",
     "--force-device-scale-factor=1",
     "--hide-scrollbars",
+    "--force-prefers-reduced-motion",
+    "--disable-smooth-scrolling",
 ];
 pub const DESKTOP: (u32, u32) = (1280, 860);
 pub const PHONE: (u32, u32) = (375, 740);
 const WAIT: Duration = Duration::from_secs(15);
 /// For states that take a while to reach: a simulation to finish, a probe's second sample.
 const LONG_WAIT: Duration = Duration::from_secs(30);
+/// How often a wait looks again at the state it waits for.
+const POLL: Duration = Duration::from_millis(50);
 
-/// A browser session with its own chromedriver and a fresh profile.
+/// A browser session of the process's one chromedriver, with its own Chromium and a fresh
+/// profile.
 pub struct Browser {
     pub client: Client,
-    driver: Child,
+    driver: u16,
+    session: String,
     profile: PathBuf,
     _slot: SemaphorePermit<'static>,
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .expect("the OS hands out a free loopback port")
+/// The port of the chromedriver every [`Browser`] of this process is a session of, started
+/// on first use: one driver for the whole test binary instead of one per test.
+fn chromedriver() -> u16 {
+    static PORT: LazyLock<u16> = LazyLock::new(start_chromedriver);
+    *PORT
+}
+
+/// Starts chromedriver from a thread that lives as long as the process, and has the kernel
+/// kill it when that thread ends (`PR_SET_PDEATHSIG` follows the thread that forked): a
+/// static is never dropped, and no driver may outlive the tests.
+fn start_chromedriver() -> u16 {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        assert!(
+            std::path::Path::new(tool).exists(),
+            "{tool} is missing; `./lab test` installs Debian's chromium and chromium-driver"
+        );
+    }
+    let port = free_port();
+    let (started, spawned) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("chromedriver".into())
+        .spawn(move || {
+            let mut command = Command::new(CHROMEDRIVER);
+            command
+                .arg(format!("--port={port}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            // SAFETY: the closure only makes one system call, which is async-signal-safe.
+            unsafe {
+                command.pre_exec(|| {
+                    rustix::process::set_parent_process_death_signal(Some(
+                        rustix::process::Signal::KILL,
+                    ))
+                    .map_err(std::io::Error::from)
+                });
+            }
+            let driver = command.spawn();
+            let _ = started.send(driver.as_ref().map(|_| ()).map_err(|e| e.to_string()));
+            loop {
+                std::thread::park();
+            }
+        })
+        .expect("a thread for chromedriver");
+    spawned
+        .recv()
+        .expect("the chromedriver thread reports")
+        .unwrap_or_else(|e| panic!("chromedriver does not start: {e}"));
+    let deadline = Instant::now() + WAIT;
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not listen on port {port}"
+        );
+        std::thread::sleep(POLL);
+    }
+    port
 }
 
 impl Browser {
@@ -69,30 +133,13 @@ impl Browser {
             .acquire()
             .await
             .expect("the slot is never closed");
-        for tool in [CHROMIUM, CHROMEDRIVER] {
-            assert!(
-                std::path::Path::new(tool).exists(),
-                "{tool} is missing; `./lab test` installs Debian's chromium and chromium-driver"
-            );
-        }
-        let port = free_port();
-        let driver = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let deadline = Instant::now() + WAIT;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver did not listen on port {port}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-
-        let profile =
-            std::env::temp_dir().join(format!("rdma-lab-chromium-{port}-{}", std::process::id()));
+        let driver = chromedriver();
+        static PROFILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let profile = std::env::temp_dir().join(format!(
+            "rdma-lab-chromium-{}-{}",
+            std::process::id(),
+            PROFILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
         args.push(format!("--user-data-dir={}", profile.display()));
         args.push(format!("--window-size={},{}", DESKTOP.0, DESKTOP.1));
@@ -107,12 +154,19 @@ impl Browser {
         };
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(capabilities)
-            .connect(&format!("http://127.0.0.1:{port}"))
+            .connect(&format!("http://127.0.0.1:{driver}"))
             .await
             .expect("chromedriver opens a Chromium session");
+        let session = client
+            .session_id()
+            .await
+            .ok()
+            .flatten()
+            .expect("a new session has an id");
         Browser {
             client,
             driver,
+            session,
             profile,
             _slot: slot,
         }
@@ -125,11 +179,25 @@ impl Browser {
             .unwrap_or_else(|e| panic!("cannot open {url}: {e}"));
     }
 
+    /// Resizes the window, and returns once the page has laid itself out at that width.
     pub async fn resize(&self, (width, height): (u32, u32)) {
         self.client
             .set_window_size(width, height)
             .await
             .expect("window resizes");
+        self.wait_until(
+            &format!("return window.innerWidth === {width}"),
+            &format!("the page to be {width} px wide"),
+        )
+        .await;
+        self.settle().await;
+    }
+
+    /// Returns after two animation frames: whatever the page does in answer to an event it
+    /// has received (a redraw, a layout) is on screen by then.
+    pub async fn settle(&self) {
+        self.eval_async("requestAnimationFrame(() => requestAnimationFrame(() => done(true)))")
+            .await;
     }
 
     /// Waits until `css` matches an element whose text is `text`.
@@ -149,7 +217,7 @@ impl Browser {
                 Instant::now() < deadline,
                 "`{css}` never showed {text:?}; last seen {last:?}"
             );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            tokio::time::sleep(POLL).await;
         }
     }
 
@@ -186,9 +254,43 @@ impl Browser {
             if truthy {
                 return value;
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            if Instant::now() >= deadline {
+                panic!(
+                    "timed out waiting for {what}; the page says:\n{}",
+                    self.shown_text().await
+                );
+            }
+            tokio::time::sleep(POLL).await;
         }
+    }
+
+    /// Polls `script` (a function body ending in `return …`) until it returns `want`.
+    pub async fn wait_for_value(&self, script: &str, want: Value) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let got = self.eval(script).await;
+            if got == want {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "`{script}` stayed {got}, wanted {want}"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// What the page's main part shows (its first 3,000 characters), for a failure message.
+    async fn shown_text(&self) -> String {
+        let shown = self
+            .eval("return (document.querySelector('main') ?? document.body)?.innerText ?? ''")
+            .await;
+        shown
+            .as_str()
+            .unwrap_or_default()
+            .chars()
+            .take(3_000)
+            .collect()
     }
 
     /// Presses and releases one key (a character, or a WebDriver key code such as `'\u{E004}'`
@@ -243,6 +345,20 @@ impl Browser {
                 .await
                 .expect("field takes keys");
         }
+    }
+
+    /// Clears the box `css` and types `text` into it with one sendKeys. The page may redraw
+    /// as data arrives (a probe's first messages), leaving a just-found element stale;
+    /// finding it again is what a person's eyes do.
+    pub async fn replace_text(&self, css: &str, text: &str) {
+        for _ in 0..5 {
+            let field = self.find(css).await;
+            if field.clear().await.is_ok() && field.send_keys(text).await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        panic!("could not type {text:?} into {css}");
     }
 
     /// Puts the focus in the box `css` with its text selected and types `keys` over it with
@@ -383,18 +499,48 @@ impl Browser {
         );
     }
 
-    /// Saves a PNG of the viewport under `target/screenshots/NAME.png`.
-    pub async fn screenshot(&self, name: &str) -> PathBuf {
+    /// Saves a PNG of the viewport as `target/screenshots/NAME.png` when screenshots are
+    /// asked for (`LAB_SCREENSHOTS=1`); a failing test leaves one of its own regardless.
+    pub async fn screenshot(&self, name: &str) {
+        if !crate::screenshots_wanted() {
+            return;
+        }
         let png = self
             .client
             .screenshot()
             .await
             .expect("Chromium takes a screenshot");
-        let dir = crate::screenshot_dir();
-        std::fs::create_dir_all(&dir).expect("screenshot folder can be created");
-        let path = dir.join(format!("{name}.png"));
-        std::fs::write(&path, png).expect("screenshot can be written");
-        path
+        crate::save_screenshot(name, &png);
+    }
+
+    /// What the page showed when a test failed, as `failed-TEST.png`: taken in `Drop` while
+    /// the test unwinds, so over a blocking request straight to chromedriver (the client
+    /// needs the test's runtime, which is busy unwinding).
+    fn screenshot_of_failure(&self) {
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("unnamed")
+            .replace("::", "-");
+        let answer = get(
+            SocketAddr::from(([127, 0, 0, 1], self.driver)),
+            &format!("/session/{}/screenshot", self.session),
+            &[],
+        );
+        let png = answer.ok().and_then(|answer| {
+            let body: Value = serde_json::from_slice(&answer.body).ok()?;
+            base64::Engine::decode(
+                &base64::engine::general_purpose::STANDARD,
+                body["value"].as_str()?,
+            )
+            .ok()
+        });
+        match png {
+            Some(png) => {
+                let path = crate::save_screenshot(&format!("failed-{test}"), &png);
+                eprintln!("the page as the test failed: {}", path.display());
+            }
+            None => eprintln!("no screenshot of the failed page could be taken"),
+        }
     }
 
     /// Ends the session politely; `Drop` cleans up whatever is left.
@@ -406,8 +552,9 @@ impl Browser {
 impl Drop for Browser {
     /// Runs after a failed assertion too, so no Chromium outlives its test.
     fn drop(&mut self) {
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
+        if std::thread::panicking() {
+            self.screenshot_of_failure();
+        }
         let _ = Command::new("pkill")
             .args(["-f", "--"])
             .arg(format!("--user-data-dir={}", self.profile.display()))

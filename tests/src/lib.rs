@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod browser;
 pub mod capture_gen;
+pub mod loopback;
 pub mod probe;
 pub mod prometheus;
 pub mod site;
@@ -26,4 +27,19 @@ pub fn repo_root() -> PathBuf {
 /// Where browser tests leave their PNG screenshots for a person to look at.
 pub fn screenshot_dir() -> PathBuf {
     repo_root().join("target").join("screenshots")
+}
+
+/// Whether the browser tests should write their screenshots (`LAB_SCREENSHOTS=1`); a failed
+/// test writes one of the page it failed on whatever this says.
+pub fn screenshots_wanted() -> bool {
+    std::env::var_os("LAB_SCREENSHOTS").is_some_and(|v| v == "1")
+}
+
+/// Writes `png` as `target/screenshots/NAME.png` and says where.
+pub fn save_screenshot(name: &str, png: &[u8]) -> PathBuf {
+    let dir = screenshot_dir();
+    std::fs::create_dir_all(&dir).expect("screenshot folder can be created");
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, png).expect("screenshot can be written");
+    path
 }

@@ -5,8 +5,7 @@
 
 use std::{
     collections::BTreeMap,
-    io::{Read, Write},
-    net::{SocketAddr, TcpListener, TcpStream},
+    net::SocketAddr,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     sync::atomic::{AtomicUsize, Ordering},
@@ -15,7 +14,10 @@ use std::{
 
 use rustix::process::{kill_process, Pid, Signal};
 
-use crate::probe::KeptStderr;
+use crate::{
+    loopback::{free_port, get, Answer},
+    probe::KeptStderr,
+};
 use serde::{Deserialize, Serialize};
 
 /// Where Debian's package puts the server; `LAB_PROMETHEUS` names another.
@@ -45,8 +47,6 @@ const START: Duration = Duration::from_secs(30);
 /// How long a stopped Prometheus may take to exit (it flushes its head block) before it is
 /// killed.
 const STOP: Duration = Duration::from_secs(5);
-/// One HTTP request to the API.
-const REQUEST: Duration = Duration::from_secs(10);
 
 /// What to scrape, and how.
 #[derive(Default)]
@@ -280,6 +280,29 @@ impl Prometheus {
         }
     }
 
+    /// Polls the alerts until `done` holds for them, within `limit`, and returns them.
+    pub fn wait_for_alerts(
+        &self,
+        limit: Duration,
+        what: &str,
+        done: impl Fn(&[Alert]) -> bool,
+    ) -> Vec<Alert> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let alerts = self.alerts();
+            if done(&alerts) {
+                return alerts;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!(
+                    "{what}: not within {} s; the alerts are {alerts:#?}",
+                    limit.as_secs()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Waits until every one of `instances` has been scraped at least `scrapes` times and
     /// its last scrape succeeded (`up` is 1).
     pub fn wait_for_scrapes(&self, instances: &[SocketAddr], scrapes: usize) {
@@ -403,13 +426,6 @@ fn scratch_dir() -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary folder for prometheus");
     dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
 }
 
 /// Writes into `dir` the repository's `prometheus.yml` with [`TEST_INTERVAL`], its rules
@@ -672,59 +688,6 @@ struct Sample {
 fn parse_value(text: &str) -> Result<f64, String> {
     text.parse()
         .map_err(|_| format!("sample value {text:?} is not a number"))
-}
-
-/// `GET path` on `addr` over HTTP/1.0 (so the body ends with the connection, unchunked),
-/// with `headers`.
-fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Result<Answer, String> {
-    let mut stream =
-        TcpStream::connect_timeout(&addr, REQUEST).map_err(|e| format!("connect {addr}: {e}"))?;
-    stream
-        .set_read_timeout(Some(REQUEST))
-        .map_err(|e| e.to_string())?;
-    let extra: String = headers
-        .iter()
-        .map(|(name, value)| format!("{name}: {value}\r\n"))
-        .collect();
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n{extra}\r\n")
-        .map_err(|e| format!("send to {addr}: {e}"))?;
-    let mut answer = Vec::new();
-    stream
-        .read_to_end(&mut answer)
-        .map_err(|e| format!("read from {addr}: {e}"))?;
-    let split = answer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| format!("{path}: an answer without a header end"))?;
-    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("{path}: no status in {head:?}"))?;
-    let fields: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    if fields
-        .iter()
-        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
-    {
-        return Err(format!("{path}: a chunked answer to HTTP/1.0"));
-    }
-    Ok(Answer {
-        status,
-        fields,
-        body: answer[split + 4..].to_vec(),
-    })
-}
-
-/// An HTTP answer: its status, its header fields (names in lowercase) and its body.
-struct Answer {
-    status: u16,
-    fields: Vec<(String, String)>,
-    body: Vec<u8>,
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::{
 
 use lab_tests::{
     probe::{copy_tree, release_binary, FixtureSite, Probe},
-    prometheus::{self, Prometheus, RuleFile, Scrape, Series, PROMTOOL, TOKEN_FILE},
+    prometheus::{self, Alert, Prometheus, RuleFile, Scrape, Series, PROMTOOL, TOKEN_FILE},
 };
 use serde_json::Value;
 
@@ -408,10 +408,8 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
     .into_iter()
     .map(|(name, host, device)| (name.to_string(), host.instance(), device.to_string()))
     .collect();
-    let deadline = std::time::Instant::now() + SETTLE;
-    let firing = loop {
-        let alerts = prometheus.alerts();
-        let firing: BTreeSet<(String, String, String)> = alerts
+    let firing_of = |alerts: &[Alert]| -> BTreeSet<(String, String, String)> {
+        alerts
             .iter()
             .filter(|a| a.state == "firing")
             .map(|a| {
@@ -421,16 +419,13 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
                     a.labels["device"].clone(),
                 )
             })
-            .collect();
-        if firing == expected {
-            break alerts;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "alerts firing: {firing:#?}, expected {expected:#?}; all: {alerts:#?}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
+            .collect()
     };
+    let firing = prometheus.wait_for_alerts(
+        SETTLE,
+        &format!("exactly these alerts firing: {expected:#?}"),
+        |alerts| firing_of(alerts) == expected,
+    );
     let port_down = firing
         .iter()
         .find(|a| a.labels["alertname"] == "RdmaLabPortNotActive")

@@ -81,6 +81,7 @@ pub fn DcqcnView() -> Html {
                     <ChartStack
                         refs={charts.clone()}
                         run={state.shown_run}
+                        requested={state.run}
                         model={state.shown.as_ref().map(|d| model_name(d.series.model))}
                     />
                     if let Some(d) = &state.shown {

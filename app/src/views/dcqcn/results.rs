@@ -38,6 +38,9 @@ pub struct ChartStackProps {
     pub refs: ChartRefs,
     /// The shown run's number and model, for the tests and the bench.
     pub run: u64,
+    /// The newest run asked for: one more than `run` while it is computed, equal at rest,
+    /// so a test can tell "nothing was asked" from "not drawn yet".
+    pub requested: u64,
     pub model: Option<&'static str>,
 }
 
@@ -49,6 +52,7 @@ pub fn ChartStack(props: &ChartStackProps) -> Html {
             class="dcqcn-charts"
             ref={props.refs.charts_box.clone()}
             data-run={props.run.to_string()}
+            data-requested={props.requested.to_string()}
             data-model={props.model}
         >
             { for ChartKind::ALL.iter().zip(props.refs.canvases.iter()).map(|(kind, node)| html! {

@@ -159,7 +159,7 @@ async fn screenshots(browser: &Browser, css: &str, name: &str) {
                 "document.querySelector({css:?})?.scrollIntoView({{block: 'start'}}); window.scrollBy(0, -70); return true"
             ))
             .await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        browser.settle().await;
         browser.screenshot(&format!("{name}{suffix}")).await;
     }
     browser.resize(DESKTOP).await;

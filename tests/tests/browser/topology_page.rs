@@ -278,7 +278,6 @@ async fn topology_builder_sizes_draws_and_routes() {
 
     // Phone width: the table and the drawing scroll in their own boxes, the page does not.
     browser.resize(PHONE).await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let overflow = browser
         .eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         .await;

@@ -2,8 +2,6 @@
 //! bytes and a byte to its field, break the ICRC by editing a covered byte, and open the
 //! committed sample capture by button and by file input.
 
-use std::time::{Duration, Instant};
-
 use fantoccini::actions::{InputSource, MouseActions, PointerAction};
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
@@ -14,22 +12,6 @@ use serde_json::Value;
 
 /// Frames in `assets/samples/roce-sample.pcapng` (engine::capture::sample::exchange).
 const SAMPLE_FRAMES: usize = 10;
-
-/// Polls `script` (which returns a value) until it equals `want`.
-async fn wait_eval(browser: &Browser, script: &str, want: Value) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let got = browser.eval(script).await;
-        if got == want {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "`{script}` stayed {got}, wanted {want}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 /// Offsets of the builder dissector's highlighted hex bytes.
 const SELECTED_BYTES: &str = "return [...document.querySelectorAll('.roce-section .dissector')[0].querySelectorAll('.hex-byte.sel')].map(e => Number(e.dataset.offset))";
@@ -59,8 +41,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     let payload = browser.find("#roce-payload").await;
     payload.clear().await.expect("clears");
     payload.send_keys("32").await.expect("types");
-    wait_eval(
-        &browser,
+    browser.wait_for_value(
         "return location.search.includes('payload=32') && !location.search.includes('operation=')",
         Value::Bool(true),
     )
@@ -70,20 +51,20 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     let psn = browser.find("#roce-psn").await;
     psn.clear().await.expect("clears");
     psn.send_keys("0x1000000").await.expect("types");
-    wait_eval(
-        &browser,
-        "return document.getElementById('roce-psn-err').textContent.includes('at most')",
-        Value::Bool(true),
-    )
-    .await;
+    browser
+        .wait_for_value(
+            "return document.getElementById('roce-psn-err').textContent.includes('at most')",
+            Value::Bool(true),
+        )
+        .await;
     psn.clear().await.expect("clears");
     psn.send_keys("7").await.expect("types");
-    wait_eval(
-        &browser,
-        "return document.getElementById('roce-psn-err').textContent",
-        Value::from(""),
-    )
-    .await;
+    browser
+        .wait_for_value(
+            "return document.getElementById('roce-psn-err').textContent",
+            Value::from(""),
+        )
+        .await;
 
     // One packet carries at most the largest path MTU: a 9000-byte payload is refused at its
     // field with the rule, not drawn as a single 9098-byte frame.
@@ -91,8 +72,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .goto(&site.url("/roce?operation=write&payload=9000"))
         .await;
     browser.wait_for_text("main h1", "RoCE v2 packets").await;
-    wait_eval(
-        &browser,
+    browser.wait_for_value(
         "const e = document.getElementById('roce-payload-err'); return !!e && e.textContent.includes('4096') && e.textContent.includes('FIRST')",
         Value::Bool(true),
     )
@@ -157,8 +137,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .perform_actions(mouse)
         .await
         .expect("pointer moves");
-    wait_eval(
-        &browser,
+    browser.wait_for_value(
         "return [...document.querySelectorAll('.hex-byte.hov')].map(e => Number(e.dataset.offset))",
         serde_json::json!([47, 48, 49]),
     )
@@ -183,7 +162,9 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .click()
         .await
         .expect("applies");
-    wait_eval(&browser, ICRC_STATE, Value::from("false")).await;
+    browser
+        .wait_for_value(ICRC_STATE, Value::from("false"))
+        .await;
     assert!(browser
         .find(".icrc-status")
         .await
@@ -237,7 +218,9 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .click()
         .await
         .expect("loads");
-    wait_eval(&browser, ROWS, Value::from(SAMPLE_FRAMES)).await;
+    browser
+        .wait_for_value(ROWS, Value::from(SAMPLE_FRAMES))
+        .await;
     let notes = browser.eval("return [...document.querySelectorAll('.capture-row td:last-child')].map(e => e.textContent)").await;
     let notes: Vec<&str> = notes
         .as_array()
@@ -276,7 +259,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .click()
         .await
         .expect("checks");
-    wait_eval(&browser, ROWS, Value::from(3)).await;
+    browser.wait_for_value(ROWS, Value::from(3)).await;
     browser
         .find(".capture-row .frame-pick")
         .await
@@ -308,8 +291,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .send_keys(&sample.display().to_string())
         .await
         .expect("file chosen");
-    wait_eval(
-        &browser,
+    browser.wait_for_value(
         "return document.querySelector('.capture-list caption').textContent.startsWith('10 of 10')",
         Value::Bool(true),
     )
@@ -445,28 +427,32 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     browser
         .eval("document.querySelector(\"button[data-field='infiniband.bth.psn']\").focus(); return null")
         .await;
-    wait_eval(&browser, HOVERED_BYTES, serde_json::json!([51, 52, 53])).await;
+    browser
+        .wait_for_value(HOVERED_BYTES, serde_json::json!([51, 52, 53]))
+        .await;
 
     // The hex pane by keyboard: focus puts a cursor on byte 0; two rows down and 15 right is
     // byte 47, the first of the destination QP (Ethernet 14 + IPv4 20 + UDP 8 + BTH 5).
     browser
         .eval("document.querySelector('.roce-section .hex-pane').focus(); return null")
         .await;
-    wait_eval(
-        &browser,
-        "return document.querySelector('.hex-byte.cursor')?.dataset.offset",
-        Value::from("0"),
-    )
-    .await;
+    browser
+        .wait_for_value(
+            "return document.querySelector('.hex-byte.cursor')?.dataset.offset",
+            Value::from("0"),
+        )
+        .await;
     press_times(&browser, '\u{E015}', 2).await; // ↓
     press_times(&browser, '\u{E014}', 15).await; // →
-    wait_eval(
-        &browser,
-        "return document.querySelector('.hex-byte.cursor')?.dataset.offset",
-        Value::from("47"),
-    )
-    .await;
-    wait_eval(&browser, HOVERED_BYTES, serde_json::json!([47, 48, 49])).await;
+    browser
+        .wait_for_value(
+            "return document.querySelector('.hex-byte.cursor')?.dataset.offset",
+            Value::from("47"),
+        )
+        .await;
+    browser
+        .wait_for_value(HOVERED_BYTES, serde_json::json!([47, 48, 49]))
+        .await;
     let status = browser.find(".hex-status").await.text().await.unwrap();
     assert!(
         status.contains("Byte 47") && status.contains("infiniband.bth.destqp"),
@@ -477,7 +463,9 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
         "pointing is not picking"
     );
     browser.press('\u{E007}').await; // Enter picks the field
-    wait_eval(&browser, SELECTED_BYTES, serde_json::json!([47, 48, 49])).await;
+    browser
+        .wait_for_value(SELECTED_BYTES, serde_json::json!([47, 48, 49]))
+        .await;
     browser.wait_for_exercise("find-dest-qp").await;
     browser.screenshot("roce-hex-keyboard-light").await;
 
@@ -486,19 +474,18 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
         "return document.querySelector('.hex-byte[data-offset=\"22\"]').textContent";
     let ttl = browser.eval(TTL_BYTE).await;
     flip_byte(&browser, 22, 0x01).await;
-    wait_eval(
-        &browser,
-        &format!("{TTL_BYTE} !== {ttl}"),
-        Value::Bool(true),
-    )
-    .await;
+    browser
+        .wait_for_value(&format!("{TTL_BYTE} !== {ttl}"), Value::Bool(true))
+        .await;
     assert_eq!(browser.eval(ICRC_STATE).await, "true", "TTL is masked");
     assert!(!browser
         .exercises_done()
         .await
         .contains(&"break-icrc".to_string()));
     flip_byte(&browser, 47, 0x01).await;
-    wait_eval(&browser, ICRC_STATE, Value::from("false")).await;
+    browser
+        .wait_for_value(ICRC_STATE, Value::from("false"))
+        .await;
     browser.wait_for_exercise("break-icrc").await;
 
     // A VLAN tag, and its priority bits picked in the tree by keyboard (byte 14 also holds
@@ -532,8 +519,7 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
         .send_keys(&empty.display().to_string())
         .await
         .expect("file chosen");
-    wait_eval(
-        &browser,
+    browser.wait_for_value(
         "const p = document.querySelector('.capture-empty'); return !!p && p.textContent.includes('0 frames') && p.textContent.includes('no packets')",
         Value::Bool(true),
     )

@@ -2,8 +2,6 @@
 //! its worker and finishes, a bad value is refused with the parameter named and the last
 //! good run stays drawn; both themes and a phone-width screen.
 
-use std::time::Duration;
-
 use lab_tests::{browser::Browser, site::Site};
 use serde_json::Value;
 
@@ -15,6 +13,14 @@ async fn wait_until(browser: &Browser, expr: &str) -> Value {
 async fn run_number(browser: &Browser) -> u64 {
     let v = browser
         .eval("return document.querySelector('.dcqcn-charts').dataset.run")
+        .await;
+    v.as_str().and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// The newest run the page has asked for (equal to [`run_number`] once it has been drawn).
+async fn requested_run(browser: &Browser) -> u64 {
+    let v = browser
+        .eval("return document.querySelector('.dcqcn-charts').dataset.requested")
         .await;
     v.as_str().and_then(|s| s.parse().ok()).unwrap_or(0)
 }
@@ -102,12 +108,13 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         .eval("return document.querySelector(\"[data-key='cp.kmin_bytes'] input.dcqcn-number\").value")
         .await;
     assert_eq!(typed, "999999999", "what the learner typed is kept");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The refusal and the run it did not ask for are one state of the page: shown together.
     assert_eq!(
-        run_number(&browser).await,
+        requested_run(&browser).await,
         drawn_run,
         "no run for a refused value"
     );
+    assert_eq!(run_number(&browser).await, drawn_run);
     assert_eq!(
         rate_pixels(&browser).await,
         after_pixels,
@@ -203,7 +210,9 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     browser.screenshot("dcqcn-packet-light").await;
 
     // Dark theme: the charts redraw with the theme's background.
-    let light_pixels = rate_pixels(&browser).await;
+    browser
+        .eval("window.lightPixels = document.getElementById('dcqcn-chart-rate').toDataURL(); return true")
+        .await;
     browser
         .find(".theme-toggle")
         .await
@@ -215,17 +224,15 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         "document.documentElement.dataset.theme === 'dark'",
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_ne!(
-        rate_pixels(&browser).await,
-        light_pixels,
-        "charts follow the theme"
-    );
+    wait_until(
+        &browser,
+        "document.getElementById('dcqcn-chart-rate').toDataURL() !== window.lightPixels",
+    )
+    .await;
     browser.screenshot("dcqcn-packet-dark").await;
 
     // Phone width: nothing overflows the screen.
     browser.resize((375, 800)).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let overflow = browser
         .eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         .await;
@@ -390,8 +397,9 @@ async fn dcqcn_an_absurd_number_is_refused_beside_its_box_and_the_last_value_run
         (Value::from("1e9"), Value::Bool(true), Value::Bool(true)),
         "what the learner typed stays, in an open section, with the focus"
     );
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    assert_eq!(run_number(&browser).await, first_run, "nothing ran");
+    // The refusal comes from the box's commit, which would have asked for the run too.
+    assert_eq!(requested_run(&browser).await, first_run, "nothing ran");
+    assert_eq!(run_number(&browser).await, first_run);
     let search = browser.eval("return location.search").await;
     let search = search.as_str().unwrap_or_default();
     assert!(
@@ -702,14 +710,13 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
             .expect("a PNG data URL"),
     );
     assert_eq!(&png[1..4], b"PNG");
-    let dir = lab_tests::screenshot_dir();
-    std::fs::create_dir_all(&dir).expect("screenshot folder");
-    std::fs::write(dir.join("dcqcn-export.png"), png).expect("the export is saved");
+    if lab_tests::screenshots_wanted() {
+        lab_tests::save_screenshot("dcqcn-export", &png);
+    }
     browser.screenshot("dcqcn-legend").await;
 
     // A phone: the legend and the per-flow table fit.
     browser.resize((375, 800)).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let overflow = browser
         .eval("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         .await;

@@ -70,16 +70,16 @@ async fn natural_questions_land_on_the_section_that_answers_them() {
         );
         assert_eq!(landed, want, "Enter on {query:?} opens the first result");
         if let Some((_, anchor)) = want.split_once('#') {
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             let visible = format!(
                 "const h = document.getElementById({anchor:?}).getBoundingClientRect();\
                  return h.top >= 0 && h.top < window.innerHeight / 2"
             );
-            assert_eq!(
-                browser.eval(&visible).await,
-                true,
-                "{query:?}: the heading is scrolled into view"
-            );
+            browser
+                .wait_until(
+                    &visible,
+                    &format!("{query:?}: the heading to be scrolled into view"),
+                )
+                .await;
         }
     }
 

@@ -50,13 +50,9 @@ async fn search_lands_on_the_right_headings() {
     let heading_visible =
         "const h = document.getElementById('roce-gid-index-wrong').getBoundingClientRect();\
                            return h.top >= 0 && h.top < window.innerHeight / 2";
-    // Scrolling is smooth-free, but give layout a moment after the route renders.
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    assert_eq!(
-        browser.eval(heading_visible).await,
-        true,
-        "the GID heading is scrolled into view"
-    );
+    browser
+        .wait_until(heading_visible, "the GID heading to be scrolled into view")
+        .await;
     browser.screenshot("search-gid-landing").await;
 
     browser
@@ -123,13 +119,9 @@ async fn reference_pages_show_cited_text_and_in_app_links() {
         .expect("a link has a path")
         .to_string();
     link.click().await.expect("link clicks");
-    for _ in 0..100 {
-        if browser.path().await == path {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(browser.path().await, path);
+    browser
+        .wait_for_value("return location.pathname", path.clone().into())
+        .await;
     assert_eq!(
         browser.eval("return window.__sameDocument === true").await,
         true,
@@ -154,13 +146,10 @@ async fn reference_pages_show_cited_text_and_in_app_links() {
     browser
         .wait_for_text("main h1", "NCCL environment variables")
         .await;
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let row_visible = "const r = document.getElementById('nccl_ib_timeout').getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight";
-    assert_eq!(
-        browser.eval(row_visible).await,
-        true,
-        "a deep link to a table row scrolls to it"
-    );
+    browser
+        .wait_until(row_visible, "a deep link to a table row to scroll to it")
+        .await;
 
     browser.assert_no_console_errors("reference pages").await;
     browser.close().await;

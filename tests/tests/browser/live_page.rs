@@ -118,6 +118,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
             .parse()
             .expect("a number");
         std::fs::write(&xmit, format!("{}\n", value + 250_000)).expect("writable copy");
+        // The pause is the scenario: a counter that climbs over time, as traffic makes it.
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     browser.wait_until("const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate'); return !!r && /[1-9]/.test(r.textContent) && r.textContent.endsWith('/s')",
@@ -142,19 +143,6 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
     let _ = std::fs::remove_dir_all(&fixture);
 }
 
-/// Clears a field and types into it. The page redraws as the probe's first messages arrive,
-/// which can leave a just-found element stale; finding it again is what a person's eyes do.
-async fn replace_text(browser: &Browser, css: &str, text: &str) {
-    for _ in 0..5 {
-        let field = browser.find(css).await;
-        if field.clear().await.is_ok() && field.send_keys(text).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("could not type {text:?} into {css}");
-}
-
 #[tokio::test]
 async fn a_dead_probe_is_reported_and_retried() {
     let site = Site::start();
@@ -177,21 +165,18 @@ async fn a_dead_probe_is_reported_and_retried() {
         .eval("return document.querySelector('#probe-url') === window.probeField")
         .await;
     assert_eq!(kept, true, "the first sample redrew the probe field");
-    replace_text(&browser, "#probe-url", "ftp://nowhere").await;
+    browser.replace_text("#probe-url", "ftp://nowhere").await;
     let still_typing = browser.eval("return document.activeElement.id").await;
     assert_eq!(
         still_typing, "probe-url",
         "the field keeps focus while the learner types"
     );
-    let help = browser
-        .find("#probe-url-help")
-        .await
-        .text()
-        .await
-        .expect("text");
-    assert!(help.contains("not a probe address"), "{help}");
+    // The page checks the address as it is typed; the help says so once it has.
+    browser
+        .wait_for_text_containing("#probe-url-help", "not a probe address")
+        .await;
     // Port 9 (discard) on loopback: nothing listens there.
-    replace_text(&browser, "#probe-url", "127.0.0.1:9").await;
+    browser.replace_text("#probe-url", "127.0.0.1:9").await;
     browser
         .find(".live-connect button[type=submit]")
         .await
@@ -565,6 +550,12 @@ async fn an_invalid_address_is_refused_once_with_its_reason() {
     browser
         .eval("document.querySelector('.live-connect').requestSubmit(); return true")
         .await;
+    browser
+        .wait_for_text_containing("#probe-url-help.error", "[::1")
+        .await;
+    // The wait is the scenario: a page that tried the address anyway would try it again after
+    // its first retry delay (1 s, `FIRST_RETRY_MS` in app/src/views/live/connection.rs);
+    // 3.5 s leaves room for three such retries.
     tokio::time::sleep(Duration::from_millis(3_500)).await;
     let seen = browser
         .eval(

@@ -79,6 +79,8 @@ impl Traffic {
                     bump(file, step * 1_000);
                 }
                 step = step % 17 + 1;
+                // The pause is the scenario: counters that climb over time, as traffic
+                // makes them.
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
@@ -370,24 +372,6 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
     drop((a, b, c));
 }
 
-/// Waits until `script` returns true, within `limit`; a failure shows what the view says.
-async fn wait_or_show(browser: &Browser, script: &str, what: &str, limit: Duration) {
-    let deadline = std::time::Instant::now() + limit;
-    while std::time::Instant::now() < deadline {
-        if browser.eval(script).await.as_bool() == Some(true) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    let shown = browser
-        .eval("return document.querySelector('.live-view')?.innerText ?? document.body.innerText")
-        .await;
-    panic!(
-        "timed out waiting for {what}; the view says:\n{}",
-        shown.as_str().unwrap_or_default()
-    );
-}
-
 /// `--web.cors.origin`'s value for exactly `origin`: a fully anchored regex.
 fn only(origin: &str) -> String {
     origin.replace('.', "\\.")
@@ -430,8 +414,7 @@ async fn the_same_table_from_prometheus_and_a_refusal_that_names_the_flag() {
         .goto(&probes[0].url(&format!("/live?prometheus={}", prometheus.url())))
         .await;
     // Every probe's three ports, from the recording rules; the busy port's rates above zero.
-    wait_or_show(
-        &browser,
+    browser.wait_until_for(
             &format!(
                 "const hosts = [...document.querySelectorAll('.fleet-host-rows')];\
                  const rows = h => [...h.querySelectorAll('tr.fleet-port')].map(r => r.dataset.port).join();\
@@ -485,8 +468,7 @@ async fn the_same_table_from_prometheus_and_a_refusal_that_names_the_flag() {
     let stopped = addresses[1].clone();
     let mut probes = probes;
     drop(probes.remove(1));
-    wait_or_show(
-        &browser,
+    browser.wait_until_for(
             &format!(
                 "const t = document.querySelector(\"{}\"); return !!t && t.dataset.state === 'lost' && t.textContent.includes('Last scrape failed')",
                 host(&stopped)

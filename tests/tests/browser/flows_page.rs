@@ -2,8 +2,6 @@
 //! works, a deep link opens (and a reload restores) its step, the comparison shows two
 //! stages, bad input is reported at its field, and animation frames stay short.
 
-use std::time::Duration;
-
 use fantoccini::key::Key;
 use lab_tests::{
     browser::{Browser, PHONE},
@@ -79,8 +77,13 @@ async fn every_flow_plays_steps_and_links() {
         for press_number in 1..=segments + 1 {
             browser.click_in_view(".flow-forward").await;
             if press_number == segments / 2 + 1 {
-                // Let the step's message finish its trip, then look.
-                tokio::time::sleep(Duration::from_millis(1400)).await;
+                // Motion is reduced: the step is drawn whole as soon as its title shows.
+                browser
+                    .wait_for_text_containing(
+                        ".flow-step-title",
+                        &format!("Step {} of {segments}:", segments / 2 + 1),
+                    )
+                    .await;
                 let title = browser
                     .find(".flow-step-title")
                     .await
@@ -309,10 +312,22 @@ async fn every_flow_plays_steps_and_links() {
         serde_json::json!(["gpudirect-write", "staged-write"])
     );
     let segments: usize = player(&browser, "segments").await.parse().unwrap_or(0);
-    for _ in 0..segments / 3 {
+    let presses = segments / 3;
+    for _ in 0..presses {
         browser.click_in_view(".flow-forward").await;
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The first press finishes step 1 where it stands, each later one moves on a step.
+    if presses > 0 {
+        browser
+            .wait_until(
+                &format!(
+                    "return document.querySelector('section.flows').dataset.index === '{}'",
+                    presses - 1
+                ),
+                "the comparison to stand at the step pressed to",
+            )
+            .await;
+    }
     frame_player(&browser).await;
     browser.screenshot("flow-compare-gpudirect-staged").await;
     set_speed(&browser, "4").await;
@@ -438,8 +453,9 @@ async fn keys_work_in_the_player_as_the_hint_says() {
             &format!("space on {css} to pause"),
         )
         .await;
-        // Let a smooth scroll, had Space started one, run its course before looking.
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        // Scrolling is instant here (`--disable-smooth-scrolling`): a scroll that Space had
+        // started is done by the next frames.
+        browser.settle().await;
         assert_eq!(
             browser.eval("return window.scrollY").await,
             scroll,
@@ -485,7 +501,14 @@ async fn keys_work_in_the_player_as_the_hint_says() {
     focus(&browser, "#flow-field-message_bytes").await;
     browser.press(Key::Right.into()).await;
     browser.press(Key::Space.into()).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The field took the space, so the page has handled both keys.
+    browser
+        .wait_until(
+            "return document.querySelector('#flow-field-message_bytes').value.includes(' ')",
+            "the space to land in the field",
+        )
+        .await;
+    browser.settle().await;
     assert_eq!(player(&browser, "index").await, index, "→ in a field");
     assert_eq!(
         player(&browser, "playing").await,
