@@ -59,6 +59,9 @@ pub struct Browser {
     driver: u16,
     session: String,
     profile: PathBuf,
+    /// False when pages run no script ([`Browser::start_without_scripts`]): nothing in them
+    /// answers an event, and no animation-frame callback ever runs.
+    scripts: bool,
     _slot: SemaphorePermit<'static>,
 }
 
@@ -126,6 +129,13 @@ impl Browser {
         Browser::start_with_args(&[]).await
     }
 
+    /// A browser whose pages run no script, as a reader with JavaScript off sees them.
+    pub async fn start_without_scripts() -> Browser {
+        let mut browser = Browser::start_with_args(&["--blink-settings=scriptEnabled=false"]).await;
+        browser.scripts = false;
+        browser
+    }
+
     /// [`Browser::start`] with more Chromium switches, e.g.
     /// `--host-resolver-rules=MAP lab.example.test 127.0.0.1` for a page at a non-local name.
     pub async fn start_with_args(extra: &[&str]) -> Browser {
@@ -168,6 +178,7 @@ impl Browser {
             driver,
             session,
             profile,
+            scripts: true,
             _slot: slot,
         }
     }
@@ -194,8 +205,12 @@ impl Browser {
     }
 
     /// Returns after two animation frames: whatever the page does in answer to an event it
-    /// has received (a redraw, a layout) is on screen by then.
+    /// has received (a redraw, a layout) is on screen by then. A page without scripts has
+    /// nothing to answer with (and runs no frame callback), so there is nothing to wait for.
     pub async fn settle(&self) {
+        if !self.scripts {
+            return;
+        }
         self.eval_async("requestAnimationFrame(() => requestAnimationFrame(() => done(true)))")
             .await;
     }
@@ -280,10 +295,15 @@ impl Browser {
         }
     }
 
-    /// What the page's main part shows (its first 3,000 characters), for a failure message.
+    /// Where the focus is and what the page's main part shows (its first 3,000 characters),
+    /// for a failure message.
     async fn shown_text(&self) -> String {
         let shown = self
-            .eval("return (document.querySelector('main') ?? document.body)?.innerText ?? ''")
+            .eval(
+                "const f = document.activeElement;\
+                 const focus = f ? [f.tagName.toLowerCase(), f.id && '#' + f.id, ...[...f.classList].map(c => '.' + c)].join('') : 'nothing';\
+                 return `(focus on ${focus})\\n` + ((document.querySelector('main') ?? document.body)?.innerText ?? '')",
+            )
             .await;
         shown
             .as_str()
@@ -526,20 +546,21 @@ impl Browser {
             &format!("/session/{}/screenshot", self.session),
             &[],
         );
-        let png = answer.ok().and_then(|answer| {
-            let body: Value = serde_json::from_slice(&answer.body).ok()?;
-            base64::Engine::decode(
-                &base64::engine::general_purpose::STANDARD,
-                body["value"].as_str()?,
-            )
-            .ok()
+        let png = answer.and_then(|answer| {
+            let body: Value = serde_json::from_slice(&answer.body)
+                .map_err(|e| format!("chromedriver answered {}: {e}", answer.status))?;
+            let encoded = body["value"]
+                .as_str()
+                .ok_or_else(|| format!("chromedriver answered {}: {body}", answer.status))?;
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, encoded)
+                .map_err(|e| e.to_string())
         });
         match png {
-            Some(png) => {
+            Ok(png) => {
                 let path = crate::save_screenshot(&format!("failed-{test}"), &png);
                 eprintln!("the page as the test failed: {}", path.display());
             }
-            None => eprintln!("no screenshot of the failed page could be taken"),
+            Err(e) => eprintln!("no screenshot of the failed page could be taken: {e}"),
         }
     }
 

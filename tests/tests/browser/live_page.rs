@@ -243,12 +243,14 @@ async fn connect_to(browser: &Browser, address: &str) {
     browser
         .eval("document.querySelector('.live-connect').scrollIntoView({block: 'center'}); return true")
         .await;
+    // Enter in the field, as a keyboard user submits: a key goes to the focused field, where
+    // a click goes to a point the page may have moved since it was measured.
     browser
-        .find(".live-connect button[type=submit]")
+        .find("#probe-url")
         .await
-        .click()
+        .send_keys("\u{E007}")
         .await
-        .expect("connect clicks");
+        .expect("the field takes Enter");
 }
 
 /// How much wider than the window the page is, with the elements that stick out (outside a
@@ -719,9 +721,11 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
 
     // With the keyboard: the fold opens from its summary.
     browser
-        .eval("document.querySelector('.live-checks-rest > summary').focus(); return true")
-        .await;
-    browser.press('\u{E007}').await; // Enter
+        .find(".live-checks-rest > summary")
+        .await
+        .send_keys("\u{E007}") // Enter, on the summary it focuses first
+        .await
+        .expect("the summary takes Enter");
     browser
         .wait_until(
             "return document.querySelector('.live-checks-rest').open",

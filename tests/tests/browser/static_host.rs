@@ -484,7 +484,7 @@ async fn unknown_paths_show_the_not_found_page_from_any_depth() {
 #[tokio::test]
 async fn every_topic_reads_with_javascript_off() {
     let host = Hosted::start("no-script");
-    let browser = Browser::start_with_args(&["--blink-settings=scriptEnabled=false"]).await;
+    let browser = Browser::start_without_scripts().await;
     let topics = topics::all();
 
     for size in [DESKTOP, PHONE] {
