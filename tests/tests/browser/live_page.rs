@@ -732,6 +732,32 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
             "the passed checks unfolded",
         )
         .await;
+    // A device unplugged takes its port's panel and nothing else: the checks above stay the
+    // same element, still unfolded, with the focus where the learner left it.
+    browser
+        .wait_until(
+            "return !!document.querySelector('[aria-label=\"RDMA port mlx5_2:1\"]')",
+            "the panel of the port to unplug",
+        )
+        .await;
+    browser
+        .eval("window.hostChecks = document.querySelector('.live-doctor'); return true")
+        .await;
+    std::fs::remove_file(fixture.join("sysfs/class/infiniband/mlx5_2")).unwrap();
+    browser
+        .wait_until(
+            "return !document.querySelector('[aria-label=\"RDMA port mlx5_2:1\"]')",
+            "the unplugged port's panel gone",
+        )
+        .await;
+    let kept = browser
+        .eval("const s = document.querySelector('.live-checks-rest > summary'); return [document.querySelector('.live-doctor') === window.hostChecks, s.parentElement.open, document.activeElement === s]")
+        .await;
+    assert_eq!(
+        kept,
+        serde_json::json!([true, true, true]),
+        "[same checks, still open, still focused]"
+    );
     browser.resize(PHONE).await;
     assert_fits_the_phone(&browser, "host checks unfolded").await;
     browser

@@ -83,7 +83,10 @@ pub fn ReadingsView(props: &ReadingsProps) -> Html {
                 <GidTable inventory={inventory.clone()} />
                 <NetdevTable inventory={inventory.clone()} />
             }
-            { for ports.iter().map(|port| {
+            // Each list of panels is one child of its own: Yew matches unkeyed siblings from the
+            // end, so a port coming or going would otherwise rebuild the host checks above it
+            // (closing their fold and dropping the focus in it).
+            <>{ for ports.iter().map(|port| {
                 let key = port_key(port);
                 html! {
                     <article class="live-panel" key={key.clone()} aria-label={format!("RDMA port {key}")}
@@ -102,8 +105,8 @@ pub fn ReadingsView(props: &ReadingsProps) -> Html {
                         <CounterTable group="hw" owner={key.clone()} counters={port.hw_counters.clone()} {live} />
                     </article>
                 }
-            }) }
-            { for netdevs.iter().map(|dev| {
+            }) }</>
+            <>{ for netdevs.iter().map(|dev| {
                 let key = format!("netdev:{}", dev.interface);
                 html! {
                     <article class="live-panel" key={key.clone()} aria-label={format!("Interface {}", dev.interface)}
@@ -114,7 +117,7 @@ pub fn ReadingsView(props: &ReadingsProps) -> Html {
                         <CounterTable group="netdev" owner={dev.interface.clone()} counters={dev.statistics.clone()} {live} />
                     </article>
                 }
-            }) }
+            }) }</>
         </div>
     }
 }
