@@ -355,10 +355,11 @@ impl Browser {
             .to_string()
     }
 
-    /// Clears the box `css` and types `text` one key at a time, as a learner does.
+    /// Types `text` over the text of the box `css` one key per sendKeys, as a learner types
+    /// digit by digit.
     pub async fn type_keys(&self, css: &str, text: &str) {
         let field = self.find(css).await;
-        field.clear().await.expect("field clears");
+        self.select_text(css).await;
         for c in text.chars() {
             field
                 .send_keys(&c.to_string())
@@ -367,30 +368,32 @@ impl Browser {
         }
     }
 
-    /// Clears the box `css` and types `text` into it with one sendKeys. The page may redraw
-    /// as data arrives (a probe's first messages), leaving a just-found element stale;
-    /// finding it again is what a person's eyes do.
-    pub async fn replace_text(&self, css: &str, text: &str) {
+    /// Selects the text of the box `css` and types `keys` over it with one WebDriver sendKeys,
+    /// which sends them one key event at a time (key codes such as `'\u{E003}'`, Backspace,
+    /// included). This is how a learner replaces a value, and unlike WebDriver's Element
+    /// Clear, which empties the box without an `input` event, the page hears every change: a
+    /// page that redraws between a clear and the first key (the live page does at each
+    /// sample) would put its own value back and the keys would land after it. The page may
+    /// also redraw as data arrives, leaving a just-found element stale; finding it again is
+    /// what a person's eyes do.
+    pub async fn type_over(&self, css: &str, keys: &str) {
         for _ in 0..5 {
             let field = self.find(css).await;
-            if field.clear().await.is_ok() && field.send_keys(text).await.is_ok() {
+            self.select_text(css).await;
+            if field.send_keys(keys).await.is_ok() {
                 return;
             }
             tokio::time::sleep(POLL).await;
         }
-        panic!("could not type {text:?} into {css}");
+        panic!("could not type {keys:?} into {css}");
     }
 
-    /// Puts the focus in the box `css` with its text selected and types `keys` over it with
-    /// one WebDriver sendKeys, which sends them one key event at a time (key codes such as
-    /// `'\u{E003}'`, Backspace, included).
-    pub async fn type_over(&self, css: &str, keys: &str) {
-        let input = self.find(css).await;
+    /// Focuses the box `css` with all its text selected, so the next key replaces it.
+    async fn select_text(&self, css: &str) {
         self.eval(&format!(
-            "const el = document.querySelector({css:?}); el.focus(); el.select();"
+            "const el = document.querySelector({css:?}); el.focus(); el.select(); return true"
         ))
         .await;
-        input.send_keys(keys).await.expect("the box takes keys");
     }
 
     /// Sets an input's or select's value as a learner would and fires `event` (`input` or

@@ -924,10 +924,8 @@ async fn search_keystrokes(site: &Site) -> Vec<f64> {
     let browser = Browser::start().await;
     browser.goto(&site.url("/")).await;
     browser.wait_for_text("main h1", "Overview").await;
-    let input = browser.find(".search-input").await;
     for query in QUERIES {
-        input.clear().await.expect("the search box clears");
-        input.send_keys(query).await.expect("typing works");
+        browser.type_over(".search-input", query).await;
         browser.find("#search-results").await;
     }
     let durations = browser

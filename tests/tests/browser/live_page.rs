@@ -165,7 +165,7 @@ async fn a_dead_probe_is_reported_and_retried() {
         .eval("return document.querySelector('#probe-url') === window.probeField")
         .await;
     assert_eq!(kept, true, "the first sample redrew the probe field");
-    browser.replace_text("#probe-url", "ftp://nowhere").await;
+    browser.type_over("#probe-url", "ftp://nowhere").await;
     let still_typing = browser.eval("return document.activeElement.id").await;
     assert_eq!(
         still_typing, "probe-url",
@@ -176,7 +176,7 @@ async fn a_dead_probe_is_reported_and_retried() {
         .wait_for_text_containing("#probe-url-help", "not a probe address")
         .await;
     // Port 9 (discard) on loopback: nothing listens there.
-    browser.replace_text("#probe-url", "127.0.0.1:9").await;
+    browser.type_over("#probe-url", "127.0.0.1:9").await;
     browser
         .find(".live-connect button[type=submit]")
         .await

@@ -14,9 +14,7 @@ async fn tick(browser: &Browser, attr: &str) {
 
 async fn type_value(browser: &Browser, attr: &str, text: &str) {
     let id = format!("#{}-value", attr.to_ascii_lowercase().replace('_', "-"));
-    let field = browser.find(&id).await;
-    field.clear().await.expect("field clears");
-    field.send_keys(text).await.expect("field takes keys");
+    browser.type_over(&id, text).await;
 }
 
 async fn apply(browser: &Browser) {

@@ -38,9 +38,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     op.select_by_value("write")
         .await
         .expect("operation selects");
-    let payload = browser.find("#roce-payload").await;
-    payload.clear().await.expect("clears");
-    payload.send_keys("32").await.expect("types");
+    browser.type_over("#roce-payload", "32").await;
     browser.wait_for_value(
         "return location.search.includes('payload=32') && !location.search.includes('operation=')",
         Value::Bool(true),
@@ -48,17 +46,14 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     .await;
 
     // A malformed value is reported at its field and kept as typed.
-    let psn = browser.find("#roce-psn").await;
-    psn.clear().await.expect("clears");
-    psn.send_keys("0x1000000").await.expect("types");
+    browser.type_over("#roce-psn", "0x1000000").await;
     browser
         .wait_for_value(
             "return document.getElementById('roce-psn-err').textContent.includes('at most')",
             Value::Bool(true),
         )
         .await;
-    psn.clear().await.expect("clears");
-    psn.send_keys("7").await.expect("types");
+    browser.type_over("#roce-psn", "7").await;
     browser
         .wait_for_value(
             "return document.getElementById('roce-psn-err').textContent",
