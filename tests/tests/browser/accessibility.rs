@@ -18,15 +18,24 @@ async fn no_serious_violation_on_any_route_in_either_theme() {
 
     for (size, theme) in [(DESKTOP, "light"), (DESKTOP, "dark"), (PHONE, "light")] {
         browser.resize(size).await;
+        // The stored choice is read as each page loads, so one load per route shows it.
+        browser.goto(&site.url("/")).await;
+        browser
+            .eval(&format!(
+                "localStorage.setItem('rdma-lab.theme', '{theme}')"
+            ))
+            .await;
         for topic in topics::all() {
             browser.goto(&site.url(&topic.path)).await;
-            browser
-                .eval(&format!(
-                    "localStorage.setItem('rdma-lab.theme', '{theme}')"
-                ))
-                .await;
-            browser.client.refresh().await.expect("page reloads");
             browser.wait_for_text("main h1", &topic.title).await;
+            assert_eq!(
+                browser
+                    .eval("return document.documentElement.dataset.theme")
+                    .await,
+                theme,
+                "{} shows the stored theme",
+                topic.path
+            );
             browser
                 .wait_until(
                     "return !document.querySelector('.view-slot:not(.settled)')",
