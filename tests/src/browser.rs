@@ -316,9 +316,17 @@ impl Browser {
     /// Presses and releases one key (a character, or a WebDriver key code such as `'\u{E004}'`
     /// for Tab) on whatever has focus.
     pub async fn press(&self, key: char) {
-        let actions = KeyActions::new("keyboard".to_string())
-            .then(KeyAction::Down { value: key })
-            .then(KeyAction::Up { value: key });
+        self.press_times(key, 1).await;
+    }
+
+    /// Presses `key` `times` times in one WebDriver action, each press its own key events.
+    pub async fn press_times(&self, key: char, times: usize) {
+        let mut actions = KeyActions::new("keyboard".to_string());
+        for _ in 0..times {
+            actions = actions
+                .then(KeyAction::Down { value: key })
+                .then(KeyAction::Up { value: key });
+        }
         self.client
             .perform_actions(actions)
             .await
