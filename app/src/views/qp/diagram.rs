@@ -140,15 +140,15 @@ fn node_label(
     reachable: bool,
     qp_type: QpType,
 ) -> String {
+    // The name starts with the words the node shows ("RTS current", "SQD not UD"), so a
+    // learner who says what they see to speech control reaches it (WCAG 2.5.3).
     let mut label = state.name().to_string();
     if state == current {
-        label.push_str(", the current state");
-    }
-    if state == target && state != current {
+        label.push_str(" current: the state the QP is in");
+    } else if !reachable {
+        label.push_str(&format!(" not {qp_type}: a {qp_type} QP never enters it"));
+    } else if state == target {
         label.push_str(", the builder's target");
-    }
-    if !reachable {
-        label.push_str(&format!(", not a state a {qp_type} QP enters"));
     }
     label
 }
@@ -262,10 +262,12 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
                     width={NODE_W.to_string()} height={NODE_H.to_string()} rx="8" />
                 <text x={x.to_string()} y={format!("{}", if is_current || !reachable(s) { y - 3.0 } else { y + 5.0 })}
                     text-anchor="middle" class="qp-node-name">{ s.name() }</text>
+                // The leading space keeps the note a word of its own in the node's text (what
+                // the accessible-name check and copying read); SVG does not draw it.
                 if is_current {
-                    <text x={x.to_string()} y={format!("{}", y + 13.0)} text-anchor="middle" class="qp-node-note">{ "current" }</text>
+                    <text x={x.to_string()} y={format!("{}", y + 13.0)} text-anchor="middle" class="qp-node-note">{ " current" }</text>
                 } else if !reachable(s) {
-                    <text x={x.to_string()} y={format!("{}", y + 13.0)} text-anchor="middle" class="qp-node-note">{ format!("not {qp_type}") }</text>
+                    <text x={x.to_string()} y={format!("{}", y + 13.0)} text-anchor="middle" class="qp-node-note">{ format!(" not {qp_type}") }</text>
                 }
             </g>
         }
