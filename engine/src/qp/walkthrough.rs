@@ -1048,4 +1048,31 @@ mod tests {
                 .all(|s| !s.title.is_empty() && !s.explanation.is_empty()));
         }
     }
+
+    /// The page shows a title alone ("A: RESET → INIT"), so a peer's step names the peer
+    /// first, once.
+    #[test]
+    fn a_peers_step_names_that_peer_first() {
+        for v in Walkthrough::ALL {
+            for s in connection_walkthrough(v) {
+                if s.actor == Actor::Wire {
+                    continue;
+                }
+                let name = s.actor.to_string();
+                let rest = s.title.strip_prefix(&name);
+                assert!(
+                    rest.is_some_and(|r| r.starts_with(' ') || r.starts_with(':')),
+                    "{v:?}: {:?} does not start with {name}",
+                    s.title
+                );
+                assert!(
+                    !rest.is_some_and(|r| r
+                        .trim_start_matches([':', ' '])
+                        .starts_with(&format!("{name}:"))),
+                    "{v:?}: {:?} names {name} twice",
+                    s.title
+                );
+            }
+        }
+    }
 }

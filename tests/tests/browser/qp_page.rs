@@ -72,6 +72,18 @@ async fn step_count(browser: &Browser) -> u64 {
 /// of every step seen.
 async fn step_to_end(browser: &Browser) -> String {
     let total = step_count(browser).await;
+    // A step's title names its peer once ("A: RESET → INIT", not "A: A: RESET → INIT").
+    let doubled = browser
+        .eval(
+            "return [...document.querySelectorAll('.qp-step-list li, .qp-step-title')]\
+               .map(e => e.textContent).filter(t => /^(A|B)\\b\\W+\\1\\b/.test(t))",
+        )
+        .await;
+    assert_eq!(
+        doubled,
+        serde_json::json!([]),
+        "titles that name their peer twice"
+    );
     let mut seen = String::new();
     for _ in 0..total {
         seen.push_str(&browser.text(".qp-step").await);

@@ -75,7 +75,7 @@ pub fn ConnectionStepper(props: &ConnectionStepperProps) -> Html {
             </div>
             <div class={classes!("qp-step", failed.then_some("failed"))} aria-live="polite">
                 <p class="qp-step-count">{ format!("Step {} of {count}", index + 1) }</p>
-                <h3 class="qp-step-title">{ format!("{} — {}", step.actor, step.title) }</h3>
+                <h3 class="qp-step-title">{ &step.title }</h3>
                 if let StepOutcome::Failed { message, .. } = &step.outcome {
                     <p class="qp-step-error"><code>{ message }</code></p>
                 }
@@ -104,7 +104,7 @@ pub fn ConnectionStepper(props: &ConnectionStepperProps) -> Html {
                     <li aria-current={(i == index).then_some("step")}
                         class={classes!((i == index).then_some("current"), (i > index).then_some("later"),
                             matches!(s.outcome, StepOutcome::Failed { .. }).then_some("failed"))}>
-                        { format!("{}: {}", s.actor, s.title) }
+                        { &s.title }
                     </li>
                 }) }
             </ol>
