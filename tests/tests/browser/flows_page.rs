@@ -74,6 +74,11 @@ async fn every_flow_plays_steps_and_links() {
             "false",
             "{id} starts at the start"
         );
+        assert_eq!(
+            browser.text(".flow-position").await,
+            format!("Step 0 of {segments}"),
+            "{id}: no step is counted before one is taken"
+        );
         // The first step by mouse, which leaves the focus on the button; the rest by Enter
         // on it, as a keyboard user steps, each press one step.
         let middle = segments / 2 + 1;

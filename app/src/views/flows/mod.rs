@@ -133,10 +133,7 @@ pub fn FlowsView() -> Html {
     let segments = player.show.segments();
     let progress = player.shown_progress();
     let (unit, position) = match &player.show {
-        Show::One(_) => (
-            "Step",
-            format!("Step {} of {}", (player.index + 1).min(segments), segments),
-        ),
+        Show::One(_) => ("Step", player.step_position()),
         Show::Pair { .. } => (
             "Moment",
             format!(

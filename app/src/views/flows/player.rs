@@ -255,6 +255,18 @@ impl Player {
         }
     }
 
+    /// The step shown, as the scrubber's label reads it: "Step 3 of 14"; before the first
+    /// step has begun, "Step 0 of 14", since no step is shown yet.
+    pub fn step_position(&self) -> String {
+        let segments = self.show.segments();
+        let at = if self.index == 0 && self.shown_progress() == 0.0 {
+            0
+        } else {
+            (self.index + 1).min(segments)
+        };
+        format!("Step {at} of {segments}")
+    }
+
     fn forward(&mut self) {
         // A second press while a step animates finishes it and moves on.
         if self.to_segment_end {
@@ -455,6 +467,29 @@ mod tests {
             assert!(matches!(p.show, Show::Pair { .. }));
             let p = play_to_end(p);
             assert!(p.done(), "comparison {i}");
+        }
+    }
+
+    #[test]
+    fn the_position_counts_steps_taken() {
+        for reduced_motion in [false, true] {
+            let mut p = Rc::new(Player::open(
+                Some("post-send"),
+                None,
+                &[],
+                None,
+                reduced_motion,
+            ));
+            let steps = p.show.segments();
+            assert_eq!(p.step_position(), format!("Step 0 of {steps}"));
+            p = p.reduce(Action::Forward).reduce(Action::Tick(16.0));
+            assert_eq!(p.step_position(), format!("Step 1 of {steps}"));
+            p = p.reduce(Action::Forward).reduce(Action::Tick(16.0));
+            assert_eq!(p.step_position(), format!("Step 2 of {steps}"));
+            p = p.reduce(Action::Back);
+            assert_eq!(p.step_position(), format!("Step 1 of {steps}"));
+            p = p.reduce(Action::Back);
+            assert_eq!(p.step_position(), format!("Step 0 of {steps}"));
         }
     }
 
