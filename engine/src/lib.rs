@@ -13,6 +13,7 @@ pub mod flows;
 pub mod lossless;
 pub mod nccl_log;
 pub mod probe;
+pub mod prose;
 pub mod psn;
 pub mod qp;
 pub mod search;

@@ -15,6 +15,7 @@ use super::stage::{
 };
 use super::staging::{cuda_memcpy, CudaMemcpyText};
 use super::FlowError;
+use crate::prose::count;
 use crate::qp::{connection_walkthrough, QpState, Walkthrough};
 use crate::wire::ext::header_len;
 use crate::wire::Header;
@@ -349,7 +350,10 @@ pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowEr
         &l,
         true,
         StepKind::Packet,
-        &format!("{packets} packet(s) cross the fabric"),
+        &format!(
+            "{} the fabric",
+            count(packets, "packet crosses", "packets cross")
+        ),
         len,
         wire,
         "/roce",
@@ -424,7 +428,10 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
         &l,
         true,
         StepKind::Packet,
-        &format!("{packets} packet(s) of an RDMA WRITE with immediate"),
+        &format!(
+            "{} of an RDMA WRITE with immediate",
+            count(packets, "packet", "packets")
+        ),
         len,
         wire,
         "/roce",
@@ -548,7 +555,14 @@ pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
         &l,
         false,
         StepKind::Packet,
-        &format!("{packets} READ response packet(s) come back"),
+        &format!(
+            "{} back",
+            count(
+                packets,
+                "READ response packet comes",
+                "READ response packets come"
+            )
+        ),
         len,
         wire,
         "/roce",

@@ -9,6 +9,7 @@ use super::rdma::{
 };
 use super::stage::{control_wire, fabric, fixed, rdma_wire, transfer, Flow, StepSpec, Who};
 use super::FlowError;
+use crate::prose::count;
 use crate::qp::values::{rnr_timer_us, timeout_ns};
 use crate::wire::Header;
 
@@ -117,7 +118,10 @@ pub(crate) fn go_back_n(p: &ScenarioParams) -> Result<Flow, FlowError> {
                 &l,
                 true,
                 StepKind::Packet,
-                &format!("{wasted} more packet(s) sent before the NAK, discarded"),
+                &format!(
+                    "{} sent before the NAK, discarded",
+                    count(wasted, "more packet", "more packets")
+                ),
                 wasted * mtu,
                 ww,
                 "/roce",

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use engine::nccl_log::{
     ChannelLink, Finding, InterNodeTransport, IntraNodeTransport, Severity, Summary, Transport,
 };
+use engine::prose::count;
 use yew::prelude::*;
 
 use super::Explained;
@@ -47,6 +48,18 @@ fn transport(t: Transport) -> &'static str {
         Transport::NET => "NET",
         Transport::COLLNET => "CollNet",
         Transport::Other => "other",
+    }
+}
+
+/// "16 ranks on 2 hosts", "1 rank on 1 host", and what the log leaves out said plainly.
+fn ranks_on_hosts(nranks: Option<u32>, nnodes: Option<usize>) -> String {
+    let ranks = nranks.map(|n| count(u64::from(n), "rank", "ranks"));
+    let hosts = nnodes.map(|n| count(n as u64, "host", "hosts"));
+    match (ranks, hosts) {
+        (Some(ranks), Some(hosts)) => format!("{ranks} on {hosts}"),
+        (Some(ranks), None) => format!("{ranks}; the hosts are not in the log"),
+        (None, Some(hosts)) => format!("{hosts}; the rank count is not in the log"),
+        (None, None) => "not in the log".to_string(),
     }
 }
 
@@ -103,7 +116,7 @@ fn SummaryList(props: &SummaryProps) -> Html {
         <dl class="ncclog-summary">
             <dt>{ "NCCL" }</dt><dd>{ known(&s.nccl_version) }</dd>
             <dt>{ "CUDA" }</dt><dd>{ known(&s.cuda_version) }</dd>
-            <dt>{ "Ranks × hosts" }</dt><dd>{ format!("{} ranks on {} hosts", known(&s.nranks), known(&s.nnodes)) }</dd>
+            <dt>{ "Ranks × hosts" }</dt><dd>{ ranks_on_hosts(s.nranks, s.nnodes) }</dd>
             <dt>{ "Between hosts" }</dt><dd class="ncclog-inter">{ inter_node(s.inter_node_transport) }</dd>
             <dt>{ "GPUDirect RDMA" }</dt><dd class="ncclog-gdr">{ gdr(s.gdr_used) }</dd>
             <dt>{ "Inside a host" }</dt><dd>{ intra }</dd>
@@ -196,5 +209,25 @@ fn Channels(props: &ChannelsProps) -> Html {
                 <p class="ncclog-more">{ format!("and {more} more channels (the CLI's --json lists them all)") }</p>
             }
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ranks_on_hosts;
+
+    #[test]
+    fn ranks_and_hosts_read_as_english() {
+        assert_eq!(ranks_on_hosts(Some(16), Some(1)), "16 ranks on 1 host");
+        assert_eq!(ranks_on_hosts(Some(1), Some(1)), "1 rank on 1 host");
+        assert_eq!(
+            ranks_on_hosts(None, Some(2)),
+            "2 hosts; the rank count is not in the log"
+        );
+        assert_eq!(
+            ranks_on_hosts(Some(8), None),
+            "8 ranks; the hosts are not in the log"
+        );
+        assert_eq!(ranks_on_hosts(None, None), "not in the log");
     }
 }
