@@ -321,6 +321,9 @@ impl Browser {
 
     /// Presses `key` `times` times in one WebDriver action, each press its own key events.
     pub async fn press_times(&self, key: char, times: usize) {
+        if times == 0 {
+            return;
+        }
         let mut actions = KeyActions::new("keyboard".to_string());
         for _ in 0..times {
             actions = actions

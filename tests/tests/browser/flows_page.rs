@@ -88,12 +88,7 @@ async fn every_flow_plays_steps_and_links() {
         browser
             .wait_for_text_containing(".flow-step-title", &format!("Step {middle} of {segments}:"))
             .await;
-        let title = browser
-            .find(".flow-step-title")
-            .await
-            .text()
-            .await
-            .unwrap_or_default();
+        let title = browser.text(".flow-step-title").await;
         assert!(
             title.starts_with(&format!("Step {middle} of {segments}:")),
             "{id}: {title}"
@@ -192,12 +187,7 @@ async fn every_flow_plays_steps_and_links() {
         .goto(&site.url("/flows?scenario=tcp-socket&size=64KiB&step=7"))
         .await;
     for _ in 0..2 {
-        let title = browser
-            .find(".flow-step-title")
-            .await
-            .text()
-            .await
-            .unwrap_or_default();
+        let title = browser.text(".flow-step-title").await;
         assert!(title.starts_with("Step 7 of 18:"), "deep link: {title}");
         assert_eq!(player(&browser, "index").await, "6");
         let size = browser
