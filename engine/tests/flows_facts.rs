@@ -328,7 +328,7 @@ fn allreduce_bandwidths_follow_nccl_tests() {
 fn allreduce_is_the_collective_models_ring_row() {
     use engine::collective::{
         estimate, Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink,
-        Transport, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN,
+        Transport, DEFAULT_HOST_MEMORY_GBS, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN,
     };
     // The defaults: 8 H100 (NVLink 4) per node, PCIe Gen5, one NIC per GPU.
     for (id, transport, nic_gbps) in [
@@ -364,6 +364,7 @@ fn allreduce_is_the_collective_models_ring_row() {
                 gdr: transport == Transport::Verbs,
                 sharp: false,
                 cpu_vendor: CpuVendor::Intel,
+                host_memory_gbs: DEFAULT_HOST_MEMORY_GBS,
                 channels: None,
             };
             let ring = estimate(&CollectiveRequest {

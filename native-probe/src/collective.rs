@@ -179,6 +179,7 @@ fn bottleneck(b: Bottleneck) -> &'static str {
         Bottleneck::Pcie => "PCIe",
         Bottleneck::Network => "network",
         Bottleneck::HostCopy => "host copies (sockets)",
+        Bottleneck::HostStaging => "host memory (staging, no GDR)",
         Bottleneck::ProtocolCap => "NCCL per-channel cap",
     }
 }

@@ -435,6 +435,9 @@ fn bottleneck_words(b: Bottleneck) -> &'static str {
         Bottleneck::Pcie => "PCIe",
         Bottleneck::Network => "the NICs' line rate",
         Bottleneck::HostCopy => "the socket transport (host-memory copies and TCP)",
+        Bottleneck::HostStaging => {
+            "host memory, which stages every network byte without GPUDirect RDMA"
+        }
         Bottleneck::ProtocolCap => "an NCCL per-channel cap",
     }
 }

@@ -229,3 +229,19 @@ pub const SOCKET_MEASURED_LINE_GBPS: f64 = 100.0;
 /// (6 GB/s of 12.5 GB/s = 0.48). Scaling it to other line rates is our assumption: no
 /// published run at 10 or 25 Gb/s was read.
 pub const SOCKET_LINE_FRACTION: f64 = SOCKET_MEASURED_BUSBW_GBS / (SOCKET_MEASURED_LINE_GBPS / 8.0);
+
+/// Host staging without GPUDirect RDMA — the lab's model, not NCCL's (NCCL's tuner times the
+/// same path as with GPUDirect RDMA). NCCL's net transport then puts its send and receive
+/// buffers in pinned host memory instead of GPU memory (`useGdr ? 1 : 0` picks the bank,
+/// src/transport/net.cc:884 and :1051 at v2.29.3-1; the host bank comes from
+/// `ncclCudaHostCalloc`, net.cc:920 and :1084), so each network byte is written into host
+/// memory and read out of it on the sender (GPU kernel, then NIC) and again on the receiver
+/// (NIC, then GPU kernel). A node sends and receives at the same rate at once, so host
+/// memory carries this many times the node's network rate per direction.
+pub const STAGING_HOST_MEMORY_PASSES: f64 = 4.0;
+
+/// One DDR channel's peak, GB/s: transfers per second × 8 bytes (a 64-bit channel; JEDEC
+/// JESD79-4 for DDR4, JESD79-5 for DDR5, two 32-bit subchannels).
+pub const fn ddr_channel_gbs(mega_transfers: u32) -> f64 {
+    mega_transfers as f64 * 8.0 / 1000.0
+}

@@ -242,9 +242,22 @@ pub struct Cluster {
     /// The host CPU.
     #[serde(default)]
     pub cpu_vendor: CpuVendor,
+    /// Host memory bandwidth of one node, GB/s, all sockets, reads and writes together. Read
+    /// only without GPUDirect RDMA on verbs, where every network byte is staged in host
+    /// memory ([`super::constants::STAGING_HOST_MEMORY_PASSES`]); the default is a DGX
+    /// H100's ([`DEFAULT_HOST_MEMORY_GBS`]).
+    #[serde(default = "default_host_memory_gbs")]
+    pub host_memory_gbs: f64,
     /// Ring/Tree channels; `None` chooses them as described in [`super::estimate`]. 1..=64.
     #[serde(default)]
     pub channels: Option<u32>,
+}
+
+/// A DGX H100's host memory bandwidth, GB/s: see [`super::GpuModel::host_memory_gbs`].
+pub const DEFAULT_HOST_MEMORY_GBS: f64 = 614.4;
+
+fn default_host_memory_gbs() -> f64 {
+    DEFAULT_HOST_MEMORY_GBS
 }
 
 /// One question: how long does `op` on `bytes` take on `cluster`?
@@ -333,6 +346,7 @@ impl Cluster {
         }
         positive("cluster.intra_gbs", self.intra_gbs)?;
         positive("cluster.pcie_gbs", self.pcie_gbs)?;
+        positive("cluster.host_memory_gbs", self.host_memory_gbs)?;
         if self.nvswitch && self.intra_link != IntraLink::NvLink {
             return Err(CollectiveError::invalid(
                 "cluster.nvswitch",

@@ -23,15 +23,18 @@ mod tests;
 mod training;
 mod why;
 
-pub use constants::{NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION};
+pub use constants::{
+    NCCL_TAG, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN, SOCKET_LINE_FRACTION,
+    STAGING_HOST_MEMORY_PASSES,
+};
 pub use error::CollectiveError;
 pub use input::{
     parse_size, Algorithm, Cluster, Collective, CollectiveRequest, CpuVendor, IntraLink, Protocol,
-    Transport, MAX_BYTES, MAX_GPUS_PER_NODE, MAX_NODES,
+    Transport, DEFAULT_HOST_MEMORY_GBS, MAX_BYTES, MAX_GPUS_PER_NODE, MAX_NODES,
 };
 pub use model::{
-    estimate, ring_allreduce_terms, sweep, sweep_sizes, Bottleneck, ChannelSource, Choice,
-    CollectiveReport, Estimate, RingTerms,
+    estimate, ring_allreduce_terms, staged_in_host_memory, sweep, sweep_sizes, Bottleneck,
+    ChannelSource, Choice, CollectiveReport, Estimate, RingTerms,
 };
 pub use presets::{GpuModel, Machines, NicModel};
 pub use training::{

@@ -22,6 +22,9 @@ pub enum Bottleneck {
     Network,
     /// The socket transport's copies through host memory and TCP (measured, not line rate).
     HostCopy,
+    /// Host memory, without GPUDirect RDMA on verbs: every network byte is staged in it
+    /// twice on each side ([`STAGING_HOST_MEMORY_PASSES`]). The lab's bound, not NCCL's.
+    HostStaging,
     /// A per-channel or per-protocol cap in NCCL's tuning tables (`llMaxBws`,
     /// `perChMax*Bws`), not a link.
     ProtocolCap,
@@ -165,7 +168,10 @@ fn log2i(x: u64) -> i32 {
 }
 
 /// A node's network bandwidth: the NICs, or the PCIe links that feed them (each NIC is fed
-/// by one GPU's PCIe link; more NICs than GPUs share those links).
+/// by one GPU's PCIe link; more NICs than GPUs share those links), or, without GPUDirect
+/// RDMA on verbs, the host memory every byte is staged in. That last bound is ours: NCCL's
+/// tuner times a path through the CPU like a direct one, so without it the model would
+/// say GPUDirect RDMA changes nothing at large sizes.
 fn network(f: &Cluster) -> Limit {
     let line = f.nic_gbps / 8.0; // NCCL: `net.bw = mbps / 8000.0` (topo.cc:384)
     let per_nic = match f.transport {
@@ -183,10 +189,24 @@ fn network(f: &Cluster) -> Limit {
         by: per_nic.by,
     };
     let feeders = f.nics_per_node.min(f.gpus_per_node);
-    nics.min(Limit {
+    let fed = nics.min(Limit {
         gbs: f.pcie_gbs * f64::from(feeders),
         by: Bottleneck::Pcie,
-    })
+    });
+    if staged_in_host_memory(f) {
+        fed.min(Limit {
+            gbs: f.host_memory_gbs / STAGING_HOST_MEMORY_PASSES,
+            by: Bottleneck::HostStaging,
+        })
+    } else {
+        fed
+    }
+}
+
+/// Network traffic crosses host memory because GPUDirect RDMA is off on the verbs transport
+/// (the socket transport's staging is inside its measured rate, [`SOCKET_LINE_FRACTION`]).
+pub fn staged_in_host_memory(f: &Cluster) -> bool {
+    f.nodes > 1 && f.transport == Transport::Verbs && !f.gdr
 }
 
 /// Channels when the request names none: NCCL's search starts at the largest per-channel

@@ -8,7 +8,7 @@
 //! documents (V100 Gen3, A100 Gen4, H100/H200/B200 Gen5) and the Ada whitepaper for the
 //! RTX 4090 (Gen4, no NVLink).
 
-use super::constants::{NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN};
+use super::constants::{ddr_channel_gbs, NVLINK_BW_PER_LINK, PCI_X16_BW_BY_GEN};
 use super::error::CollectiveError;
 use super::input::{Cluster, CpuVendor, IntraLink, Transport};
 use serde::{Deserialize, Serialize};
@@ -122,6 +122,40 @@ impl GpuModel {
     /// The GPU's x16 PCIe link, GB/s, one direction, as NCCL counts it.
     pub fn pcie_gbs(self) -> f64 {
         PCI_X16_BW_BY_GEN[(self.pcie_gen() - 3) as usize]
+    }
+
+    /// Host memory bandwidth of this GPU's reference node, GB/s, reads and writes together:
+    /// sockets × channels × [`ddr_channel_gbs`], the peak, so the staging bound it sets is
+    /// the best case. CPUs: DGX-1 user guide (2 × Xeon E5-2698 v4), DGX A100 user guide
+    /// (2 × EPYC 7742), DGX BasePOD reference architecture, "Core Components" (DGX H100 and
+    /// H200: 2 × Xeon Platinum 8480C), DGX B200 user guide (2 × Xeon Platinum 8570); their
+    /// memory channels and speeds: Intel's product pages (E5-2698 v4: 4 × DDR4-2400;
+    /// 8480+: 8 × DDR5-4800; 8570: 8 × DDR5-5600) and AMD's (7742: 8 × DDR4-3200). The
+    /// RTX 4090 has no reference node: the DGX H100's figure is our assumption.
+    pub fn host_memory_gbs(self) -> f64 {
+        let (sockets, channels, speed) = match self {
+            GpuModel::V100 => (2.0, 4.0, 2400),
+            GpuModel::A100 => (2.0, 8.0, 3200),
+            GpuModel::H100 | GpuModel::H200 | GpuModel::Rtx4090 => (2.0, 8.0, 4800),
+            GpuModel::B200 => (2.0, 8.0, 5600),
+        };
+        sockets * channels * ddr_channel_gbs(speed)
+    }
+
+    /// The reference node [`GpuModel::host_memory_gbs`] reads, in words.
+    pub fn host_system(self) -> &'static str {
+        match self {
+            GpuModel::V100 => "a DGX-1: 2 × Xeon E5-2698 v4, 4 channels of DDR4-2400 each",
+            GpuModel::A100 => "a DGX A100: 2 × EPYC 7742, 8 channels of DDR4-3200 each",
+            GpuModel::H100 | GpuModel::H200 => {
+                "a DGX H100 or H200: 2 × Xeon Platinum 8480C, 8 channels of DDR5-4800 each"
+            }
+            GpuModel::B200 => "a DGX B200: 2 × Xeon Platinum 8570, 8 channels of DDR5-5600 each",
+            GpuModel::Rtx4090 => {
+                "assumed like a DGX H100's, 2 sockets × 8 channels of DDR5-4800: no reference \
+                 node has RTX 4090s"
+            }
+        }
     }
 }
 
@@ -298,6 +332,7 @@ impl Machines {
             gdr: self.gdr_in_use(),
             sharp: self.sharp && self.nodes > 1,
             cpu_vendor: CpuVendor::Intel,
+            host_memory_gbs: self.gpu.host_memory_gbs(),
             channels: None,
         };
         cluster.validate()?;

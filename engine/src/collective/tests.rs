@@ -22,6 +22,7 @@ fn h100(nodes: u32) -> Cluster {
         gdr: true,
         sharp: false,
         cpu_vendor: CpuVendor::Intel,
+        host_memory_gbs: DEFAULT_HOST_MEMORY_GBS,
         channels: None,
     }
 }
@@ -501,6 +502,7 @@ fn arb_fabric() -> impl Strategy<Value = Cluster> {
                 gdr: gdr && !sock,
                 sharp: gdr && !sock && nodes % 2 == 0,
                 cpu_vendor: CpuVendor::Intel,
+                host_memory_gbs: DEFAULT_HOST_MEMORY_GBS,
                 channels: ch,
             },
         )
@@ -631,4 +633,80 @@ fn ring_terms_add_up_to_the_ring_row() {
             }
         }
     }
+}
+
+/// The chosen pair's estimate.
+fn chosen(r: &CollectiveReport) -> &Estimate {
+    let c = r.chosen.expect("a pair is chosen");
+    find(r, c.algorithm, c.protocol)
+}
+
+#[test]
+fn without_gdr_host_memory_bounds_the_network() {
+    const GIB: f64 = 1_073_741_824.0;
+    // 2 × 8 H100 on 8 × 400G RoCE, 1 GiB AllReduce: the case of the UX check of 2026-12.
+    let m = Machines {
+        gpu: GpuModel::H100,
+        gpus_per_node: 8,
+        nodes: 2,
+        nic: NicModel::Roce400,
+        nics_per_node: 8,
+        gdr: true,
+        sharp: false,
+    };
+    let on = estimate(&req(Collective::AllReduce, GIB, m.cluster().unwrap())).unwrap();
+    let off_cluster = Machines { gdr: false, ..m }.cluster().unwrap();
+    let off = estimate(&req(Collective::AllReduce, GIB, off_cluster.clone())).unwrap();
+    // The bound at peak memory bandwidth: host memory carries 4 × the node's network rate,
+    // 614.4 / 4 = 153.6 GB/s per direction. A ring's busbw is the node's network rate; a
+    // tree across two nodes sends each byte across once, so NCCL lets it run at twice the
+    // network rate (search.cc:1205-1207): NVLS-Tree, NCCL's pick here, keeps 2 × 153.6.
+    let ring = |r: &CollectiveReport| find(r, Algorithm::Ring, Protocol::Simple).busbw_gbs;
+    let memory = 2.0 * 8.0 * 4800.0 * 8.0 / 1000.0;
+    assert!(
+        ring(&off) <= memory / 4.0,
+        "{} vs {}",
+        ring(&off),
+        ring(&on)
+    );
+    assert!(
+        ring(&off) <= 0.45 * ring(&on),
+        "{} vs {}",
+        ring(&off),
+        ring(&on)
+    );
+    assert!(chosen(&off).busbw_gbs <= 2.0 * memory / 4.0);
+    let (on, off) = (chosen(&on), chosen(&off));
+    assert!(
+        off.busbw_gbs <= 0.7 * on.busbw_gbs,
+        "GDR off {} GB/s against on {} GB/s",
+        off.busbw_gbs,
+        on.busbw_gbs
+    );
+    assert_eq!(off.bottleneck, Bottleneck::HostStaging);
+    // The bound, from its parts: 2 sockets × 8 channels × DDR5-4800 × 8 bytes, staged
+    // four times (written and read on each side), against 8 × 50 GB/s of NICs.
+    assert_eq!(off_cluster.host_memory_gbs, memory);
+    assert!(memory / 4.0 < 8.0 * 400.0 / 8.0);
+    // The bound is the network's alone: one node has no network to stage.
+    let one = Cluster {
+        nodes: 1,
+        ..off_cluster.clone()
+    };
+    let one_on = Cluster {
+        gdr: true,
+        ..one.clone()
+    };
+    let (a, b) = (
+        estimate(&req(Collective::AllReduce, GIB, one)).unwrap(),
+        estimate(&req(Collective::AllReduce, GIB, one_on)).unwrap(),
+    );
+    assert_eq!(chosen(&a).busbw_gbs, chosen(&b).busbw_gbs);
+    // Enough host memory lifts it: the NICs are the limit again.
+    let wide = Cluster {
+        host_memory_gbs: 1e5,
+        ..off_cluster
+    };
+    let r = estimate(&req(Collective::AllReduce, GIB, wide)).unwrap();
+    assert_ne!(chosen(&r).bottleneck, Bottleneck::HostStaging);
 }

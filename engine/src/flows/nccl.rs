@@ -67,6 +67,7 @@ fn cluster(p: &ScenarioParams, tcp: bool) -> Result<Cluster, FlowError> {
         gdr: !tcp,
         sharp: false,
         cpu_vendor: CpuVendor::Intel,
+        host_memory_gbs: gpu.host_memory_gbs(),
         channels: None,
     };
     cluster.validate().map_err(|e| {
@@ -103,7 +104,7 @@ fn bandwidth_category(b: Bottleneck) -> Category {
         Bottleneck::NvLink => Category::Nvlink,
         Bottleneck::Pcie => Category::Pcie,
         Bottleneck::Network => Category::WireSerialization,
-        Bottleneck::HostCopy => Category::Memcpy,
+        Bottleneck::HostCopy | Bottleneck::HostStaging => Category::Memcpy,
         Bottleneck::ProtocolCap => Category::Waiting,
     }
 }
@@ -112,7 +113,7 @@ fn bandwidth_category(b: Bottleneck) -> Category {
 fn bottleneck_link(b: Bottleneck, p: &ScenarioParams, tcp: bool) -> LinkId {
     match b {
         Bottleneck::NvLink => p.nvlink,
-        Bottleneck::Pcie => p.pcie,
+        Bottleneck::Pcie | Bottleneck::HostStaging => p.pcie,
         Bottleneck::Network | Bottleneck::HostCopy | Bottleneck::ProtocolCap => {
             if tcp {
                 p.tcp
@@ -316,6 +317,7 @@ fn bottleneck_words(b: Bottleneck) -> &'static str {
         Bottleneck::Pcie => "PCIe links feeding the NICs",
         Bottleneck::Network => "NICs' line rate",
         Bottleneck::HostCopy => "socket transport's host copies",
+        Bottleneck::HostStaging => "host memory every byte is staged in without GPUDirect RDMA",
         Bottleneck::ProtocolCap => "protocol's per-channel cap in NCCL's tables",
     }
 }

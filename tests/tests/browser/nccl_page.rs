@@ -83,6 +83,43 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     let site = Site::start();
     let browser = Browser::start().await;
     browser.resize((1280, 1000)).await;
+
+    // Mina's case (UX check 2026-12): 2 × 8 H100 on 400G RoCE, GPUDirect RDMA off in the
+    // variant. Host staging costs bandwidth, and the page says where the bound comes from.
+    browser
+        .goto(&site.url(
+            "/nccl?gpu=h100&gpn=8&nodes=2&nic=roce-400&nics=8&gdr=1&op=all_reduce&size=1G&cmp-gdr=0",
+        ))
+        .await;
+    let gdr_on = chosen(&report(machines(2, NicModel::Roce400), 1 << 30));
+    let gdr_off = chosen(&report(
+        Machines {
+            gdr: false,
+            ..machines(2, NicModel::Roce400)
+        },
+        1 << 30,
+    ));
+    let ratio = wait(
+        &browser,
+        "document.querySelector('.nccl-ratio')?.dataset.ratio",
+    )
+    .await;
+    let ratio: f64 = ratio.as_str().unwrap().parse().unwrap();
+    assert!(close(ratio, gdr_off.time_us / gdr_on.time_us), "{ratio}");
+    assert!(ratio >= 1.4, "GPUDirect RDMA off costs time: {ratio}");
+    let note = wait(
+        &browser,
+        "document.querySelector('.nccl-compare [data-note=host-staging]')?.textContent",
+    )
+    .await;
+    let note = note.as_str().unwrap();
+    assert!(
+        note.contains("614.40 GB/s of host memory") && note.contains("the lab's"),
+        "{note}"
+    );
+    show(&browser, ".nccl-compare").await;
+    browser.screenshot("nccl-compare-gdr-off").await;
+
     browser.goto(&site.url(LINK)).await;
 
     // The link's machines: the chosen pair and its busbw are the engine's.

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use engine::collective::{CollectiveReport, Machines, NicModel, Transport};
+use engine::collective::{staged_in_host_memory, CollectiveReport, Machines, NicModel, Transport};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -116,7 +116,7 @@ pub fn Compare(props: &CompareProps) -> Html {
                 </p>
             }
             if let Some(vc) = variant_notes {
-                <Notes report={vc.report.clone()} machines={vc.machines} transport={vc.request.cluster.transport} />
+                <Notes report={vc.report.clone()} machines={vc.machines} transport={vc.request.cluster.transport} staged={staged_in_host_memory(&vc.request.cluster)} host_memory_gbs={vc.request.cluster.host_memory_gbs} />
             }
         </section>
     }

@@ -75,6 +75,7 @@ pub fn bottleneck(b: Bottleneck) -> &'static str {
         Bottleneck::Pcie => "PCIe (GPU to GPU or GPU to NIC)",
         Bottleneck::Network => "the NICs' line rate",
         Bottleneck::HostCopy => "the socket transport's host copies",
+        Bottleneck::HostStaging => "host memory (staging without GPUDirect RDMA; the lab's bound)",
         Bottleneck::ProtocolCap => "a per-channel cap in NCCL's tuning table",
     }
 }

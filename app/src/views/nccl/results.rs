@@ -5,8 +5,9 @@ use std::rc::Rc;
 
 use engine::collective::constants::{SOCKET_MEASURED_BUSBW_GBS, SOCKET_MEASURED_LINE_GBPS};
 use engine::collective::{
-    absent_reason, algorithm_name, disabled_reason, protocol_name, Algorithm, Choice,
-    CollectiveReport, CollectiveRequest, Estimate, Machines, Transport, SOCKET_LINE_FRACTION,
+    absent_reason, algorithm_name, disabled_reason, protocol_name, staged_in_host_memory,
+    Algorithm, Choice, CollectiveReport, CollectiveRequest, Estimate, Machines, Transport,
+    SOCKET_LINE_FRACTION, STAGING_HOST_MEMORY_PASSES,
 };
 use yew::prelude::*;
 
@@ -146,7 +147,7 @@ pub fn PairResults(props: &ResultsProps) -> Html {
                     </ul>
                 </div>
             }
-            <Notes report={report.clone()} machines={*m} transport={req.cluster.transport} />
+            <Notes report={report.clone()} machines={*m} transport={req.cluster.transport} staged={staged_in_host_memory(&req.cluster)} host_memory_gbs={req.cluster.host_memory_gbs} />
         </section>
     }
 }
@@ -188,9 +189,12 @@ pub struct NotesProps {
     pub report: CollectiveReport,
     pub machines: Machines,
     pub transport: Transport,
+    /// Network bytes are staged in host memory (GPUDirect RDMA off on verbs).
+    pub staged: bool,
+    pub host_memory_gbs: f64,
 }
 
-/// The two explanations, each shown only where it applies.
+/// The explanations, each shown only where it applies.
 #[function_component]
 pub fn Notes(props: &NotesProps) -> Html {
     let m = &props.machines;
@@ -211,6 +215,27 @@ pub fn Notes(props: &NotesProps) -> Html {
                         past_wire.iter().map(|e| pair_name(e.algorithm, e.protocol)).collect::<Vec<_>>().join(", "),
                         props.report.op.bus_factor(props.report.ranks), op_name(props.report.op), props.report.ranks,
                     ) }
+                </p>
+            }
+            if props.staged {
+                <p class="nccl-note" data-note="host-staging">
+                    { format!(
+                        "Without GPUDirect RDMA, NCCL puts its network buffers in host memory instead of GPU memory: the \
+                         sending GPU writes each byte there and the NIC reads it out; on the far side the NIC writes it \
+                         and the GPU reads it. A node sends and receives at once, so its host memory carries {} times its \
+                         network rate. NCCL's tuner does not count this (it times the path through the CPU like a direct \
+                         one), so this bound is the lab's, added to NCCL's model: {} GB/s of host memory ({}, at its peak) \
+                         allows at most {} GB/s per direction across the network, against {} GB/s of NICs. Real memory \
+                         runs below its peak, so measured runs fall further.",
+                        STAGING_HOST_MEMORY_PASSES,
+                        format::gbs(props.host_memory_gbs),
+                        m.gpu.host_system(),
+                        format::gbs(props.host_memory_gbs / STAGING_HOST_MEMORY_PASSES),
+                        format::gbs(wire),
+                    ) }
+                    { " " }
+                    <a href="https://github.com/NVIDIA/nccl/blob/v2.29.3-1/src/transport/net.cc#L884" rel="noopener">{ "Where NCCL picks host memory" }</a>
+                    { "." }
                 </p>
             }
             if sockets {
