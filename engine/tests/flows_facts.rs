@@ -1,8 +1,8 @@
 //! Scenario-specific facts, recomputed from primary figures rather than from the model.
 
 use engine::flows::{
-    build_scenario, comparisons, link, links, scenario_ids, FlowError, LinkId, LinkKind, Scenario,
-    ScenarioParams, StepKind,
+    build_scenario, comparisons, link, links, scenario_ids, Category, FlowError, LinkId, LinkKind,
+    Scenario, ScenarioParams, StepKind,
 };
 
 fn close(a: f64, b: f64) -> bool {
@@ -548,4 +548,64 @@ fn comparisons_name_real_scenarios() {
     }
     assert!(LinkId::IbNdr.kind().is_rdma_network());
     assert_eq!(LinkId::Tcp100g.kind(), LinkKind::Tcp);
+}
+
+/// A long WRITE moves as a pipeline (UX check 2026-12: 1 GiB took PCIe read + wire +
+/// remote write, 56 ms at 400 GbE): its time is the slowest stage's, and the breakdown of
+/// the critical path still adds up to the end-to-end time.
+#[test]
+fn a_long_write_is_a_pipeline_limited_by_its_slowest_stage() {
+    let gib = 1u64 << 30;
+    for id in ["gpudirect-write", "post-send", "rdma-read"] {
+        // PCIe Gen5 x16 (63 GB/s) feeds a 400 Gb/s link (50 GB/s): the wire is slowest.
+        let p = ScenarioParams {
+            pcie: LinkId::PcieGen5X16,
+            ..roce(gib)
+        };
+        let s = build(id, &p);
+        let wire_ns = s.totals.category_ns(Category::WireSerialization);
+        let packets = gib.div_ceil(u64::from(p.mtu));
+        // The bytes on the wire: payload plus at least one header per packet.
+        assert!(wire_ns >= gib as f64 * 8.0 / 400.0, "{id}");
+        assert!(
+            wire_ns <= (gib + packets * 200) as f64 * 8.0 / 400.0,
+            "{id}"
+        );
+        let end = s.totals.end_to_end_ns;
+        assert!(
+            end <= 1.2 * wire_ns,
+            "{id}: {end} ns against {wire_ns} ns on the wire"
+        );
+        let parts: f64 = s.totals.breakdown.iter().map(|c| c.ns).sum();
+        assert!(close(parts, end), "{id}: breakdown {parts} vs {end}");
+        // The whole DMA read and write are still shown, beside the packets.
+        let whole_pcie = s
+            .steps
+            .iter()
+            .filter(|st| !st.critical && st.bytes == gib && st.link == Some(LinkId::PcieGen5X16))
+            .count();
+        assert!(whole_pcie >= 1, "{id}: the streaming DMA steps are drawn");
+
+        // PCIe Gen4 x16 (31.5 GB/s) is slower than the link: PCIe sets the time.
+        let slow = build(
+            id,
+            &ScenarioParams {
+                pcie: LinkId::PcieGen4X16,
+                ..roce(gib)
+            },
+        );
+        let pcie_ns = gib as f64 * 8.0 / link(LinkId::PcieGen4X16).gbps;
+        let end = slow.totals.end_to_end_ns;
+        assert!(
+            end >= pcie_ns && end <= 1.2 * pcie_ns,
+            "{id}: {end} vs PCIe {pcie_ns}"
+        );
+        let parts: f64 = slow.totals.breakdown.iter().map(|c| c.ns).sum();
+        assert!(close(parts, end), "{id}: breakdown {parts} vs {end}");
+        assert!(
+            slow.totals.category_ns(Category::Pcie)
+                > slow.totals.category_ns(Category::WireSerialization),
+            "{id}: the breakdown names PCIe as the bottleneck"
+        );
+    }
 }

@@ -1,17 +1,20 @@
 //! Verbs data paths: post-send (DMA and inline), GPUDirect and staged writes, RDMA READ,
 //! ATOMIC compare-and-swap, and RC connection setup.
 //!
-//! Every stage finishes before the next begins (store and forward between stages): exact for
-//! one-packet messages, an upper bound for long ones, where a NIC overlaps its DMA reads
-//! with transmission.
+//! A payload of more than one packet moves as a pipeline in the WRITE, SEND and READ data
+//! paths: the sending NIC puts a packet on the wire as soon as its data has come in over
+//! PCIe, and the receiving NIC writes each packet to memory as it arrives ([`Stream`]). A
+//! long message then takes about as long as its slowest stage plus one packet through the
+//! others; the full DMA read and write are drawn beside the packets, off the critical path.
+//! Control steps (doorbell, WQE fetch, ACK, CQE) stay one after another.
 
 use super::costs::*;
 use super::link::Link;
 use super::model::{Category, StepKind};
 use super::params::{param_error, ScenarioParams};
 use super::stage::{
-    control_wire, fabric, fixed, rdma_wire, transfer, Flow, StepSpec, Who, BACKWARD_VIA,
-    FORWARD_VIA, PATH_CABLES, PATH_SWITCHES,
+    control_wire, duration, fabric, fixed, rdma_end_packets, rdma_wire, transfer, Flow, StepSpec,
+    Who, BACKWARD_VIA, FORWARD_VIA, PATH_CABLES, PATH_SWITCHES,
 };
 use super::staging::{cuda_memcpy, CudaMemcpyText};
 use super::FlowError;
@@ -40,8 +43,39 @@ impl Links {
 }
 
 /// The requester's half before the wire: the post, the doorbell, the WQE fetch, the NIC's
-/// parsing, and the payload DMA read from `source` (host or GPU memory).
+/// parsing, and the payload DMA read from `source` (host or GPU memory), whole.
 pub(crate) fn requester_front(f: &mut Flow, l: &Links, source: Who, payload: u64) {
+    requester_setup(f, l);
+    if payload > 0 {
+        let (title, text) = payload_read_words(source);
+        dma_read(f, l, source, payload, title, text);
+    }
+}
+
+/// [`requester_front`] with the payload read streaming into the packets.
+pub(crate) fn requester_front_streamed(f: &mut Flow, l: &Links, source: Who, stream: &mut Stream) {
+    requester_setup(f, l);
+    let (title, text) = payload_read_words(source);
+    stream_read(f, l, stream, source, title, text);
+}
+
+fn payload_read_words(source: Who) -> (&'static str, &'static str) {
+    if source == Who::Gpu {
+        (
+            "NIC reads the payload from GPU memory (peer-to-peer)",
+            "With GPUDirect RDMA the NIC's DMA read targets a GPU BAR address: the request \
+             and the data go through the PCIe switch, never through host memory or the CPU.",
+        )
+    } else {
+        (
+            "NIC reads the payload from host memory",
+            "The NIC pulls the registered buffer by DMA; the CPU is not involved.",
+        )
+    }
+}
+
+/// The post, the doorbell, the WQE fetch and the NIC's parsing.
+fn requester_setup(f: &mut Flow, l: &Links) {
     f.then(
         StepSpec::new(
             Who::App,
@@ -88,43 +122,277 @@ pub(crate) fn requester_front(f: &mut Flow, l: &Links, source: Who, payload: u64
         "The NIC loads the QP context, checks the opcode and the local key, and schedules the \
          queue for transmission.",
     ));
-    if payload > 0 {
-        let (title, text) = if source == Who::Gpu {
-            (
-                "NIC reads the payload from GPU memory (peer-to-peer)",
-                "With GPUDirect RDMA the NIC's DMA read targets a GPU BAR address: the request \
-                 and the data go through the PCIe switch, never through host memory or the CPU.",
+}
+
+/// A payload streaming from a DMA read through the wire into a DMA write.
+pub(crate) struct Stream {
+    /// Payload bytes.
+    len: u64,
+    /// Payload bytes per packet (the path MTU).
+    mtu: u32,
+    /// Wire bytes of all packets, of the first and of the last.
+    wire: u64,
+    first_wire: u64,
+    last_wire: u64,
+    /// The step reading the whole payload, when it runs beside the packets (the wire is the
+    /// slower stage).
+    read: Option<usize>,
+    /// The DMA read is the slower stage: it is on the critical path and paces the packets.
+    paced_by_read: bool,
+    /// The DMA read request, which every overlapping step comes after.
+    request: Option<usize>,
+}
+
+impl Stream {
+    /// A stream of `len` bytes at `mtu`, the first packet carrying `first_ext` extended
+    /// header bytes.
+    pub(crate) fn new(l: &Links, len: u64, mtu: u32, first_ext: u32) -> Stream {
+        let (_, wire) = rdma_wire(&l.net, len, mtu, first_ext);
+        let (first_wire, last_wire) = rdma_end_packets(&l.net, len, mtu, first_ext);
+        Stream {
+            len,
+            mtu,
+            wire,
+            first_wire,
+            last_wire,
+            read: None,
+            paced_by_read: false,
+            request: None,
+        }
+    }
+
+    /// More than one packet: the stages can overlap.
+    fn pipelined(&self) -> bool {
+        self.len > u64::from(self.mtu)
+    }
+
+    /// Payload bytes of the first packet, and of the last.
+    fn end_chunks(&self) -> (u64, u64) {
+        let mtu = u64::from(self.mtu.max(1));
+        let packets = self.len.div_ceil(mtu).max(1);
+        (self.len.min(mtu), self.len - (packets - 1) * mtu)
+    }
+}
+
+/// The DMA read of a stream's payload by the NIC in front of `from`: a request, then the
+/// data. Past one packet the critical path runs through the slower of the read and the
+/// wire: if the wire is slower, the whole read runs beside and the path goes on as soon as
+/// the first packet's data is in; if PCIe is slower, the whole read is on the path and the
+/// packets follow it.
+pub(crate) fn stream_read(
+    f: &mut Flow,
+    l: &Links,
+    stream: &mut Stream,
+    from: Who,
+    title: &str,
+    text: &str,
+) {
+    if !stream.pipelined() {
+        dma_read(f, l, from, stream.len, title, text);
+        return;
+    }
+    let (nic, sw) = pcie_side(from);
+    f.then(read_request(nic, from, sw, l, title));
+    let request = f.last();
+    stream.request = request;
+    let read = transfer(&l.pcie, stream.len);
+    stream.paced_by_read = duration(&read) > l.net.serialization_ns(stream.wire);
+    let whole = StepSpec::new(
+        from,
+        nic,
+        StepKind::DmaRead,
+        format!("{title}: the data streams in"),
+        read,
+        "/gpudirect",
+        if stream.paced_by_read {
+            format!(
+                "{text} PCIe delivers the data more slowly than the link could send it, so \
+                 this read sets the pace: the NIC sends each packet as soon as its data is in."
             )
         } else {
-            (
-                "NIC reads the payload from host memory",
-                "The NIC pulls the registered buffer by DMA; the CPU is not involved.",
+            format!(
+                "{text} The read runs while packets leave: the NIC sends each packet as soon \
+                 as its data has arrived, so this transfer overlaps the wire."
             )
-        };
-        dma_read(f, l, source, payload, title, text);
+        },
+    )
+    .via(&[sw])
+    .bytes(stream.len);
+    if stream.paced_by_read {
+        f.then(whole);
+        return;
     }
+    stream.read = Some(f.beside(request, 0.0, whole));
+    let (first, _) = stream.end_chunks();
+    f.then(
+        StepSpec::new(
+            from,
+            nic,
+            StepKind::DmaRead,
+            format!("{title}: the first packet's data is in"),
+            transfer(&l.pcie, first),
+            "/gpudirect",
+            "The NIC need not wait for the whole payload: one packet's worth of data is enough \
+             to start sending.",
+        )
+        .via(&[sw])
+        .bytes(first),
+    );
+}
+
+/// The packets of a stream, `spec` crossing the fabric. Paced by a slower DMA read, the
+/// packets run beside it from its first packet's data on, and the critical path takes only
+/// the last packet across once the read ends. Returns the packets' step.
+pub(crate) fn stream_send(f: &mut Flow, l: &Links, stream: &Stream, spec: StepSpec) -> usize {
+    if stream.paced_by_read {
+        let read = f.last();
+        let (first, last) = stream.end_chunks();
+        let first_in = read.map_or(0.0, |r| f.start_of(r)) + duration(&transfer(&l.pcie, first));
+        let (from, to, kind, topic, via) =
+            (spec.from, spec.to, spec.kind, spec.topic, spec.via.clone());
+        let packets = f.alongside(stream.request, first_in, spec);
+        f.then(
+            StepSpec::new(
+                from,
+                to,
+                kind,
+                "The last packet crosses the fabric",
+                fabric(&l.net, stream.last_wire, PATH_CABLES, PATH_SWITCHES),
+                topic,
+                "Its data came in last; once it is sent and has crossed the switches, the \
+                 whole message is at the far NIC.",
+            )
+            .via(&via)
+            .bytes(last),
+        );
+        return packets;
+    }
+    let sender = spec.from;
+    let wire = f.then(spec);
+    let Some(read) = stream.read else {
+        return wire;
+    };
+    // A guard for the boundary case: the last packet cannot leave before its data is in.
+    let last_packet = fabric(&l.net, stream.last_wire, PATH_CABLES, PATH_SWITCHES);
+    let behind = f.end_of(Some(read)) + duration(&last_packet) - f.end_of(Some(wire));
+    // Below a nanosecond the difference is rounding, not a wait.
+    if behind > 1.0 {
+        f.then(StepSpec::new(
+            sender,
+            sender,
+            StepKind::Wait,
+            "The last packet waits for its data",
+            fixed(
+                behind,
+                Category::Pcie,
+                "end of the DMA read + the last packet's time on the wire, less the end of the packets",
+            ),
+            "/gpudirect",
+            "The last packet leaves only once its data has come in over PCIe.",
+        ));
+    }
+    wire
+}
+
+/// The receiving NIC's DMA write of a stream's payload into `to`, after the packets of step
+/// `packets` (and the NIC's check, the last critical step). Past one packet, each packet is
+/// written as it arrives: the whole write runs beside, and on the critical path (when
+/// `critical`) only the last packet's write remains, or the backlog of a slower PCIe.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stream_write(
+    f: &mut Flow,
+    l: &Links,
+    stream: &Stream,
+    packets: usize,
+    nic: Who,
+    to: Who,
+    critical: bool,
+    title: &str,
+    text: &str,
+) {
+    let checked = f.last();
+    if !stream.pipelined() {
+        let w = dma_write(l, nic, to, stream.len, title, text);
+        if critical {
+            f.then(w);
+        } else {
+            f.beside(checked, 0.0, w);
+        }
+        return;
+    }
+    let first_packet = fabric(&l.net, stream.first_wire, PATH_CABLES, PATH_SWITCHES);
+    let first_in = f.start_of(packets) + duration(&first_packet) + NIC_RX_NS;
+    let whole = dma_write(
+        l,
+        nic,
+        to,
+        stream.len,
+        &format!("{title}, packet by packet"),
+        &format!(
+            "{text} The NIC writes each packet as it arrives, so this write overlaps the \
+             packets still on the wire."
+        ),
+    );
+    let whole = f.alongside(stream.request, first_in, whole);
+    if !critical {
+        return;
+    }
+    let (_, last) = stream.end_chunks();
+    f.then(dma_write(
+        l,
+        nic,
+        to,
+        last,
+        &format!("{title}: the last packet's data"),
+        "Only the last packet is left to write when it arrives.",
+    ));
+    let behind = f.end_of(Some(whole)) - f.end_of(f.last());
+    // Below a nanosecond the difference is rounding, not a wait.
+    if behind > 1.0 {
+        f.then(StepSpec::new(
+            nic,
+            nic,
+            StepKind::Wait,
+            "The NIC finishes writing the earlier packets",
+            fixed(
+                behind,
+                Category::Pcie,
+                "end of the whole DMA write, less the end of the last packet's write",
+            ),
+            "/gpudirect",
+            "PCIe takes the data more slowly than the link brings it, so packets queue in the \
+             NIC and the write ends after the last packet's: PCIe sets the rate here.",
+        ));
+    }
+}
+
+/// The NIC and PCIe switch in front of a memory.
+fn pcie_side(memory: Who) -> (Who, Who) {
+    if matches!(memory, Who::RemoteHostMem | Who::RemoteGpu) {
+        (Who::RemoteNic, Who::RemotePcieSw)
+    } else {
+        (Who::Nic, Who::PcieSw)
+    }
+}
+
+fn read_request(nic: Who, from: Who, sw: Who, l: &Links, title: &str) -> StepSpec {
+    StepSpec::new(
+        nic,
+        from,
+        StepKind::DmaRead,
+        format!("{title}: read request"),
+        transfer(&l.pcie, 0),
+        "/gpudirect",
+        "A PCIe memory read request carries an address and a length but no data; it pays the \
+         one-way latency.",
+    )
+    .via(&[sw])
 }
 
 /// A DMA read as two steps: the read request (no data) and the completion with the data.
 pub(crate) fn dma_read(f: &mut Flow, l: &Links, from: Who, bytes: u64, title: &str, text: &str) {
-    let (nic, sw) = if matches!(from, Who::RemoteHostMem | Who::RemoteGpu) {
-        (Who::RemoteNic, Who::RemotePcieSw)
-    } else {
-        (Who::Nic, Who::PcieSw)
-    };
-    f.then(
-        StepSpec::new(
-            nic,
-            from,
-            StepKind::DmaRead,
-            format!("{title}: read request"),
-            transfer(&l.pcie, 0),
-            "/gpudirect",
-            "A PCIe memory read request carries an address and a length but no data; it pays the \
-             one-way latency.",
-        )
-        .via(&[sw]),
-    );
+    let (nic, sw) = pcie_side(from);
+    f.then(read_request(nic, from, sw, l, title));
     f.then(
         StepSpec::new(
             from,
@@ -340,13 +608,15 @@ pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowEr
             "/qp",
             "Same QP context work as for any send.",
         ));
-    } else {
-        requester_front(&mut f, &l, Who::HostMem, len);
+    }
+    let mut stream = Stream::new(&l, len, p.mtu, ext(Header::Reth));
+    if !inline {
+        requester_front_streamed(&mut f, &l, Who::HostMem, &mut stream);
     }
     let (packets, wire) = rdma_wire(&l.net, len, p.mtu, ext(Header::Reth));
     f.figure("packets", packets as f64, "packets");
     f.figure("wire bytes", wire as f64, "B");
-    f.then(cross(
+    let sent = cross(
         &l,
         true,
         StepKind::Packet,
@@ -360,7 +630,8 @@ pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowEr
         "The NIC splits the message at the path MTU; the first packet carries the RETH \
          (remote address, rkey, length). Switches forward cut-through, so only the sender's \
          link serializes the bytes.",
-    ));
+    );
+    let packets_step = stream_send(&mut f, &l, &stream, sent);
     f.then(nic_work(
         Who::RemoteNic,
         "Remote NIC checks the packets",
@@ -370,17 +641,18 @@ pub(crate) fn post_send(p: &ScenarioParams, inline: bool) -> Result<Flow, FlowEr
         "PSN in sequence, rkey valid for this address range and RDMA WRITE access: the \
          remote CPU is not asked.",
     ));
-    let rx = f.last();
-    let w = dma_write(
+    stream_write(
+        &mut f,
         &l,
+        &stream,
+        packets_step,
         Who::RemoteNic,
         Who::RemoteHostMem,
-        len,
+        false,
         "Remote NIC writes the data into memory",
         "The data lands in the registered buffer by DMA. The responder need not wait for this \
          posted write before acknowledging: PCIe ordering keeps later accesses behind it.",
     );
-    f.beside(rx, 0.0, w);
     ack_cqe_poll(
         &mut f,
         &l,
@@ -421,10 +693,12 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
         cuda_memcpy(&mut f, &l.pcie, false, len, &STAGING);
     }
     let source = if direct { Who::Gpu } else { Who::HostMem };
-    requester_front(&mut f, &l, source, len);
-    let (packets, wire) = rdma_wire(&l.net, len, p.mtu, ext(Header::Reth) + ext(Header::ImmDt));
+    let first_ext = ext(Header::Reth) + ext(Header::ImmDt);
+    let mut stream = Stream::new(&l, len, p.mtu, first_ext);
+    requester_front_streamed(&mut f, &l, source, &mut stream);
+    let (packets, wire) = rdma_wire(&l.net, len, p.mtu, first_ext);
     f.figure("packets", packets as f64, "packets");
-    f.then(cross(
+    let sent = cross(
         &l,
         true,
         StepKind::Packet,
@@ -437,7 +711,8 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
         "/roce",
         "WRITE with immediate: the data goes to the remote address, and the 4-byte immediate \
          produces a completion at the receiver so that it knows the data is there.",
-    ));
+    );
+    let packets_step = stream_send(&mut f, &l, &stream, sent);
     f.then(nic_work(
         Who::RemoteNic,
         "Remote NIC checks the packets",
@@ -458,15 +733,17 @@ pub(crate) fn gpu_write(p: &ScenarioParams, direct: bool) -> Result<Flow, FlowEr
     } else {
         "The data lands in a host staging buffer."
     };
-    let w = dma_write(
+    stream_write(
+        &mut f,
         &l,
+        &stream,
+        packets_step,
         Who::RemoteNic,
         target,
-        len,
+        true,
         "Remote NIC writes the data",
         text,
     );
-    f.then(w);
     let w = dma_write(
         &l,
         Who::RemoteNic,
@@ -541,17 +818,18 @@ pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "rkey and REMOTE_READ access checked; the request takes one of the responder's \
          max_dest_rd_atomic slots.",
     ));
-    dma_read(
+    let mut stream = Stream::new(&l, len, p.mtu, ext(Header::Aeth));
+    stream_read(
         &mut f,
         &l,
+        &mut stream,
         Who::RemoteHostMem,
-        len,
         "Remote NIC reads the data",
         "The responder's NIC pulls the data from its host memory by DMA.",
     );
     let (packets, wire) = rdma_wire(&l.net, len, p.mtu, ext(Header::Aeth));
     f.figure("response packets", packets as f64, "packets");
-    f.then(cross(
+    let sent = cross(
         &l,
         false,
         StepKind::Packet,
@@ -568,7 +846,8 @@ pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "/roce",
         "READ responses carry an AETH on the first and last packets; they double as the \
          acknowledgement, so no separate ACK follows.",
-    ));
+    );
+    let packets_step = stream_send(&mut f, &l, &stream, sent);
     f.then(nic_work(
         Who::Nic,
         "NIC matches the responses",
@@ -577,15 +856,17 @@ pub(crate) fn rdma_read(p: &ScenarioParams) -> Result<Flow, FlowError> {
         "/qp",
         "The requester checks the PSNs against the outstanding READ.",
     ));
-    let w = dma_write(
+    stream_write(
+        &mut f,
         &l,
+        &stream,
+        packets_step,
         Who::Nic,
         Who::HostMem,
-        len,
+        true,
         "NIC writes the data into the local buffer",
         "The data lands in the local registered buffer.",
     );
-    f.then(w);
     let c = dma_write(
         &l,
         Who::Nic,

@@ -310,6 +310,28 @@ pub(crate) fn rdma_wire(link: &Link, len: u64, mtu: u32, first_ext: u32) -> (u64
     (packets, first + (packets - 2) * middle + tail)
 }
 
+/// Wire bytes of the first and of the last packet of `len` payload bytes split at `mtu`
+/// (the first carries `first_ext` extended-header bytes; one packet is both).
+pub(crate) fn rdma_end_packets(link: &Link, len: u64, mtu: u32, first_ext: u32) -> (u64, u64) {
+    let framing = rdma_framing(link);
+    let mtu64 = u64::from(mtu.max(1));
+    let packets = len.div_ceil(mtu64).max(1);
+    let last = u32::try_from(len - (packets - 1) * mtu64).unwrap_or(mtu);
+    if packets == 1 {
+        let one = u64::from(packet_cost(framing, first_ext, last).wire);
+        return (one, one);
+    }
+    (
+        u64::from(packet_cost(framing, first_ext, mtu).wire),
+        u64::from(packet_cost(framing, 0, last).wire),
+    )
+}
+
+/// How long a cost takes.
+pub(crate) fn duration(cost: &Cost) -> f64 {
+    cost.parts.iter().map(|p| p.ns).sum()
+}
+
 /// Wire bytes of one payload-less packet with `ext` extended-header bytes (ACK, NAK, CNP,
 /// READ request).
 pub(crate) fn control_wire(link: &Link, ext: u32) -> u64 {
@@ -380,6 +402,18 @@ impl Flow {
     /// Index of the last critical step.
     pub(crate) fn last(&self) -> Option<usize> {
         self.last_critical
+    }
+
+    /// Start of a step (0 before any).
+    pub(crate) fn start_of(&self, index: usize) -> f64 {
+        self.steps.get(index).map_or(0.0, |s| s.start_ns)
+    }
+
+    /// Adds a step off the critical path at `start` (no earlier than step `after` ends):
+    /// for work that overlaps the critical path, such as a long DMA read streaming into the
+    /// NIC while packets leave.
+    pub(crate) fn alongside(&mut self, after: Option<usize>, start: f64, spec: StepSpec) -> usize {
+        self.place(spec, after, start, false)
     }
 
     fn place(&mut self, spec: StepSpec, after: Option<usize>, start: f64, critical: bool) -> usize {
