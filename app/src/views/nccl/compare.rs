@@ -59,10 +59,11 @@ pub fn Compare(props: &CompareProps) -> Html {
     };
     let dash = || "—".to_string();
     // The notes under the results speak of the current configuration; a variant that
-    // brings sockets in gets its own.
+    // brings sockets or host staging in gets its own.
     let variant_notes = variant.ok().filter(|vc| {
-        vc.request.cluster.transport == Transport::Socket
-            && calc.request.cluster.transport != Transport::Socket
+        let (v, c) = (&vc.request.cluster, &calc.request.cluster);
+        (v.transport == Transport::Socket && c.transport != Transport::Socket)
+            || (staged_in_host_memory(v) && !staged_in_host_memory(c))
     });
     html! {
         <section class="nccl-compare" aria-labelledby="nccl-compare-title">
