@@ -28,7 +28,8 @@
 //!
 //! Model assumptions, named where they are used: [`OPTICS_ASSUMPTION`],
 //! [`BISECTION_DEFINITION`], the leaf port split of [`leaf_ports`], every leaf connected to
-//! every spine of its pod, planes as independent identical fabrics.
+//! every spine of its pod, the tiers above the leaves sized for the ports in use (see
+//! [`build`]), planes as independent identical fabrics.
 
 mod error;
 mod path;

@@ -105,7 +105,7 @@ fn rows(f: &Fabric) -> Vec<Row> {
             total: grouped(core.count),
             note: format!(
                 "{} groups of {}: group j joins spine j of every pod",
-                f.leaf.up_ports, f.cores_per_group
+                f.spines_per_pod, f.cores_per_group
             ),
         },
         None => Row {
