@@ -14,7 +14,9 @@
 //! oversubscription (2 down ports at 1:1 need 2 uplinks, not the 32 its port split has room
 //! for), spines and cores get ports for those uplinks, and links and optics are counted
 //! over the cables that exist. Where every leaf is full this is the fat-tree above; a
-//! partly filled scalable unit or pod is cabled for its nodes.
+//! partly filled scalable unit or pod is cabled for its nodes. NVIDIA builds a partly
+//! filled scalable unit in full instead, to grow into; [`Fabric::full_units`] gives those
+//! counts beside these.
 
 use super::error::FabricError;
 use super::spec::{FabricSpec, Tiers};
@@ -136,6 +138,38 @@ pub struct Fabric {
     pub hops: HopCounts,
     /// `Some` only when rail-optimized.
     pub scalable_units: Option<ScalableUnits>,
+    /// More than one switch per plane was sized, yet every NIC port of a plane fits one
+    /// switch of this radix, which would put every port one hop from every other: rail
+    /// optimization (or the tiers asked for) is what costs the rest.
+    pub one_switch_would_serve: bool,
+    /// Rail-optimized with every node in one scalable unit: each rail's ports share one
+    /// leaf, so the tiers above the leaves carry only traffic between rails. NCCL's PXN
+    /// moves such traffic over NVLink to the GPU on the destination's rail first (NCCL
+    /// User Guide, `NCCL_PXN_DISABLE`, on by default since 2.12), and "rail-only" designs
+    /// drop the spines for that reason (W. Wang, M. Ghobadi, K. Shakeri, Y. Zhang, N.
+    /// Hasani, "Rail-only: A Low-Cost High-Performance Network for Training LLMs with
+    /// Trillion Parameters", arXiv:2307.12169): traffic that does not go through PXN
+    /// (NCCL with it disabled, GPUs without NVLink, other programs) still needs them.
+    pub spines_only_between_rails: bool,
+    /// The upper tiers as NVIDIA builds them when the last scalable unit is partly filled,
+    /// `None` when that is what was sized. NVIDIA, "DGX SuperPOD Reference Architecture,
+    /// DGX H100", "Network Fabrics": for a node count short of whole scalable units "the
+    /// fabric should be designed to support the full SU, including leaf switches and
+    /// leaf-spine cables", leaving unused the ports where the missing nodes would go, so
+    /// routing and performance are alike everywhere and the fabric can grow.
+    pub full_units: Option<FullUnits>,
+}
+
+/// Counts with the last scalable unit's leaves cabled up as if it were full (see
+/// [`Fabric::full_units`]); NIC cables only for the nodes there are. Over all planes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FullUnits {
+    pub spines: u64,
+    pub cores: u64,
+    pub switches: u64,
+    pub links: Links,
+    /// Two per link, under [`OPTICS_ASSUMPTION`].
+    pub transceivers: u64,
 }
 
 /// Down and up ports of a leaf at oversubscription `r`: down = ⌊k·r/(1+r)⌋, up = k − down.
@@ -349,7 +383,8 @@ fn three_tiers(leaves: &[Alike], radix: u32) -> Upper {
 /// Leaves follow the shape asked (one per rail and scalable unit, or whole nodes per
 /// top-of-rack leaf); spines, cores, links and optics follow the ports in use (see the
 /// module's text). With [`Tiers::Auto`] a fabric whose NIC ports all fit one switch is
-/// that switch, unless rail optimization spreads them over rails.
+/// that switch, unless rail optimization spreads them over rails; then
+/// [`Fabric::one_switch_would_serve`] says so.
 pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
     spec.validate()?;
     let radix = spec.switch_ports * spec.switch_port_split;
@@ -466,8 +501,9 @@ pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
         other_pod: upper.pods.is_some_and(|p| p > 1).then_some(5),
         other_rail_with_pxn: spec.rail_optimized.then_some(1),
     };
+    let one_unit = scalable_units.as_ref().is_some_and(|su| su.count == 1);
 
-    Ok(Fabric {
+    let mut fabric = Fabric {
         spec: spec.clone(),
         tiers,
         nodes,
@@ -489,7 +525,12 @@ pub fn build(spec: &FabricSpec) -> Result<Fabric, FabricError> {
         bisection_definition: BISECTION_DEFINITION,
         hops,
         scalable_units,
-    })
+        one_switch_would_serve: endpoints_per_plane <= k,
+        spines_only_between_rails: one_unit,
+        full_units: None,
+    };
+    fabric.full_units = full_units(&fabric);
+    Ok(fabric)
 }
 
 fn links(nic_leaf: u64, leaf_spine: u64, spine_core: u64) -> Links {
@@ -507,6 +548,36 @@ fn optics(links: u64) -> Optics {
         transceivers: 2 * links,
         assumption: OPTICS_ASSUMPTION,
     }
+}
+
+/// The same fabric with its last scalable unit filled with nodes, less their NIC cables:
+/// NVIDIA's way of building a partly filled unit (see [`Fabric::full_units`]). `None`
+/// when every unit is full, when the full fabric would be out of range, or when it cables
+/// no more than `f` does.
+fn full_units(f: &Fabric) -> Option<FullUnits> {
+    let su = f.scalable_units.as_ref()?;
+    let nodes_in_full = su.count * u64::from(su.nodes_per_su);
+    if nodes_in_full == f.nodes {
+        return None;
+    }
+    let gpus = u32::try_from(nodes_in_full * u64::from(f.spec.gpus_per_node)).ok()?;
+    let full = build(&FabricSpec {
+        gpus,
+        ..f.spec.clone()
+    })
+    .ok()?;
+    let links = links(
+        f.links.nic_leaf,
+        full.links.leaf_spine,
+        full.links.spine_core,
+    );
+    (links.total > f.links.total).then(|| FullUnits {
+        spines: full.spine.count,
+        cores: full.core.as_ref().map_or(0, |c| c.count),
+        switches: full.switches,
+        transceivers: 2 * links.total,
+        links,
+    })
 }
 
 /// The fabric of one switch per plane, every port facing the nodes: no uplinks, no spines.
@@ -565,5 +636,9 @@ fn one_switch(spec: &FabricSpec, radix: u32, port_gbps: f64, nodes: u64, rails: 
             other_rail_with_pxn: spec.rail_optimized.then_some(1),
         },
         scalable_units,
+        // It is one switch already.
+        one_switch_would_serve: false,
+        spines_only_between_rails: false,
+        full_units: None,
     }
 }

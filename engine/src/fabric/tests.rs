@@ -239,6 +239,41 @@ fn three_tiers_cable_only_the_pods_in_use() {
 }
 
 #[test]
+fn a_small_rail_optimized_fabric_says_what_fewer_switches_would_do() {
+    // 2 nodes × 8 rails = 16 NIC ports: they fit one 64-port switch, and all 16 sit in
+    // one scalable unit, so the spine carries only traffic between rails.
+    let f = build(&dgx(16)).unwrap();
+    assert!(f.one_switch_would_serve);
+    assert!(f.spines_only_between_rails);
+    // NVIDIA's RA cables the partly filled unit as a full one: the Table 4 1-SU row's
+    // 4 spines and 256 spine–leaf cables, with NIC cables only for the 16 ports there are.
+    let full = f.full_units.as_ref().expect("the unit is partly filled");
+    assert_eq!((full.spines, full.cores, full.switches), (4, 0, 12));
+    assert_eq!((full.links.nic_leaf, full.links.leaf_spine), (16, 256));
+    assert_eq!(full.transceivers, 2 * (16 + 256));
+
+    // Table 4's 1-SU row (31 nodes, one place to UFM) is cabled as a full unit already.
+    let su1 = build(&dgx(31 * 8)).unwrap();
+    assert_eq!(su1.full_units, None);
+    assert!(su1.spines_only_between_rails);
+    assert!(!su1.one_switch_would_serve, "248 ports do not fit 64");
+    // Four units: traffic of one rail crosses the spines between units.
+    let su4 = build(&dgx(1024)).unwrap();
+    assert!(!su4.spines_only_between_rails && !su4.one_switch_would_serve);
+    assert_eq!(su4.full_units, None);
+
+    // Top-of-rack with the fewest tiers is one switch already; asking for two tiers builds
+    // a spine the ports did not need, and the fabric says so.
+    let rack = build(&hosts(8, 64, Tiers::Auto)).unwrap();
+    assert_eq!(rack.tiers, 1);
+    assert!(!rack.one_switch_would_serve);
+    let two = build(&hosts(8, 64, Tiers::Two)).unwrap();
+    assert_eq!(two.switches, 2);
+    assert!(two.one_switch_would_serve);
+    assert!(!two.spines_only_between_rails, "not rail-optimized");
+}
+
+#[test]
 fn split_ports_double_the_radix_at_half_the_speed() {
     // 64 × 400G used as 128 × 200G: k = 128, so two tiers hold k²/2 = 8,192 endpoints.
     let mut spec = hosts(8192, 64, Tiers::Two);
@@ -542,6 +577,18 @@ proptest! {
         if let Some(core) = &f.core {
             prop_assert!(f.links.spine_core <= core.count * u64::from(core.down_used));
             prop_assert!(f.links.spine_core <= f.spine.count * u64::from(f.spine.up_used));
+        }
+        // One switch would serve exactly when a plane's NIC ports fit one.
+        let per_plane = f.endpoints / u64::from(spec.planes);
+        prop_assert_eq!(f.one_switch_would_serve, per_plane <= u64::from(f.radix));
+        if let Some(full) = &f.full_units {
+            // NVIDIA's full units: the same leaves and NIC cables, more cabled above.
+            let su = f.scalable_units.as_ref().unwrap();
+            prop_assert!(f.nodes < su.count * u64::from(su.nodes_per_su));
+            prop_assert_eq!(full.links.nic_leaf, f.links.nic_leaf);
+            prop_assert!(full.links.total > f.links.total);
+            prop_assert!(full.spines >= f.spine.count);
+            prop_assert_eq!(full.transceivers, 2 * full.links.total);
         }
     }
 
