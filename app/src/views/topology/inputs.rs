@@ -48,7 +48,7 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
                     <input
                         id={id}
                         type="text"
-                        inputmode={if f.whole { "numeric" } else { "decimal" }}
+                        inputmode={f.reads.inputmode()}
                         value={page.text(key).to_string()}
                         aria-invalid={error.is_some().to_string()}
                         aria-describedby={error.map(|_| format!("topo-error-{key}"))}

@@ -147,6 +147,27 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_down_up_ratio_reads_from_a_link_and_is_written_back_as_a_number() {
+        for search in [
+            "?oversubscription=3:1",
+            "?oversubscription=3%3A1",
+            "?oversubscription=3+:+1",
+            "?oversubscription=3",
+        ] {
+            let q = Query::from_pairs(&page_query::parse(search));
+            let mut spec = preset("superpod-h100-1su").unwrap().spec;
+            assert!(q.apply_parts(&mut spec).is_empty(), "{search}");
+            assert_eq!(spec.oversubscription, 3.0, "{search}");
+            let out = pairs(None, &spec, Network::InfiniBand, &[], false);
+            assert!(out.contains(&("oversubscription", "3".to_string())));
+        }
+        let q = Query::from_pairs(&page_query::parse("?oversubscription=1:0"));
+        let mut spec = preset("superpod-h100-1su").unwrap().spec;
+        assert_eq!(q.apply_parts(&mut spec), vec!["oversubscription"]);
+        assert_eq!(spec.oversubscription, 1.0);
+    }
+
+    #[test]
     fn unreadable_parts_are_named_and_leave_the_spec() {
         let q = Query::from_pairs(&page_query::parse("?gpus=lots&tiers=9&planes=2&x=1"));
         let mut spec = preset("superpod-h100-1su").unwrap().spec;
