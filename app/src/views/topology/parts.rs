@@ -2,7 +2,7 @@
 //! optics, bisection bandwidth, hop counts and scalable units, each with what it means.
 
 use crate::views::figures;
-use engine::fabric::Fabric;
+use engine::fabric::{Fabric, Tiers};
 use yew::prelude::*;
 
 /// A count with grouped thousands, as the reference text writes it.
@@ -48,10 +48,15 @@ fn choices(f: &Fabric) -> Vec<String> {
         let of_plane = if planes > 1 { " of a plane" } else { "" };
         let fit = format!("All {ports}{of_plane} fit one {}-port switch", f.radix);
         out.push(if f.spec.rail_optimized {
+            let how = if f.spec.tiers == Tiers::Auto {
+                "Untick rail-optimized"
+            } else {
+                "Untick rail-optimized and take the fewest tiers that fit"
+            };
             format!(
                 "{fit}, which puts every port one hop from every other: a rail-optimized \
                  fabric needs more switches only when the NIC ports outgrow one switch. \
-                 Untick rail-optimized to size that switch."
+                 {how} to size that switch."
             )
         } else {
             format!("{fit}: with the fewest tiers that fit, that switch is the whole fabric.")
@@ -396,6 +401,10 @@ mod tests {
             "{}",
             said[2]
         );
+        let mut two = spec.clone();
+        two.tiers = Tiers::Two;
+        let said = choices(&engine::fabric::build(&two).unwrap());
+        assert!(said[0].contains("and take the fewest tiers"), "{}", said[0]);
         // Top-of-rack, the same ports are one switch, and nothing is left to say.
         spec.rail_optimized = false;
         let one = engine::fabric::build(&spec).unwrap();
