@@ -21,14 +21,21 @@
 //!   nodes of its unit and traffic between rails crosses the spine layer; Table 4 gives
 //!   the compute fabric's leaves (8 per unit), spines and leaf–spine cables for 1 to 4
 //!   units. One leaf per rail and 256 GPUs per unit are read off that table and the DGX
-//!   H100's eight GPUs, not stated in those words on the page.
+//!   H100's eight GPUs, not stated in those words on the page. The same section asks
+//!   for a node count short of whole units to be built as whole units, leaves and
+//!   leaf–spine cables included, leaving ports unused: [`Fabric::full_units`].
+//! - **Rail-only**: W. Wang, M. Ghobadi, K. Shakeri, Y. Zhang, N. Hasani, "Rail-only: A
+//!   Low-Cost High-Performance Network for Training LLMs with Trillion Parameters"
+//!   (arXiv:2307.12169): LLM training traffic between rails can go over the servers'
+//!   NVLink first, so the spine layer can go ([`Fabric::spines_only_between_rails`]).
 //! - **Larger SuperPODs**: NVIDIA, "DGX SuperPOD Reference Architecture, DGX B200",
 //!   section "DGX SuperPOD Architecture": leaves, spines and cores for 2 to 64 units,
 //!   against which the three-tier sizing is tested.
 //!
 //! Model assumptions, named where they are used: [`OPTICS_ASSUMPTION`],
 //! [`BISECTION_DEFINITION`], the leaf port split of [`leaf_ports`], every leaf connected to
-//! every spine of its pod, planes as independent identical fabrics.
+//! every spine of its pod, the tiers above the leaves sized for the ports in use (see
+//! [`build`]), planes as independent identical fabrics.
 
 mod error;
 mod path;
@@ -42,7 +49,7 @@ pub use error::FabricError;
 pub use path::{Hop, Path};
 pub use presets::{preset, presets, ClusterPreset};
 pub use sizing::{
-    build, leaf_ports, Fabric, HopCounts, Links, Optics, ScalableUnits, SwitchTier,
+    build, leaf_ports, Fabric, FullUnits, HopCounts, Links, Optics, ScalableUnits, SwitchTier,
     BISECTION_DEFINITION, OPTICS_ASSUMPTION,
 };
 pub use spec::{

@@ -182,6 +182,98 @@ fn nvidia_superpod_b200_larger_configurations_take_a_core_tier() {
 }
 
 #[test]
+fn two_rail_optimized_nodes_are_sized_for_their_16_ports() {
+    // Issue #32: 2 DGX-like nodes, 8 rails, 64-port switches at 1:1. Each rail's leaf takes
+    // 2 NIC ports, so at 1:1 it needs 2 uplinks, not the 32 its port split has room for:
+    // 8 leaves × 2 = 16 uplinks fill one 64-port spine. Cables: 16 NIC to leaf + 16 leaf
+    // to spine = 32, two transceivers each = 64.
+    let f = build(&dgx(16)).unwrap();
+    assert_eq!((f.tiers, f.nodes, f.rails), (2, 2, 8));
+    assert!(f.links.leaf_spine <= 16, "{:?}", f.links);
+    assert!(f.optics.transceivers <= 64, "{:?}", f.optics);
+    assert_eq!(f.leaf.count, 8, "one leaf per rail");
+    assert_eq!((f.leaf.down_used, f.leaf.up_used), (2, 2));
+    // The port split stays the switch's: room for 32 nodes per leaf.
+    assert_eq!((f.leaf.down_ports, f.leaf.up_ports), (32, 32));
+    assert_eq!(f.spine.count, 1);
+    assert_eq!(f.spine.down_used, 16);
+    assert_eq!(
+        (f.links.nic_leaf, f.links.leaf_spine, f.links.total),
+        (16, 16, 32)
+    );
+    assert_eq!(f.optics.transceivers, 64);
+    // Half of 16 × 400 Gb/s: the 16 uplinks carry as much as the 16 NIC ports.
+    assert_eq!(f.bisection_gbps, 3_200.0);
+}
+
+#[test]
+fn a_partly_filled_unit_is_cabled_for_its_nodes_and_spreads_evenly_over_the_spines() {
+    // 33 nodes: unit 0 full (8 leaves of 32 nodes, 32 uplinks each), unit 1 one node
+    // (8 leaves of 1, 1 uplink needed each). 264 uplinks need ⌈264 / 64⌉ = 5 spines, but
+    // a full leaf's 32 uplinks split evenly only over 8 (5, 6 and 7 leave it short), so 8
+    // spines; each one-node leaf then reaches every spine once: 8 uplinks. Leaf–spine:
+    // 8 × 32 + 8 × 8 = 320, not the 16 × 32 = 512 of two full units.
+    let f = build(&dgx(33 * 8)).unwrap();
+    assert_eq!((f.leaf.count, f.spine.count), (16, 8));
+    assert_eq!(f.links.leaf_spine, 320);
+    assert_eq!(f.links.nic_leaf, 264);
+    assert_eq!(f.optics.transceivers, 2 * (264 + 320));
+    assert_eq!((f.leaf.down_used, f.leaf.up_used), (32, 32));
+}
+
+#[test]
+fn three_tiers_cable_only_the_pods_in_use() {
+    // 2,049 hosts of one port on 64-port switches: 65 leaves (64 of 32 hosts, one of 1),
+    // three tiers, pods of 32 leaves: 3 pods, the last with one leaf. Every leaf reaches
+    // each of its pod's 32 spines once (Al-Fares), so leaf–spine = 65 × 32. Each spine
+    // sends up as many links as it has leaves below (1:1): 32, 32 and 1 per spine index, 65
+    // per core group, which needs ⌈65 / 64⌉ = 2 cores; 2 divides a spine's 32 up ports and
+    // the one-leaf pod's spine reaches both cores once. Spine–core = 32 × (32 + 32 + 2).
+    let f = build(&hosts(2049, 64, Tiers::Auto)).unwrap();
+    assert_eq!((f.tiers, f.leaf.count, f.pods), (3, 65, Some(3)));
+    assert_eq!(f.spines_per_pod, 32);
+    assert_eq!(f.links.leaf_spine, 65 * 32);
+    assert_eq!(f.cores_per_group, 2);
+    assert_eq!(f.links.spine_core, 32 * (32 + 32 + 2));
+    assert_eq!(f.core.as_ref().map(|c| c.count), Some(64));
+}
+
+#[test]
+fn a_small_rail_optimized_fabric_says_what_fewer_switches_would_do() {
+    // 2 nodes × 8 rails = 16 NIC ports: they fit one 64-port switch, and all 16 sit in
+    // one scalable unit, so the spine carries only traffic between rails.
+    let f = build(&dgx(16)).unwrap();
+    assert!(f.one_switch_would_serve);
+    assert!(f.spines_only_between_rails);
+    // NVIDIA's RA cables the partly filled unit as a full one: the Table 4 1-SU row's
+    // 4 spines and 256 spine–leaf cables, with NIC cables only for the 16 ports there are.
+    let full = f.full_units.as_ref().expect("the unit is partly filled");
+    assert_eq!((full.spines, full.cores, full.switches), (4, 0, 12));
+    assert_eq!((full.links.nic_leaf, full.links.leaf_spine), (16, 256));
+    assert_eq!(full.transceivers, 2 * (16 + 256));
+
+    // Table 4's 1-SU row (31 nodes, one place to UFM) is cabled as a full unit already.
+    let su1 = build(&dgx(31 * 8)).unwrap();
+    assert_eq!(su1.full_units, None);
+    assert!(su1.spines_only_between_rails);
+    assert!(!su1.one_switch_would_serve, "248 ports do not fit 64");
+    // Four units: traffic of one rail crosses the spines between units.
+    let su4 = build(&dgx(1024)).unwrap();
+    assert!(!su4.spines_only_between_rails && !su4.one_switch_would_serve);
+    assert_eq!(su4.full_units, None);
+
+    // Top-of-rack with the fewest tiers is one switch already; asking for two tiers builds
+    // a spine the ports did not need, and the fabric says so.
+    let rack = build(&hosts(8, 64, Tiers::Auto)).unwrap();
+    assert_eq!(rack.tiers, 1);
+    assert!(!rack.one_switch_would_serve);
+    let two = build(&hosts(8, 64, Tiers::Two)).unwrap();
+    assert_eq!(two.switches, 2);
+    assert!(two.one_switch_would_serve);
+    assert!(!two.spines_only_between_rails, "not rail-optimized");
+}
+
+#[test]
 fn split_ports_double_the_radix_at_half_the_speed() {
     // 64 × 400G used as 128 × 200G: k = 128, so two tiers hold k²/2 = 8,192 endpoints.
     let mut spec = hosts(8192, 64, Tiers::Two);
@@ -467,9 +559,37 @@ proptest! {
         }
         // Every cable ends on a port that exists.
         prop_assert!(f.links.nic_leaf <= f.leaf.count * u64::from(f.leaf.down_ports));
-        prop_assert_eq!(f.links.leaf_spine, f.leaf.count * u64::from(f.leaf.up_ports));
+        prop_assert!(f.links.leaf_spine <= f.leaf.count * u64::from(f.leaf.up_ports));
         prop_assert!(f.links.leaf_spine <= f.spine.count * u64::from(f.spine.down_ports));
         prop_assert_eq!(f.optics.transceivers, 2 * f.links.total);
+        // Ports in use fit the split, and the busiest leaf cables enough uplinks for its
+        // cabled down ports at the ratio asked, so a partly filled leaf is never more
+        // oversubscribed than a full one.
+        let tiers = [Some(&f.leaf), Some(&f.spine), f.core.as_ref()];
+        for t in tiers.into_iter().flatten() {
+            prop_assert!(t.down_used <= t.down_ports && t.up_used <= t.up_ports, "{:?}", t);
+        }
+        prop_assert!(f.leaf.down_used >= 1);
+        prop_assert!(f64::from(f.leaf.down_used) <= r * f64::from(f.leaf.up_used) + 1e-9);
+        // The spines have a cabled port for every leaf uplink, the cores for every spine
+        // uplink (up to the busiest switch: the counts are of the busiest).
+        prop_assert!(f.links.leaf_spine <= f.spine.count * u64::from(f.spine.down_used));
+        if let Some(core) = &f.core {
+            prop_assert!(f.links.spine_core <= core.count * u64::from(core.down_used));
+            prop_assert!(f.links.spine_core <= f.spine.count * u64::from(f.spine.up_used));
+        }
+        // One switch would serve exactly when a plane's NIC ports fit one.
+        let per_plane = f.endpoints / u64::from(spec.planes);
+        prop_assert_eq!(f.one_switch_would_serve, per_plane <= u64::from(f.radix));
+        if let Some(full) = &f.full_units {
+            // NVIDIA's full units: the same leaves and NIC cables, more cabled above.
+            let su = f.scalable_units.as_ref().unwrap();
+            prop_assert!(f.nodes < su.count * u64::from(su.nodes_per_su));
+            prop_assert_eq!(full.links.nic_leaf, f.links.nic_leaf);
+            prop_assert!(full.links.total > f.links.total);
+            prop_assert!(full.spines >= f.spine.count);
+            prop_assert_eq!(full.transceivers, 2 * full.links.total);
+        }
     }
 
     #[test]

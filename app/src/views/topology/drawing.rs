@@ -143,7 +143,7 @@ pub fn summary(f: &Fabric, s: &Scope) -> Vec<String> {
         lines.push(format!(
             "Core: {} switches per plane in {} groups of {}; spine j of every pod goes to group j.",
             grouped(core.count / planes),
-            f.leaf.up_ports,
+            f.spines_per_pod,
             f.cores_per_group
         ));
     }

@@ -5,6 +5,29 @@
 
 use engine::fabric::{FabricError, FabricSpec};
 
+/// How a field's text reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// Counts: a whole number.
+    Whole,
+    /// Speeds: a decimal number.
+    Decimal,
+    /// A ratio as its unit writes it, `down:up` (`3:1`, `1.5:1`, `16:15`), or one number
+    /// meaning that number to 1.
+    Ratio,
+}
+
+impl Reads {
+    /// The keyboard a phone shows: a decimal pad has no `:`.
+    pub fn inputmode(self) -> &'static str {
+        match self {
+            Reads::Whole => "numeric",
+            Reads::Decimal => "decimal",
+            Reads::Ratio => "text",
+        }
+    }
+}
+
 /// One typed number.
 pub struct Field {
     /// The `FabricSpec` field, as `FabricError::InvalidField` names it.
@@ -12,17 +35,17 @@ pub struct Field {
     pub label: &'static str,
     pub unit: &'static str,
     pub help: &'static str,
-    /// Counts take whole numbers; speeds and the ratio take decimals.
-    pub whole: bool,
+    pub reads: Reads,
     get: fn(&FabricSpec) -> f64,
     set: fn(&mut FabricSpec, f64),
 }
 
 impl Field {
-    /// The value as its box shows it.
+    /// The value as its box and the link show it; a ratio as its first side (`3` for
+    /// 3:1), which reads back the same and keeps older links' values.
     pub fn text(&self, spec: &FabricSpec) -> String {
         let v = (self.get)(spec);
-        if self.whole {
+        if self.reads == Reads::Whole {
             format!("{v:.0}")
         } else {
             // At most four decimals: 16/15 shows as 1.0667, 400 as 400.
@@ -36,31 +59,68 @@ impl Field {
     pub fn apply(&self, spec: &mut FabricSpec, text: &str) -> Result<(), String> {
         let t = text.trim();
         if t.is_empty() {
-            return Err(format!(
-                "`{}` is empty: type a number of {}",
-                self.key, self.unit
-            ));
+            return Err(match self.reads {
+                Reads::Ratio => format!("`{}` is empty: type down:up, such as 3:1", self.key),
+                _ => format!("`{}` is empty: type a number of {}", self.key, self.unit),
+            });
         }
-        let value = if self.whole {
-            t.parse::<u32>().map(f64::from).map_err(|_| {
+        let value = match self.reads {
+            Reads::Whole => t.parse::<u32>().map(f64::from).map_err(|_| {
                 format!(
                     "`{}`: {t:?} is not a whole number of {} (0 to {})",
                     self.key,
                     self.unit,
                     u32::MAX
                 )
-            })?
-        } else {
-            let v: f64 = t
-                .parse()
-                .map_err(|_| format!("`{}`: {t:?} is not a number", self.key))?;
-            if !v.is_finite() {
-                return Err(format!("`{}`: {t:?} is not a finite number", self.key));
-            }
-            v
+            })?,
+            Reads::Decimal => decimal(t).map_err(|why| format!("`{}`: {t:?} {why}", self.key))?,
+            Reads::Ratio => ratio(t).map_err(|why| format!("`{}`: {why}", self.key))?,
         };
         (self.set)(spec, value);
         Ok(())
+    }
+}
+
+/// A finite decimal number, or what it is not.
+fn decimal(t: &str) -> Result<f64, &'static str> {
+    let v: f64 = t.parse().map_err(|_| "is not a number")?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("is not a finite number")
+    }
+}
+
+/// `down:up` as down / up, or one number as itself; the refusal names the side that fails.
+/// Spaces around either side are allowed ("3 : 1"); whether the ratio is in range is the
+/// engine's to say.
+fn ratio(t: &str) -> Result<f64, String> {
+    let sides: Vec<&str> = t.split(':').map(str::trim).collect();
+    let side = |name: &str, text: &str| {
+        if text.is_empty() {
+            return Err(format!(
+                "the {name} side of {t:?} is empty: write down:up, such as 3:1"
+            ));
+        }
+        decimal(text).map_err(|why| format!("the {name} side of {t:?}, {text:?}, {why}"))
+    };
+    match sides.as_slice() {
+        [one] => decimal(one).map_err(|why| {
+            format!("{t:?} {why}: write down:up, such as 3:1, or one number, such as 3")
+        }),
+        [down, up] => {
+            let (down, up) = (side("down", down)?, side("up", up)?);
+            if up <= 0.0 {
+                return Err(format!(
+                    "the up side of {t:?} must be above 0: a leaf needs an uplink"
+                ));
+            }
+            Ok(down / up)
+        }
+        _ => Err(format!(
+            "{t:?} has {} parts: write down:up, such as 3:1, or one number, such as 3",
+            sides.len()
+        )),
     }
 }
 
@@ -71,7 +131,7 @@ pub static FIELDS: &[Field] = &[
         label: "GPUs",
         unit: "GPUs",
         help: "GPUs in the whole cluster, a whole number of nodes.",
-        whole: true,
+        reads: Reads::Whole,
         get: |s| f64::from(s.gpus),
         set: |s, v| s.gpus = v as u32,
     },
@@ -80,7 +140,7 @@ pub static FIELDS: &[Field] = &[
         label: "GPUs per node",
         unit: "GPUs",
         help: "GPUs in one server (8 in a DGX H100).",
-        whole: true,
+        reads: Reads::Whole,
         get: |s| f64::from(s.gpus_per_node),
         set: |s, v| s.gpus_per_node = v as u32,
     },
@@ -89,7 +149,7 @@ pub static FIELDS: &[Field] = &[
         label: "NICs per node",
         unit: "NICs",
         help: "Scale-out NICs in one server; GPUs share them out evenly in order.",
-        whole: true,
+        reads: Reads::Whole,
         get: |s| f64::from(s.nics_per_node),
         set: |s, v| s.nics_per_node = v as u32,
     },
@@ -98,7 +158,7 @@ pub static FIELDS: &[Field] = &[
         label: "Ports per NIC",
         unit: "ports",
         help: "Fabric ports on one NIC; with two planes, one port in each.",
-        whole: true,
+        reads: Reads::Whole,
         get: |s| f64::from(s.nic_ports),
         set: |s, v| s.nic_ports = v as u32,
     },
@@ -107,7 +167,7 @@ pub static FIELDS: &[Field] = &[
         label: "NIC port speed",
         unit: "Gb/s",
         help: "Line rate of one NIC port, per direction.",
-        whole: false,
+        reads: Reads::Decimal,
         get: |s| s.nic_port_gbps,
         set: |s, v| s.nic_port_gbps = v,
     },
@@ -116,7 +176,7 @@ pub static FIELDS: &[Field] = &[
         label: "Switch radix",
         unit: "ports",
         help: "Physical ports on one switch; every tier uses the same switch.",
-        whole: true,
+        reads: Reads::Whole,
         get: |s| f64::from(s.switch_ports),
         set: |s, v| s.switch_ports = v as u32,
     },
@@ -125,7 +185,7 @@ pub static FIELDS: &[Field] = &[
         label: "Switch port speed",
         unit: "Gb/s",
         help: "Line rate of one physical switch port, per direction.",
-        whole: false,
+        reads: Reads::Decimal,
         get: |s| s.switch_port_gbps,
         set: |s, v| s.switch_port_gbps = v,
     },
@@ -134,7 +194,7 @@ pub static FIELDS: &[Field] = &[
         label: "Port split",
         unit: "ports",
         help: "Each switch port used as this many ports of its speed divided by it (breakout).",
-        whole: true,
+        reads: Reads::Whole,
         get: |s| f64::from(s.switch_port_split),
         set: |s, v| s.switch_port_split = v as u32,
     },
@@ -142,8 +202,8 @@ pub static FIELDS: &[Field] = &[
         key: "oversubscription",
         label: "Leaf oversubscription",
         unit: "down:up",
-        help: "Down ports per up port at the leaf: 1 is non-blocking; spines and cores stay 1:1.",
-        whole: false,
+        help: "Down ports per up port at the leaf, as 3:1 or 3: 1:1 is non-blocking; spines and cores stay 1:1.",
+        reads: Reads::Ratio,
         get: |s| s.oversubscription,
         set: |s, v| s.oversubscription = v,
     },
@@ -187,6 +247,49 @@ mod tests {
             spec.oversubscription = p.spec.oversubscription;
             assert_eq!(spec, p.spec, "{}", p.id);
         }
+    }
+
+    #[test]
+    fn oversubscription_reads_a_down_up_ratio_or_one_number() {
+        // #32: the unit says down:up, so "3:1" must read.
+        let ratio = field("oversubscription").unwrap();
+        let mut spec = preset("superpod-h100-1su").unwrap().spec;
+        for (text, want) in [
+            ("3:1", 3.0),
+            ("3", 3.0),
+            ("1.5:1", 1.5),
+            ("3 : 1", 3.0),
+            (" 16:15 ", 16.0 / 15.0),
+            ("6:2", 3.0),
+        ] {
+            ratio.apply(&mut spec, text).unwrap();
+            assert!(
+                (spec.oversubscription - want).abs() < 1e-12,
+                "{text:?} read as {}",
+                spec.oversubscription
+            );
+        }
+        assert_eq!(build(&spec).unwrap().leaf.down_ports, 48, "64 ports at 3:1");
+        for (text, says) in [
+            ("1:0", "up side"),
+            ("abc", "not a number"),
+            ("3:1:1", "3 parts"),
+            ("3:", "empty"),
+            (":1", "empty"),
+            ("x:1", "down side"),
+            ("3:inf", "up side"),
+        ] {
+            let e = ratio.apply(&mut spec, text).unwrap_err();
+            assert!(
+                e.contains("`oversubscription`") && e.contains(says),
+                "{text:?}: {e}"
+            );
+            assert!(e.contains(&format!("{text:?}")), "quotes the text: {e}");
+        }
+        assert_eq!(spec.oversubscription, 3.0, "a refusal leaves the spec");
+        // The range stays the engine's: 1:2 reads, and the engine names the field.
+        ratio.apply(&mut spec, "1:2").unwrap();
+        assert_eq!(error_key(&build(&spec).unwrap_err()), "oversubscription");
     }
 
     #[test]

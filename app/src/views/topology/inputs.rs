@@ -5,6 +5,7 @@ use engine::fabric::{presets, Tiers};
 use yew::prelude::*;
 
 use super::fields::FIELDS;
+use super::network::Network;
 use super::query::tiers_name;
 use super::state::{Action, TopologyPage};
 
@@ -47,7 +48,7 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
                     <input
                         id={id}
                         type="text"
-                        inputmode={if f.whole { "numeric" } else { "decimal" }}
+                        inputmode={f.reads.inputmode()}
                         value={page.text(key).to_string()}
                         aria-invalid={error.is_some().to_string()}
                         aria-describedby={error.map(|_| format!("topo-error-{key}"))}
@@ -70,6 +71,10 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
     let on_planes = props.dispatch.reform(|e: Event| {
         let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
         Action::Planes(select.value().parse().unwrap_or(1))
+    });
+    let on_network = props.dispatch.reform(|e: Event| {
+        let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        Action::Network(Network::from_id(&select.value()).unwrap_or(Network::InfiniBand))
     });
     let choice_error = |key: &'static str| page.error(key);
     html! {
@@ -116,6 +121,14 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
                         <option value="2" selected={page.planes == 2}>{ "2 (a NIC port in each)" }</option>
                     </select>
                     { refusal("planes", choice_error("planes")) }
+                </div>
+                <div class="topo-field" data-key="network">
+                    <label for="topo-network" title="What the NICs and switches speak; with the NIC rate it names the NIC the NCCL calculator models.">{ "Network" }</label>
+                    <select id="topo-network" onchange={on_network}>
+                        { for Network::ALL.into_iter().map(|n| html! {
+                            <option value={n.id()} selected={page.network == n}>{ n.label() }</option>
+                        }) }
+                    </select>
                 </div>
                 <div class={classes!("topo-field", "topo-check", choice_error("rail_optimized").is_some().then_some("topo-field-invalid"))} data-key="rail_optimized">
                     <input id="topo-rail" type="checkbox" checked={page.rail_optimized} onchange={on_rail}

@@ -5,6 +5,7 @@
 mod drawing;
 mod fields;
 mod inputs;
+mod network;
 mod parts;
 mod query;
 mod route;

@@ -2,7 +2,7 @@
 //! optics, bisection bandwidth, hop counts and scalable units, each with what it means.
 
 use crate::views::figures;
-use engine::fabric::Fabric;
+use engine::fabric::{Fabric, Tiers};
 use yew::prelude::*;
 
 /// A count with grouped thousands, as the reference text writes it.
@@ -14,6 +14,88 @@ pub fn grouped(n: u64) -> String {
 pub fn tbps(gbps: f64) -> String {
     let t = format!("{:.1}", gbps / 1000.0);
     t.trim_end_matches(".0").to_string()
+}
+
+/// A count with the noun that agrees, thousands grouped.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", grouped(n), if n == 1 { one } else { many })
+}
+
+/// A leaf's port split, and what the fullest leaf cables when the nodes do not fill it.
+fn leaf_note(f: &Fabric) -> String {
+    let split = format!(
+        "{} ports down, {} up, {} Gb/s each",
+        f.leaf.down_ports, f.leaf.up_ports, f.switch_port_gbps
+    );
+    if f.leaf.down_used < f.leaf.down_ports {
+        format!(
+            "{split}; the fullest cables {} down and {} up",
+            f.leaf.down_used, f.leaf.up_used
+        )
+    } else {
+        split
+    }
+}
+
+/// What the counts leave a learner to weigh, in sentences: the one switch that would
+/// serve, spines that carry only traffic between rails, and the parts NVIDIA's
+/// reference architecture would cable instead.
+fn choices(f: &Fabric) -> Vec<String> {
+    let planes = u64::from(f.spec.planes.max(1));
+    let mut out = Vec::new();
+    if f.one_switch_would_serve {
+        let ports = counted(f.endpoints / planes, "NIC port", "NIC ports");
+        let of_plane = if planes > 1 { " of a plane" } else { "" };
+        let fit = format!("All {ports}{of_plane} fit one {}-port switch", f.radix);
+        out.push(if f.spec.rail_optimized {
+            let how = if f.spec.tiers == Tiers::Auto {
+                "Untick rail-optimized"
+            } else {
+                "Untick rail-optimized and take the fewest tiers that fit"
+            };
+            format!(
+                "{fit}, which puts every port one hop from every other: a rail-optimized \
+                 fabric needs more switches only when the NIC ports outgrow one switch. \
+                 {how} to size that switch."
+            )
+        } else {
+            format!("{fit}: with the fewest tiers that fit, that switch is the whole fabric.")
+        });
+    }
+    if f.spines_only_between_rails && f.spine.count > 0 {
+        let above = if f.core.is_some() {
+            "spines and cores"
+        } else {
+            "spines"
+        };
+        out.push(format!(
+            "Every node is in one scalable unit, so each rail's NIC ports share a leaf and the \
+             {above} carry only traffic between rails. NCCL's PXN (on by default since NCCL \
+             2.12) moves that traffic over NVLink to the GPU on the destination's rail first, \
+             so for NCCL the {} alone would do; rail-only designs drop the spines this way \
+             (Wang et al., arXiv:2307.12169). Traffic that does not take PXN (GPUs without \
+             NVLink, NCCL_PXN_DISABLE=1, other programs) still needs them.",
+            counted(f.leaf.count / planes, "leaf", "leaves")
+        ));
+    }
+    if let Some(full) = &f.full_units {
+        let cores = if full.cores > 0 {
+            format!("{}, ", counted(full.cores, "core", "cores"))
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "These counts are for the {} asked. NVIDIA's DGX SuperPOD reference architecture \
+             builds a partly filled scalable unit as a full one, leaves and leaf–spine cables \
+             included, so the fabric can grow and every path is alike: {}, {cores}{} and {} \
+             here.",
+            counted(f.nodes, "node", "nodes"),
+            counted(full.spines, "spine", "spines"),
+            counted(full.links.total, "link", "links"),
+            counted(full.transceivers, "transceiver", "transceivers")
+        ));
+    }
+    out
 }
 
 /// One row: what, per plane, in all, and a note.
@@ -73,10 +155,7 @@ fn rows(f: &Fabric) -> Vec<Row> {
                     f.radix, f.switch_port_gbps
                 )
             } else {
-                format!(
-                    "{} ports down, {} up, {} Gb/s each",
-                    f.leaf.down_ports, f.leaf.up_ports, f.switch_port_gbps
-                )
+                leaf_note(f)
             },
         },
         Row {
@@ -86,6 +165,10 @@ fn rows(f: &Fabric) -> Vec<Row> {
             total: grouped(f.spine.count),
             note: match (f.tiers, f.pods) {
                 (1, _) => "none: one switch is the fabric".into(),
+                (2, _) if f.spine.down_used < f.spine.down_ports => format!(
+                    "every leaf reaches every spine; {} of each spine's {} ports cabled",
+                    f.spine.down_used, f.spine.down_ports
+                ),
                 (2, _) => "every leaf reaches every spine".into(),
                 (_, Some(pods)) => format!(
                     "{} per pod, {} pods per plane of {} leaves each",
@@ -105,7 +188,7 @@ fn rows(f: &Fabric) -> Vec<Row> {
             total: grouped(core.count),
             note: format!(
                 "{} groups of {}: group j joins spine j of every pod",
-                f.leaf.up_ports, f.cores_per_group
+                f.spines_per_pod, f.cores_per_group
             ),
         },
         None => Row {
@@ -244,6 +327,7 @@ pub fn PartsTable(props: &PartsProps) -> Html {
                     </tbody>
                 </table>
             </div>
+            { for choices(f).into_iter().map(|c| html! { <p class="topo-note topo-choice">{ c }</p> }) }
             <p class="topo-assumption"><strong>{ "Optics: " }</strong>{ f.optics.assumption }{ "." }</p>
             <p class="topo-assumption"><strong>{ "Bisection bandwidth: " }</strong>{ f.bisection_definition }{ "." }</p>
         </section>
@@ -276,5 +360,54 @@ mod tests {
         assert_eq!(get("links-nic-leaf"), "1\u{202f}016");
         assert_eq!(get("links-leaf-spine"), "1\u{202f}024");
         assert!(rows.iter().any(|r| r.part == "units"));
+        // Four nearly full units: nothing smaller to weigh.
+        assert_eq!(choices(&f), Vec::<String>::new());
+    }
+
+    #[test]
+    fn two_rail_optimized_nodes_list_16_ports_and_say_one_switch_would_serve() {
+        // The audit's case (#32): the 1-SU SuperPOD preset with GPUs = 16.
+        let mut spec = engine::fabric::preset("superpod-h100-1su").unwrap().spec;
+        spec.gpus = 16;
+        let f = engine::fabric::build(&spec).unwrap();
+        let rows = rows(&f);
+        let row = |part: &str| rows.iter().find(|r| r.part == part).unwrap();
+        assert_eq!(row("leaves").total, "8");
+        assert!(
+            row("leaves")
+                .note
+                .contains("the fullest cables 2 down and 2 up"),
+            "{}",
+            row("leaves").note
+        );
+        assert_eq!(row("spines").total, "1");
+        assert_eq!(row("links-leaf-spine").total, "16");
+        assert_eq!(row("transceivers").total, "64");
+        let said = choices(&f);
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(
+            said[0].starts_with("All 16 NIC ports fit one 64-port switch"),
+            "{}",
+            said[0]
+        );
+        assert!(
+            said[1].contains("the 8 leaves alone would do"),
+            "{}",
+            said[1]
+        );
+        assert!(
+            said[2].contains("for the 2 nodes asked")
+                && said[2].contains("4 spines, 272 links and 544 transceivers"),
+            "{}",
+            said[2]
+        );
+        let mut two = spec.clone();
+        two.tiers = Tiers::Two;
+        let said = choices(&engine::fabric::build(&two).unwrap());
+        assert!(said[0].contains("and take the fewest tiers"), "{}", said[0]);
+        // Top-of-rack, the same ports are one switch, and nothing is left to say.
+        spec.rail_optimized = false;
+        let one = engine::fabric::build(&spec).unwrap();
+        assert_eq!((one.switches, choices(&one).len()), (1, 0));
     }
 }

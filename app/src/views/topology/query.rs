@@ -1,10 +1,11 @@
 //! The page's shareable state in the URL query: the preset a fabric started from, every
-//! part of its spec (named as in the spec's JSON), the two GPUs picked and PXN.
-//! `?preset=superpod-h100-4su&gpus=1016&…&from=0&to=13&pxn=1`.
+//! part of its spec (named as in the spec's JSON), its network, the two GPUs picked and PXN.
+//! `?preset=superpod-h100-4su&gpus=1016&…&network=ib&from=0&to=13&pxn=1`.
 
 use engine::fabric::{FabricSpec, Tiers};
 
 use super::fields::FIELDS;
+use super::network::Network;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
@@ -12,6 +13,8 @@ pub struct Query {
     pub preset: Option<String>,
     /// The spec's parts as the link gives them, by key; applied over the preset's.
     pub parts: Vec<(String, String)>,
+    /// The network's id as the link gives it (`ib`, `roce`, `tcp`); the preset's when absent.
+    pub network: Option<String>,
     pub from: Option<u64>,
     pub to: Option<u64>,
     pub pxn: bool,
@@ -36,6 +39,7 @@ impl Query {
         let mut q = Query {
             preset: None,
             parts: Vec::new(),
+            network: None,
             from: None,
             to: None,
             pxn: false,
@@ -43,6 +47,7 @@ impl Query {
         for (key, value) in pairs {
             match key.as_str() {
                 "preset" => q.preset = Some(value.clone()),
+                "network" => q.network = Some(value.clone()),
                 "from" => q.from = value.parse().ok(),
                 "to" => q.to = value.parse().ok(),
                 "pxn" => q.pxn = value == "1",
@@ -89,6 +94,7 @@ impl Query {
 pub fn pairs(
     preset: Option<&str>,
     spec: &FabricSpec,
+    network: Network,
     selected: &[u64],
     pxn: bool,
 ) -> Vec<(&'static str, String)> {
@@ -105,6 +111,7 @@ pub fn pairs(
         if spec.rail_optimized { "1" } else { "0" }.to_string(),
     ));
     out.push(("planes", spec.planes.to_string()));
+    out.push(("network", network.id().to_string()));
     if let Some(a) = selected.first() {
         out.push(("from", a.to_string()));
     }
@@ -127,15 +134,37 @@ mod tests {
         let mut spec = p.spec.clone();
         spec.tiers = Tiers::Three;
         spec.switch_ports = 200;
-        let search = page_query::format(&pairs(Some(p.id), &spec, &[3, 900], true));
+        let search = page_query::format(&pairs(Some(p.id), &spec, Network::Tcp, &[3, 900], true));
         let q = Query::from_pairs(&page_query::parse(&search));
         assert_eq!(q.preset.as_deref(), Some(p.id));
+        assert_eq!(q.network.as_deref(), Some("tcp"));
         assert_eq!((q.from, q.to, q.pxn), (Some(3), Some(900), true));
         let mut back = preset("superpod-h100-1su").unwrap().spec;
         assert!(q.apply_parts(&mut back).is_empty());
         assert!((back.oversubscription - spec.oversubscription).abs() < 1e-4);
         back.oversubscription = spec.oversubscription;
         assert_eq!(back, spec);
+    }
+
+    #[test]
+    fn a_typed_down_up_ratio_reads_from_a_link_and_is_written_back_as_a_number() {
+        for search in [
+            "?oversubscription=3:1",
+            "?oversubscription=3%3A1",
+            "?oversubscription=3+:+1",
+            "?oversubscription=3",
+        ] {
+            let q = Query::from_pairs(&page_query::parse(search));
+            let mut spec = preset("superpod-h100-1su").unwrap().spec;
+            assert!(q.apply_parts(&mut spec).is_empty(), "{search}");
+            assert_eq!(spec.oversubscription, 3.0, "{search}");
+            let out = pairs(None, &spec, Network::InfiniBand, &[], false);
+            assert!(out.contains(&("oversubscription", "3".to_string())));
+        }
+        let q = Query::from_pairs(&page_query::parse("?oversubscription=1:0"));
+        let mut spec = preset("superpod-h100-1su").unwrap().spec;
+        assert_eq!(q.apply_parts(&mut spec), vec!["oversubscription"]);
+        assert_eq!(spec.oversubscription, 1.0);
     }
 
     #[test]

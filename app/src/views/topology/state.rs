@@ -3,11 +3,12 @@
 
 use std::rc::Rc;
 
-use engine::collective::{Machines, NicModel, Transport};
+use engine::collective::Machines;
 use engine::fabric::{build, preset, ClusterPreset, Fabric, FabricSpec, Path, Tiers};
 use yew::prelude::*;
 
 use super::fields::{error_key, FIELDS};
+use super::network::Network;
 use super::query::{self, Query};
 
 /// The preset a page opens with when its link names none.
@@ -18,6 +19,9 @@ pub struct TopologyPage {
     /// The preset the fabric started from; its GPU (and NIC where it fits) name the
     /// machines for /nccl.
     pub base: ClusterPreset,
+    /// What the NICs and switches speak: with the NICs' rate, it names the NIC model for
+    /// /nccl. The preset's own at first.
+    pub network: Network,
     /// The text of each typed field, indexed like `FIELDS`, kept as typed.
     pub texts: Vec<String>,
     pub tiers: Tiers,
@@ -42,6 +46,7 @@ pub enum Action {
     Tiers(Tiers),
     RailOptimized(bool),
     Planes(u32),
+    Network(Network),
     /// A GPU clicked (or Enter/Space on it): the first or second end of the path.
     Pick(u64),
     Pxn(bool),
@@ -53,6 +58,7 @@ impl TopologyPage {
         // Every preset builds (the engine's own test).
         let fabric = build(&spec).expect("a preset builds");
         TopologyPage {
+            network: base_network(&base),
             texts: FIELDS.iter().map(|f| f.text(&spec)).collect(),
             tiers: spec.tiers,
             rail_optimized: spec.rail_optimized,
@@ -82,7 +88,12 @@ impl TopologyPage {
             ));
         }
         let mut spec = base.spec.clone();
-        let unread = q.apply_parts(&mut spec);
+        let mut unread = q.apply_parts(&mut spec);
+        match q.network.as_deref().map(Network::from_id) {
+            Some(Some(network)) => page.network = network,
+            Some(None) => unread.push("network".to_string()),
+            None => {}
+        }
         if !unread.is_empty() {
             notes.push(format!(
                 "The link's {} did not read and kept the preset's value.",
@@ -130,9 +141,9 @@ impl TopologyPage {
             .map(|(_, m)| m.as_str())
     }
 
-    /// The fabric shown is the base preset's own.
+    /// The fabric shown is the base preset's own, on the preset's network.
     pub fn is_preset(&self) -> bool {
-        self.spec == self.base.spec
+        self.spec == self.base.spec && self.network == base_network(&self.base)
     }
 
     /// Reads every input into a spec and builds it: the fabric shown changes only when
@@ -172,30 +183,35 @@ impl TopologyPage {
     }
 
     pub fn query_pairs(&self) -> Vec<(&'static str, String)> {
-        query::pairs(Some(self.base.id), &self.spec, &self.selected, self.pxn)
+        query::pairs(
+            Some(self.base.id),
+            &self.spec,
+            self.network,
+            &self.selected,
+            self.pxn,
+        )
     }
 
     /// The machines /nccl should model for the fabric shown, or why none fits: a preset's
-    /// own, or for a hand-built fabric the preset's GPU and a verbs NIC whose rate is the
-    /// NIC's ports at their speed.
+    /// own, or for a hand-built fabric the preset's GPU and the NIC model of the fabric's
+    /// network whose rate is the NIC's ports at their speed. Never a NIC of another network:
+    /// a RoCE fabric's NICs are not InfiniBand ones of the same rate.
     pub fn machines(&self) -> Result<Machines, String> {
         if self.is_preset() {
             return Ok(self.base.machines());
         }
         let s = &self.spec;
         let gbps = f64::from(s.nic_ports) * s.nic_port_gbps;
-        let verbs_at =
-            |n: NicModel| n.transport() == Some(Transport::Verbs) && (n.gbps() - gbps).abs() < 1e-9;
-        let nic = Some(self.base.nic)
-            .filter(|n| verbs_at(*n))
-            .or_else(|| NicModel::ALL.into_iter().find(|n| verbs_at(*n)))
-            .ok_or_else(|| {
-                format!(
-                    "The calculator's RDMA NICs run at 100, 200, 400 or 800 Gb/s; this fabric's \
-                     NICs have {} × {} Gb/s = {gbps} Gb/s, so there is no NIC to give it.",
-                    s.nic_ports, s.nic_port_gbps
-                )
-            })?;
+        let nic = self.network.nic_at(gbps).ok_or_else(|| {
+            format!(
+                "The calculator's {} NICs run at {} Gb/s; this fabric's NICs have {} × {} \
+                 Gb/s = {gbps} Gb/s, so there is no NIC to give it.",
+                self.network.short(),
+                rates(self.network),
+                s.nic_ports,
+                s.nic_port_gbps
+            )
+        })?;
         Ok(Machines {
             gpu: self.base.gpu,
             gpus_per_node: s.gpus_per_node,
@@ -205,6 +221,21 @@ impl TopologyPage {
             gdr: true,
             sharp: false,
         })
+    }
+}
+
+/// The network of a preset's NICs (every preset names one).
+fn base_network(base: &ClusterPreset) -> Network {
+    Network::of(base.nic).unwrap_or(Network::InfiniBand)
+}
+
+/// A network's NIC rates as a reader lists them: "100, 200 or 400".
+fn rates(network: Network) -> String {
+    let all: Vec<String> = network.nics().map(|n| n.gbps().to_string()).collect();
+    match all.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => "no rate".to_string(),
     }
 }
 
@@ -252,6 +283,8 @@ impl Reducible for TopologyPage {
                 page.planes = n;
                 page.rebuild();
             }
+            // The parts are the same; only the machines for /nccl change.
+            Action::Network(n) => page.network = n,
             Action::Pick(gpu) => {
                 page.selected = match page.selected.as_slice() {
                     [a] if *a != gpu => vec![*a, gpu],
@@ -269,6 +302,7 @@ impl Reducible for TopologyPage {
 mod tests {
     use super::*;
     use crate::views::page_query;
+    use engine::collective::NicModel;
 
     fn page(search: &str) -> Rc<TopologyPage> {
         Rc::new(TopologyPage::from_query(&Query::from_pairs(
@@ -334,7 +368,7 @@ mod tests {
     }
 
     #[test]
-    fn nccl_link_uses_the_preset_or_a_verbs_nic_of_the_same_rate() {
+    fn nccl_link_uses_the_preset_or_a_nic_of_its_network_at_the_same_rate() {
         let p = page("?preset=superpod-h100-4su");
         assert_eq!(
             nccl_query(&p.machines().unwrap()),
@@ -347,6 +381,45 @@ mod tests {
         assert!(p.machines().unwrap_err().contains("300 Gb/s"));
         let rack = page("?preset=rtx4090-rack");
         assert!(nccl_query(&rack.machines().unwrap()).contains("nic=tcp-25"));
+    }
+
+    #[test]
+    fn nccl_link_keeps_the_fabrics_network_at_its_rate() {
+        // #32: a RoCE fabric's link opened /nccl on InfiniBand.
+        let p = page("?preset=superpod-h100-4su&network=roce");
+        assert_eq!(
+            nccl_query(&p.machines().unwrap()),
+            "?gpu=h100&gpn=8&nodes=127&nic=roce-400&nics=8&gdr=1&op=all_reduce&size=8G"
+        );
+        // The InfiniBand preset at 200 Gb/s stays InfiniBand: HDR, not 200 GbE RoCE.
+        let p = page("?preset=superpod-h100-1su&nic_port_gbps=200");
+        assert_eq!(p.machines().unwrap().nic, NicModel::Hdr200);
+        // The RoCE preset at 800 Gb/s: the calculator has no 800 GbE RoCE NIC, so it says
+        // so rather than switching to XDR InfiniBand.
+        let p = page("?preset=meta-llama3-roce&nic_port_gbps=800&switch_port_gbps=800");
+        let why = p.machines().unwrap_err();
+        assert!(why.contains("RoCE") && why.contains("800 Gb/s"), "{why}");
+        // The TCP rack on 100 GbE ports stays TCP, without RDMA.
+        let p = page("?preset=rtx4090-rack&nic_port_gbps=100&switch_port_split=1");
+        assert_eq!(p.machines().unwrap().nic, NicModel::Tcp100);
+
+        // Picking the network: the same parts, another NIC, no longer the preset, and the
+        // link keeps it.
+        let p = page("?preset=superpod-h100-4su");
+        assert_eq!(p.network, Network::InfiniBand);
+        let p = p.reduce(Action::Network(Network::Roce));
+        assert!(!p.is_preset());
+        assert_eq!(p.fabric.leaf.count, 32, "the parts are the same");
+        assert_eq!(p.machines().unwrap().nic, NicModel::Roce400);
+        let back = page(&page_query::format(&p.query_pairs()));
+        assert_eq!(back.network, Network::Roce);
+        assert_eq!(back.machines().unwrap().nic, NicModel::Roce400);
+        let p = p.reduce(Action::Preset("superpod-h100-4su".into()));
+        assert_eq!((p.network, p.is_preset()), (Network::InfiniBand, true));
+        // A link with a network the page does not know says so and keeps the preset's.
+        let p = page("?preset=meta-llama3-roce&network=ethernet");
+        assert_eq!(p.network, Network::Roce);
+        assert!(p.note.as_deref().is_some_and(|n| n.contains("network")));
     }
 
     #[test]
