@@ -50,6 +50,18 @@ pub struct NcclLog {
     pub records: Vec<Record>,
 }
 
+impl NcclLog {
+    /// The lines the reader kept but could not read, in order: each line's number and the
+    /// text after NCCL's prefix (the whole line when it has none). Routine start-up lines
+    /// ([`Event::Routine`]) and blank lines are read, so they are not among them.
+    pub fn unrecognised(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.records.iter().filter_map(|r| match &r.event {
+            Event::Unrecognised { text } => Some((r.line, text.as_str())),
+            _ => None,
+        })
+    }
+}
+
 /// Read a log. Never fails: a line that is not NCCL's, or not one this reader knows, is
 /// kept as [`Event::Unrecognised`] with its line number.
 pub fn parse(text: &str) -> NcclLog {
