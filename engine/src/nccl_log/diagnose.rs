@@ -1,11 +1,16 @@
 //! Known bad signs in a log, each as a [`Finding`] that points at the troubleshooting page.
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use super::record::{Event, NcclResult, Transport};
 use super::summary::{InterNodeTransport, IntraNodeTransport, Summary};
 use super::wc_status;
 use super::NcclLog;
+use crate::capture::segment::{packet_cost, Framing};
+use crate::probe::doctor::ROCE_HEADER_BYTES;
+use crate::qp::values::PathMtu;
 
 /// How much a finding matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -45,10 +50,12 @@ const CUDA: &str = "/troubleshooting#cuda-failure";
 const NCCL_ERROR: &str = "/troubleshooting#nccl-error-results";
 const SOCKET_FAIL: &str = "/troubleshooting#socket-connection-fails";
 const PAGE: &str = "/troubleshooting";
+// What a packet's headers cost at each path MTU.
+const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
 
 /// Every page and section a finding may link to (the app's content rules check each lands
 /// on a heading that exists).
-pub const TOPICS: [&str; 16] = [
+pub const TOPICS: [&str; 17] = [
     SOCKETS,
     GDR,
     GID,
@@ -65,6 +72,7 @@ pub const TOPICS: [&str; 16] = [
     NCCL_ERROR,
     SOCKET_FAIL,
     PAGE,
+    MTU,
 ];
 
 /// At most this many example lines per finding, so a 100k-line log gives readable findings.
@@ -77,6 +85,7 @@ pub fn diagnose(log: &NcclLog) -> Vec<Finding> {
     sockets(log, &s, &mut out);
     gdr(log, &s, &mut out);
     gid(log, &s, &mut out);
+    path_mtu(log, &mut out);
     completions(log, &mut out);
     verbs_calls(log, &mut out);
     nvls(log, &mut out);
@@ -307,6 +316,87 @@ fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
         ),
         lines: capped(lines),
         topic: GID,
+    });
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = items.into_iter().collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// QP lines whose `mtu` is below 4096 bytes: each RDMA packet carries less, so a transfer
+/// takes more packets and more of the wire goes to headers. The header shares are
+/// `capture::segment`'s, the numbers of /roce's overhead table; the netdev MTU RoCE needs
+/// for 4096 is the doctor's (the kernel's `iboe_get_mtu()`).
+fn path_mtu(log: &NcclLog, out: &mut Vec<Finding>) {
+    let mut lines = Vec::new();
+    let mut hosts = BTreeSet::new();
+    let mut least: Option<PathMtu> = None;
+    let mut all_ib = true;
+    for r in &log.records {
+        let Event::IbQp {
+            mtu: Some(value),
+            lid_form,
+            ..
+        } = r.event
+        else {
+            continue;
+        };
+        let Ok(mtu) = PathMtu::from_ibv(value) else {
+            continue;
+        };
+        if mtu == PathMtu::Mtu4096 {
+            continue;
+        }
+        lines.push(r.line);
+        hosts.extend(r.origin.host.as_deref());
+        least = Some(least.map_or(mtu, |l| l.min(mtu)));
+        all_ib &= lid_form;
+    }
+    let Some(least) = least else {
+        return;
+    };
+    let (value, bytes) = (least.value(), least.bytes());
+    let on = if hosts.is_empty() {
+        String::new()
+    } else {
+        format!(" of {}", and_list(hosts))
+    };
+    let framing = if all_ib {
+        Framing::Infiniband { grh: false }
+    } else {
+        Framing::RoceV2 {
+            ipv6: false,
+            vlan: false,
+        }
+    };
+    let header_share = |payload: u32| {
+        let c = packet_cost(framing, 0, payload);
+        100.0 * f64::from(c.overhead()) / f64::from(c.wire)
+    };
+    let (now, best) = (header_share(bytes), header_share(4096));
+    let times = 4096 / bytes;
+    let explanation = if all_ib {
+        format!(
+            "The QP lines{on} say `mtu {value}`: the sending InfiniBand port's MTU is {bytes} bytes, so each packet carries at most {bytes} bytes of payload where InfiniBand allows 4096. A bulk transfer takes {times} times as many packets, and headers take {now:.1} % of the link instead of {best:.1} %. The active MTU is the largest both ends of the link support, as the subnet manager sets it: compare active_mtu with max_mtu in `ibv_devinfo` on each host, and check the MTU the subnet manager and the switch ports allow."
+        )
+    } else {
+        format!(
+            "The QP lines{on} say `mtu {value}`: the sending port's MTU is {bytes} bytes, so each RDMA packet carries at most {bytes} bytes of payload where RoCE allows 4096. A bulk transfer takes {times} times as many packets, each costing the NICs and the switches the same work, and headers take {now:.1} % of the wire instead of {best:.1} % (RoCE v2 over IPv4, no VLAN). A RoCE port's active MTU follows its Ethernet interface's MTU: 4096 needs at least {} bytes (9000 is usual) on the hosts and on every switch port of the path, and 1500 gives 1024. Check active_mtu in `ibv_devinfo` on each host, the interface's MTU (`ip link show`), and the switch ports' MTU.",
+            4096 + ROCE_HEADER_BYTES
+        )
+    };
+    out.push(Finding {
+        severity: Severity::Warning,
+        title: format!("Path MTU is {bytes} bytes, not 4096"),
+        explanation,
+        lines: capped(lines),
+        topic: MTU,
     });
 }
 

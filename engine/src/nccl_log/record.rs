@@ -172,6 +172,11 @@ pub enum Event {
     /// 0 IbDev 0 Port 1 qpn 123 mtu 5 GID 3 (...)` (v2.29.3-1 `connect.cc` line 649; RoCE only,
     /// IB prints LID at line 644).
     IbQp {
+        /// `mtu %d`: the sending port's active MTU as `enum ibv_mtu` (1 = 256 … 5 = 4096
+        /// bytes). The QP's path MTU is the smaller of it and the peer's (v2.29.3-1
+        /// `src/transport/net_ib/connect.cc` lines 622, 523 and 838), so at most this.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mtu: Option<u32>,
         #[serde(skip_serializing_if = "Option::is_none")]
         gid_index: Option<i64>,
         /// The GID's subnet prefix and interface id as NCCL printed them: `%lX` of the
@@ -746,9 +751,11 @@ fn peer(t: &str) -> Option<Peer> {
 }
 
 /// `NET/IB: Dev %d Port %d qpn %d mtu %d GID %ld (%lX/%lX)` (v2.12.12-1
-/// `src/transport/net_ib.cc` line 622; v2.18.3-1 line 674) and v2.29.3-1
-/// `src/transport/net_ib/connect.cc` lines 644 (IB: `LID %d subnet-prefix %lu`) and 649
-/// (RoCE: `GID %ld (%lX/%lX)`).
+/// `src/transport/net_ib.cc` line 622; v2.18.3-1 line 674), `... mtu %d query_ece={...} GID
+/// %ld (%lX/%lX) ...` (v2.21.5-1 line 1065), v2.29.3-1 `src/transport/net_ib/connect.cc`
+/// lines 644 (IB: `LID %d subnet-prefix %lu`) and 649 (RoCE: `GID %ld (%lX/%lX)`), and
+/// v2.30.7-1 lines 958 and 968 (`NET/IB: %s: ... qp_num %d mtu %d ...`). Every version prints
+/// the LID form for an InfiniBand port and the GID form for a RoCE one.
 fn ib_qp(body: &str) -> Event {
     let gid_index = number_after(body, " GID ");
     let (prefix, interface) = match body.find(" GID ") {
@@ -766,6 +773,7 @@ fn ib_qp(body: &str) -> Event {
         None => (None, None),
     };
     Event::IbQp {
+        mtu: number_after(body, " mtu ").and_then(|m| u32::try_from(m).ok()),
         gid_index,
         gid_prefix_hex: prefix,
         gid_interface_hex: interface,

@@ -521,6 +521,7 @@ fn ib_qp_lines() {
     assert_eq!(
         event("h:1:2 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 4711 mtu 5 GID 3 (0/1400000AFFFF0000)"),
         Event::IbQp {
+            mtu: Some(5),
             gid_index: Some(3),
             gid_prefix_hex: Some("0".into()),
             gid_interface_hex: Some("1400000AFFFF0000".into()),
@@ -1464,6 +1465,14 @@ fn roce_job(job: &Job) -> String {
     t
 }
 
+/// The finding that links to `topic`.
+fn finding<'a>(findings: &'a [Finding], topic: &str) -> &'a Finding {
+    findings
+        .iter()
+        .find(|f| f.topic == topic)
+        .unwrap_or_else(|| panic!("no finding at {topic}: {:?}", titles(findings)))
+}
+
 #[test]
 fn a_healthy_job_is_healthy_and_every_line_is_read() {
     let text = roce_job(&HEALTHY);
@@ -1542,4 +1551,49 @@ fn routine_lines_are_read_and_the_rest_listed() {
         log.unrecognised().collect::<Vec<_>>(),
         [(1, "something NCCL never printed"), (3, "hello")]
     );
+}
+
+const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
+
+#[test]
+fn a_path_mtu_below_4096_is_a_finding() {
+    // v2.29.3-1 src/transport/net_ib/connect.cc:649 with `mtu 3` (IBV_MTU_1024), what a RoCE
+    // port gets from a 1500-byte Ethernet MTU.
+    let text = roce_job(&Job { mtu: 3, ..HEALTHY });
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let m = finding(&f, MTU);
+    assert_eq!(m.severity, Severity::Warning);
+    assert!(m.title.contains("1024"), "{}", m.title);
+    for words in [
+        "ibv_devinfo",
+        "active_mtu",
+        "4 times",
+        "switch",
+        "node-a",
+        "node-b",
+    ] {
+        assert!(m.explanation.contains(words), "{words}: {}", m.explanation);
+    }
+    let qp: Vec<usize> = log
+        .records
+        .iter()
+        .filter(|r| matches!(r.event, Event::IbQp { .. }))
+        .map(|r| r.line)
+        .collect();
+    assert_eq!(qp.len(), 16);
+    assert_eq!(m.lines, qp);
+    assert!(!titles(&f).contains(&"No problem found"));
+    // 4096 is the largest there is.
+    assert!(!has_topic(&diagnose(&parse(&roce_job(&HEALTHY))), MTU));
+    // An InfiniBand port at 2048 (connect.cc:644, the LID form), and v2.30.7-1's form of the
+    // RoCE line (connect.cc:968).
+    let ib = "a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.2.0.1<0>\n\
+              a:1:2 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 4711 mtu 4 LID 12 subnet-prefix 33022  FLID 0 ctsFifoRkey=0x1a ctsFifoLkey=0x1b\n";
+    let m = finding(&diagnose(&parse(ib)), MTU).clone();
+    assert!(m.title.contains("2048"), "{}", m.title);
+    assert!(m.explanation.contains("InfiniBand"), "{}", m.explanation);
+    assert_eq!(m.lines, [2]);
+    let v230 = "a:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 4711 mtu 2 GID 3 (0/100000AFFFF0000) ctsFifoRkey=0x1a ctsFifoLkey=0x1b\n";
+    assert!(finding(&diagnose(&parse(v230)), MTU).title.contains("512"));
 }
