@@ -52,10 +52,12 @@ const SOCKET_FAIL: &str = "/troubleshooting#socket-connection-fails";
 const PAGE: &str = "/troubleshooting";
 // What a packet's headers cost at each path MTU.
 const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
+// A NIC per GPU, each GPU using its own.
+const NIC: &str = "/topology#rail-aligned-designs";
 
 /// Every page and section a finding may link to (the app's content rules check each lands
 /// on a heading that exists).
-pub const TOPICS: [&str; 17] = [
+pub const TOPICS: [&str; 18] = [
     SOCKETS,
     GDR,
     GID,
@@ -73,6 +75,7 @@ pub const TOPICS: [&str; 17] = [
     SOCKET_FAIL,
     PAGE,
     MTU,
+    NIC,
 ];
 
 /// At most this many example lines per finding, so a 100k-line log gives readable findings.
@@ -86,6 +89,7 @@ pub fn diagnose(log: &NcclLog) -> Vec<Finding> {
     gdr(log, &s, &mut out);
     gid(log, &s, &mut out);
     path_mtu(log, &mut out);
+    one_nic(log, &s, &mut out);
     completions(log, &mut out);
     verbs_calls(log, &mut out);
     nvls(log, &mut out);
@@ -397,6 +401,93 @@ fn path_mtu(log: &NcclLog, out: &mut Vec<Finding>) {
         explanation,
         lines: capped(lines),
         topic: MTU,
+    });
+}
+
+/// Hosts of several GPUs where NCCL lists one RDMA device (`NET/IB : Using`) and sends
+/// every channel to another host through it: the GPUs share one NIC's bandwidth. Two or
+/// three GPUs on one NIC is a common build (a workstation, a PCIe server), so such hosts are
+/// named only when `NCCL_IB_HCA` is set, the usual way NCCL is narrowed to one device; four
+/// or more always are.
+fn one_nic(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
+    if s.inter_node_transport == Some(InterNodeTransport::Socket) {
+        return;
+    }
+    let hca = s.env.iter().find(|e| e.name == "NCCL_IB_HCA");
+    let least = if hca.is_some() { 2 } else { 4 };
+    let shared: Vec<&super::HostSummary> = s
+        .hosts
+        .iter()
+        .filter(|h| h.ranks.len() >= least && h.ib_devices.len() == 1 && h.nics_in_use.len() == 1)
+        .collect();
+    if shared.is_empty() {
+        return;
+    }
+    let names: BTreeSet<&str> = shared.iter().map(|h| h.host.as_str()).collect();
+    let devices: BTreeSet<String> = shared
+        .iter()
+        .map(|h| {
+            let d = &h.ib_devices[0];
+            format!("NET/IB/{} ({})", h.nics_in_use[0], d.name)
+        })
+        .collect();
+    let gpus: BTreeSet<usize> = shared.iter().map(|h| h.ranks.len()).collect();
+    let (title, share) = match gpus.iter().collect::<Vec<_>>()[..] {
+        [n] => (
+            format!("All {n} GPUs of a host share one NIC"),
+            format!("the {n} GPUs of each host share one NIC"),
+        ),
+        _ => (
+            "All the GPUs of a host share one NIC".to_string(),
+            "the GPUs of each host share one NIC".to_string(),
+        ),
+    };
+    // The evidence: the variable and the device list as each host printed them first, then
+    // the channels.
+    let host_of = |n: usize| {
+        log.records
+            .get(n - 1)
+            .and_then(|r| r.origin.host.as_deref())
+            .filter(|h| names.contains(h))
+    };
+    let first_per_host = |lines: Vec<usize>| {
+        let mut seen = BTreeSet::new();
+        lines
+            .into_iter()
+            .filter(|&n| host_of(n).is_some_and(|h| seen.insert(h)))
+            .collect::<Vec<_>>()
+    };
+    let mut lines = first_per_host(lines_where(log, |e| matches!(e, Event::NetIbUsing { .. })));
+    if let Some(hca) = hca {
+        lines.extend(first_per_host(hca.lines.clone()));
+    }
+    lines.extend(
+        lines_where(
+            log,
+            |e| matches!(e, Event::Channel(c) if c.transport == Transport::NET),
+        )
+        .into_iter()
+        .filter(|&n| host_of(n).is_some()),
+    );
+    let advice = match hca {
+        Some(hca) => {
+            format!(
+                " NCCL_IB_HCA={} limits NCCL to the devices it names: list one HCA per GPU in it (the NIC nearest each GPU, such as NCCL_IB_HCA=mlx5_0,mlx5_1,…), or leave NCCL_IB_HCA unset so that NCCL takes every active port.",
+                hca.value
+            )
+        }
+        None => " If the hosts have a NIC per GPU, NCCL does not see the others: check that nothing narrows NCCL_IB_HCA (the log may not show it), that their ports are ACTIVE in `ibv_devinfo`, and in a container that every /dev/infiniband device is passed in.".to_string(),
+    };
+    out.push(Finding {
+        severity: Severity::Warning,
+        title,
+        explanation: format!(
+            "On {}, every channel to another host goes through {}, the one RDMA device NCCL lists there (`NET/IB : Using`): {share}, so the host's bandwidth to the network is that of one NIC, where a NIC per GPU gives each GPU its own.{advice}",
+            and_list(names.iter().copied()),
+            and_list(devices.iter().map(String::as_str)),
+        ),
+        lines: capped(lines),
+        topic: NIC,
     });
 }
 

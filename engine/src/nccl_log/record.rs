@@ -75,6 +75,10 @@ pub struct ChannelConnection {
     /// The network's name for NET connections: `IB`, `Socket`, or a plugin's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub net: Option<String>,
+    /// The network device of NET connections, `n` in `NET/IB/n`: the `[n]` of the host's
+    /// `NET/IB : Using` list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net_dev: Option<u32>,
     /// Everything after `via`, as printed.
     pub via: String,
     pub gdr: bool,
@@ -658,9 +662,14 @@ fn leading_int(s: &str) -> Option<i64> {
 /// `%s set by environment to %lld.` (v2.29.3-1 `src/misc/param.cc` line 90; v2.4.8-1
 /// `src/include/param.h` line 72 with `%lu.`), `%s set by environment to %s` (v2.29.3-1
 /// `src/misc/socket.cc` line 173 and others), `%s set by environment to %d` (v2.29.3-1
-/// `src/graph/paths.cc` line 225, for `NCCL_P2P_DISABLE` and the like).
+/// `src/graph/paths.cc` line 225, for `NCCL_P2P_DISABLE` and the like), and the shorter
+/// `NCCL_IB_HCA set to %s` (v2.12.12-1 `src/transport/net_ib.cc` line 169; v2.29.3-1
+/// `src/transport/net_ib/init.cc` line 220) and `NCCL_SOCKET_IFNAME set to %s` (v2.29.3-1
+/// `src/misc/socket.cc` line 175).
 fn env_set(body: &str) -> Option<Event> {
-    let (name, value) = body.split_once(" set by environment to ")?;
+    let (name, value) = body
+        .split_once(" set by environment to ")
+        .or_else(|| body.split_once(" set to "))?;
     let name = name.trim();
     if !name.starts_with("NCCL_") || name.contains(' ') {
         return None;
@@ -711,17 +720,23 @@ fn channel(body: &str) -> Option<ChannelConnection> {
         Some(_) => return None,
     };
     let via = via.trim();
-    let (transport, net) = if let Some(rest) = via.strip_prefix("NET/") {
-        let name = rest.split('/').next().unwrap_or("");
-        (Transport::NET, Some(name.to_string()))
+    let (transport, net, net_dev) = if let Some(rest) = via.strip_prefix("NET/") {
+        let mut parts = rest.split('/');
+        let name = parts.next().unwrap_or("");
+        // `NET/IB/1(0)/GDRDMA`: device 1, through the proxy rank 0 (PXN).
+        let dev = parts
+            .next()
+            .and_then(leading_int)
+            .and_then(|d| u32::try_from(d).ok());
+        (Transport::NET, Some(name.to_string()), dev)
     } else if via.starts_with("P2P") {
-        (Transport::P2P, None)
+        (Transport::P2P, None, None)
     } else if via.starts_with("SHM") || via.starts_with("direct shared memory") {
-        (Transport::SHM, None)
+        (Transport::SHM, None, None)
     } else if via.starts_with("COLLNET") {
-        (Transport::COLLNET, None)
+        (Transport::COLLNET, None, None)
     } else {
-        (Transport::Other, None)
+        (Transport::Other, None, None)
     };
     Some(ChannelConnection {
         channel,
@@ -731,6 +746,7 @@ fn channel(body: &str) -> Option<ChannelConnection> {
         side,
         transport,
         net,
+        net_dev,
         gdr: via.contains("/GDRDMA"),
         via: via.to_string(),
     })

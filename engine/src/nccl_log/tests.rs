@@ -1481,6 +1481,11 @@ fn a_healthy_job_is_healthy_and_every_line_is_read() {
     assert_eq!((s.nranks, s.nnodes), (Some(16), Some(2)));
     assert_eq!(s.inter_node_transport, Some(InterNodeTransport::RoCE));
     assert_eq!(s.gdr_used, Some(true));
+    // Each rank's channels to the other host go through its own NIC.
+    for (h, ranks) in s.hosts.iter().zip([0..8, 8..16]) {
+        assert_eq!(h.nics_in_use, (0..8).collect::<Vec<u32>>(), "{}", h.host);
+        assert_eq!(h.ranks_on_net, ranks.collect::<Vec<u32>>(), "{}", h.host);
+    }
     assert_eq!(titles(&diagnose(&log)), ["No problem found"]);
     let unread: Vec<&Record> = log
         .records
@@ -1596,4 +1601,102 @@ fn a_path_mtu_below_4096_is_a_finding() {
     assert_eq!(m.lines, [2]);
     let v230 = "a:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 4711 mtu 2 GID 3 (0/100000AFFFF0000) ctsFifoRkey=0x1a ctsFifoLkey=0x1b\n";
     assert!(finding(&diagnose(&parse(v230)), MTU).title.contains("512"));
+}
+
+const NIC: &str = "/topology#rail-aligned-designs";
+
+#[test]
+fn nccl_ib_hca_is_read_as_nccl_prints_it() {
+    // v2.12.12-1 src/transport/net_ib.cc:169 and v2.29.3-1 src/transport/net_ib/init.cc:220
+    // (`NCCL_IB_HCA set to %s`), v2.29.3-1 src/misc/socket.cc:175 (`NCCL_SOCKET_IFNAME set
+    // to %s`).
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_IB_HCA set to mlx5_0"),
+        Event::EnvSet {
+            name: "NCCL_IB_HCA".into(),
+            value: "mlx5_0".into()
+        }
+    );
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_SOCKET_IFNAME set to =eth0"),
+        Event::EnvSet {
+            name: "NCCL_SOCKET_IFNAME".into(),
+            value: "=eth0".into()
+        }
+    );
+    // Not a variable: src/init.cc:769 and 1721.
+    assert!(!matches!(
+        event("h:1:2 [0] NCCL INFO P2P Chunksize set to 524288"),
+        Event::EnvSet { .. }
+    ));
+    assert!(!matches!(
+        event("h:1:2 [0] NCCL INFO Comm config Blocking set to 1"),
+        Event::EnvSet { .. }
+    ));
+}
+
+#[test]
+fn all_gpus_of_a_host_on_one_nic_is_a_finding() {
+    // NCCL_IB_HCA names one device, so `NET/IB : Using` lists one and every channel between
+    // the hosts goes through NET/IB/0.
+    let text = roce_job(&Job {
+        nics: 1,
+        env: &["NCCL_IB_HCA set to mlx5_0"],
+        ..HEALTHY
+    });
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let n = finding(&f, NIC);
+    assert_eq!(n.severity, Severity::Warning);
+    assert!(n.title.contains("8 GPUs"), "{}", n.title);
+    for words in [
+        "NCCL_IB_HCA=mlx5_0",
+        "NET/IB/0 (mlx5_0)",
+        "one HCA per GPU",
+        "unset",
+        "node-a and node-b",
+    ] {
+        assert!(n.explanation.contains(words), "{words}: {}", n.explanation);
+    }
+    let env = log
+        .records
+        .iter()
+        .find(|r| matches!(&r.event, Event::EnvSet { name, .. } if name == "NCCL_IB_HCA"))
+        .map(|r| r.line)
+        .expect("the NCCL_IB_HCA line");
+    assert!(n.lines.contains(&env), "{:?}", n.lines);
+    assert!(!titles(&f).contains(&"No problem found"));
+    // Without NCCL_IB_HCA NCCL found one device: the advice is about the others.
+    let f = diagnose(&parse(&roce_job(&Job { nics: 1, ..HEALTHY })));
+    let n = finding(&f, NIC);
+    assert!(
+        n.explanation.contains("/dev/infiniband"),
+        "{}",
+        n.explanation
+    );
+    assert!(!n.explanation.contains("NCCL_IB_HCA="), "{}", n.explanation);
+    // Two GPUs on one NIC: named when NCCL_IB_HCA narrowed NCCL to it, else taken as the
+    // host's build.
+    let two = |env| Job {
+        gpn: 2,
+        nics: 1,
+        env,
+        ..HEALTHY
+    };
+    let f = diagnose(&parse(&roce_job(&two(&["NCCL_IB_HCA set to mlx5_0"]))));
+    assert!(finding(&f, NIC).title.contains("2 GPUs"));
+    assert!(!has_topic(&diagnose(&parse(&roce_job(&two(&[])))), NIC));
+    // A NIC per GPU, or per two GPUs, or one GPU per host: no finding.
+    for job in [
+        HEALTHY,
+        Job { nics: 4, ..HEALTHY },
+        Job {
+            gpn: 1,
+            nics: 1,
+            env: &["NCCL_IB_HCA set to mlx5_0"],
+            ..HEALTHY
+        },
+    ] {
+        assert!(!has_topic(&diagnose(&parse(&roce_job(&job))), NIC));
+    }
 }
