@@ -264,6 +264,16 @@ fn link_local_prefix(hex: &str) -> bool {
     hex.eq_ignore_ascii_case("80FE") || hex.to_ascii_uppercase().starts_with("FE80")
 }
 
+/// A RoCE port's GID at NCCL's index is link-local (QP lines, failed `ibv_modify_qp`), or
+/// `NCCL_IB_GID_INDEX=0` points at it. The kernel reserves the first entries of a RoCE port's
+/// GID table for the port's default GID, one per RoCE type it supports
+/// (`gid_table_reserve_default()` in `drivers/infiniband/core/cache.c`): the fe80:: address
+/// made from the netdev's MAC (`make_default_gid()` in `roce_gid_mgmt.c`), as RoCE v1 at
+/// index 0 and, on NICs that also speak RoCE v2 such as ConnectX, as RoCE v2 at index 1.
+/// NCCL takes index 0 when the variable is unset up to v2.20.5-1 (`NCCL_PARAM(IbGidIndex,
+/// "IB_GID_INDEX", 0)`, `src/transport/net_ib.cc` line 80); from v2.21.5-1 the default is -1
+/// and `ncclIbGetGidIndex` (same file, lines 292-310; v2.29.3-1 `src/transport/net_ib/
+/// connect.cc` line 313) scans the table for a GID of the wanted RoCE version and family.
 fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
     let roce_hosts: Vec<&str> = s
         .hosts
@@ -277,21 +287,29 @@ fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
         .collect();
     let roce_everywhere = s.inter_node_transport == Some(InterNodeTransport::RoCE);
     let mut lines = Vec::new();
+    // A QP line shows a routable GID at index 0: this port's table is laid out otherwise.
+    let mut routable_at_0 = false;
     for r in &log.records {
         match &r.event {
             Event::IbQp {
+                gid_index,
                 gid_prefix_hex: Some(p),
                 lid_form: false,
                 ..
-            } if link_local_prefix(p) => {
+            } => {
                 // On IB fe80:: is the default subnet prefix and fine; only RoCE minds.
                 let on_roce = roce_everywhere
                     || r.origin
                         .host
                         .as_deref()
                         .is_some_and(|h| roce_hosts.contains(&h));
-                if on_roce {
+                if !on_roce {
+                    continue;
+                }
+                if link_local_prefix(p) {
                     lines.push(r.line);
+                } else if *gid_index == Some(0) {
+                    routable_at_0 = true;
                 }
             }
             Event::ModifyQpFailed {
@@ -300,24 +318,48 @@ fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
             _ => {}
         }
     }
-    if lines.is_empty() {
+    let on_roce = roce_everywhere || !roce_hosts.is_empty();
+    let zero = env_is(s, "NCCL_IB_GID_INDEX", "0").filter(|_| on_roce && !routable_at_0);
+    let link_local = !lines.is_empty();
+    if !link_local && zero.is_none() {
         return;
     }
-    let set = s
-        .env
-        .iter()
-        .find(|e| e.name == "NCCL_IB_GID_INDEX")
-        .map(|e| {
-            lines.extend(e.lines.iter().copied());
-            format!(" NCCL_IB_GID_INDEX is set to {}.", e.value)
-        })
-        .unwrap_or_default();
+    let mut explanation = String::new();
+    if link_local {
+        explanation.push_str("The GID index NCCL uses on a RoCE port holds a link-local fe80:: address. Such a GID is not routable and, at the low indexes, is usually the RoCE v1 entry; RoCE v2 across an IP network needs the GID of the interface's IPv4 (::ffff:a.b.c.d) or global IPv6 address.");
+    }
+    match zero {
+        Some(env) => {
+            lines.extend(env);
+            if !explanation.is_empty() {
+                explanation.push(' ');
+            }
+            explanation.push_str("NCCL_IB_GID_INDEX is set to 0: the kernel fills the first entries of a RoCE port's GID table with the port's link-local fe80:: address made from its MAC address, once per RoCE version, so index 0 is that address as RoCE v1 (and index 1 the same address as RoCE v2 on NICs that speak both, such as ConnectX); the GIDs of the interface's IP addresses come after them.");
+            let version = s.nccl_version.as_deref();
+            match version.and_then(version_tuple) {
+                Some(v) if v < (2, 21, 0) => explanation.push_str(&format!(
+                    " Set NCCL_IB_GID_INDEX to the index show_gids gives for the RoCE v2 GID of the interface's IP address: this NCCL ({}) takes index 0 when the variable is not set, and only NCCL 2.21 and later look for the RoCE v2 GID themselves.",
+                    version.unwrap_or_default()
+                )),
+                _ => explanation.push_str(" Set NCCL_IB_GID_INDEX to the index show_gids gives for the RoCE v2 GID of the interface's IP address, or unset it: NCCL 2.21 and later pick that GID themselves (RoCE version from NCCL_IB_ROCE_VERSION_NUM, default 2; address family from NCCL_IB_ADDR_FAMILY)."),
+            }
+        }
+        None => {
+            explanation.push_str(" Pick that index (show_gids) and set NCCL_IB_GID_INDEX, or let a newer NCCL choose it.");
+            if let Some(e) = s.env.iter().find(|e| e.name == "NCCL_IB_GID_INDEX") {
+                lines.extend(e.lines.iter().copied());
+                explanation.push_str(&format!(" NCCL_IB_GID_INDEX is set to {}.", e.value));
+            }
+        }
+    }
     out.push(Finding {
         severity: Severity::Warning,
-        title: "RoCE uses a link-local GID".into(),
-        explanation: format!(
-            "The GID index NCCL uses on a RoCE port holds a link-local fe80:: address. Such a GID is not routable and, at the low indexes, is usually the RoCE v1 entry; RoCE v2 across an IP network needs the GID of the interface's IPv4 (::ffff:a.b.c.d) or global IPv6 address. Pick that index (show_gids) and set NCCL_IB_GID_INDEX, or let a newer NCCL choose it.{set}"
-        ),
+        title: if link_local {
+            "RoCE uses a link-local GID".into()
+        } else {
+            "NCCL_IB_GID_INDEX=0 picks the link-local RoCE v1 GID".into()
+        },
+        explanation,
         lines: capped(lines),
         topic: GID,
     });

@@ -1700,3 +1700,80 @@ fn all_gpus_of_a_host_on_one_nic_is_a_finding() {
         assert!(!has_topic(&diagnose(&parse(&roce_job(&job))), NIC));
     }
 }
+
+const GID: &str = "/troubleshooting#roce-gid-index-wrong";
+
+#[test]
+fn gid_index_0_on_roce_is_a_finding() {
+    // v2.29.3-1 src/misc/param.cc:90, in a log without the QP lines (NCCL_DEBUG_SUBSYS
+    // without NET): the variable alone says which GID.
+    let env0: &[&str] = &["NCCL_IB_GID_INDEX set by environment to 0."];
+    let without_qp = |text: String| -> String {
+        text.lines()
+            .filter(|l| !l.contains(" qpn "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let text = without_qp(roce_job(&Job {
+        env: env0,
+        ..HEALTHY
+    }));
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let g = finding(&f, GID);
+    assert_eq!(g.severity, Severity::Warning);
+    for words in [
+        "NCCL_IB_GID_INDEX is set to 0",
+        "RoCE v1",
+        "fe80::",
+        "MAC",
+        "show_gids",
+        "unset",
+        "2.21",
+    ] {
+        assert!(g.explanation.contains(words), "{words}: {}", g.explanation);
+    }
+    let env = log
+        .records
+        .iter()
+        .find(|r| matches!(&r.event, Event::EnvSet { name, .. } if name == "NCCL_IB_GID_INDEX"))
+        .map(|r| r.line)
+        .expect("the variable's line");
+    assert!(g.lines.contains(&env));
+    assert!(!titles(&f).contains(&"No problem found"));
+    // With the QP lines (connect.cc:649, GID 0 printed fe80:: byte-swapped): one finding
+    // that quotes both.
+    let text = roce_job(&Job {
+        env: env0,
+        gid: (0, "80FE"),
+        ..HEALTHY
+    });
+    let f = diagnose(&parse(&text));
+    assert_eq!(f.iter().filter(|f| f.topic == GID).count(), 1, "{f:?}");
+    assert!(finding(&f, GID)
+        .explanation
+        .contains("index 0 is that address"));
+    // NCCL before 2.21 has 0 as its default (v2.20.5-1 src/transport/net_ib.cc:80), so
+    // unsetting it is no fix there.
+    let old = without_qp(
+        roce_job(&Job {
+            env: env0,
+            ..HEALTHY
+        })
+        .replace("2.29.3+cuda13.0", "2.18.3+cuda12.2"),
+    );
+    let g = finding(&diagnose(&parse(&old)), GID).clone();
+    assert!(g.explanation.contains("2.18.3"), "{}", g.explanation);
+    assert!(!g.explanation.contains("unset"), "{}", g.explanation);
+    // QP lines that show a routable GID at index 0 (a table laid out otherwise): not this.
+    let routable = roce_job(&Job {
+        env: env0,
+        gid: (0, "0"),
+        ..HEALTHY
+    });
+    assert!(!has_topic(&diagnose(&parse(&routable)), GID));
+    // On InfiniBand index 0 is the port's GID, as it should be.
+    let ib = "a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.2.0.1<0>\n\
+              a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.\n";
+    assert!(!has_topic(&diagnose(&parse(ib)), GID));
+}
