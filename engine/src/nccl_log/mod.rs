@@ -13,6 +13,7 @@
 //! Reading is one pass over the lines with fixed-word matching, so time is linear in the
 //! length of the log.
 
+mod calculator;
 mod diagnose;
 mod prefix;
 mod record;

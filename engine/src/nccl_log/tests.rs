@@ -1777,3 +1777,51 @@ fn gid_index_0_on_roce_is_a_finding() {
               a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.\n";
     assert!(!has_topic(&diagnose(&parse(ib)), GID));
 }
+
+#[test]
+fn the_calculator_is_given_what_the_log_knows() {
+    let query = |text: &str| {
+        parse(text)
+            .summary()
+            .calculator_query()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    assert_eq!(
+        query(&roce_job(&HEALTHY)),
+        "gpn=8&nodes=2&nic=roce&nics=8&gdr=1"
+    );
+    let one_nic = roce_job(&Job {
+        nics: 1,
+        env: &["NCCL_IB_HCA set to mlx5_0"],
+        ..HEALTHY
+    });
+    assert_eq!(query(&one_nic), "gpn=8&nodes=2&nic=roce&nics=1&gdr=1");
+    // InfiniBand, and without GPUDirect RDMA.
+    let ib = roce_job(&HEALTHY)
+        .replace("/RoCE", "/IB")
+        .replace("/GDRDMA", "");
+    assert_eq!(query(&ib), "gpn=8&nodes=2&nic=ib&nics=8&gdr=0");
+    // Two hosts over TCP sockets (the explainer's own example, v2.18.3-1 formats): no GDR to
+    // speak of.
+    let sockets = "n1:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n\
+                   n2:3:4 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n\
+                   n1:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                   n2:3:4 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                   n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n\
+                   n2:3:4 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/Socket/0\n";
+    assert_eq!(query(sockets), "gpn=1&nodes=2&nic=tcp&nics=1");
+    // One host: no network.
+    let one_host = "a:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1b000] via P2P/IPC\n\
+                    a:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n\
+                    a:1:3 [1] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n";
+    assert_eq!(query(one_host), "gpn=2&nodes=1&nic=none");
+    // Hosts of different sizes give no GPUs per node; nothing known gives nothing.
+    let uneven = one_host.replace("nranks 2", "nranks 3")
+        + "b:1:2 [0] NCCL INFO comm 0x1 rank 2 nranks 3 cudaDev 0 busId 1a000 - Init COMPLETE\n";
+    assert!(!query(&uneven).contains("gpn="), "{}", query(&uneven));
+    assert_eq!(query(""), "");
+    assert_eq!(query("hello\n"), "");
+}
