@@ -484,33 +484,24 @@ fn one_nic(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
             "the GPUs of each host share one NIC".to_string(),
         ),
     };
-    // The evidence: the variable and the device list as each host printed them first, then
-    // the channels.
-    let host_of = |n: usize| {
-        log.records
-            .get(n - 1)
-            .and_then(|r| r.origin.host.as_deref())
-            .filter(|h| names.contains(h))
-    };
-    let first_per_host = |lines: Vec<usize>| {
-        let mut seen = BTreeSet::new();
-        lines
-            .into_iter()
-            .filter(|&n| host_of(n).is_some_and(|h| seen.insert(h)))
-            .collect::<Vec<_>>()
-    };
-    let mut lines = first_per_host(lines_where(log, |e| matches!(e, Event::NetIbUsing { .. })));
-    if let Some(hca) = hca {
-        lines.extend(first_per_host(hca.lines.clone()));
+    // The evidence: the device list and the variable as each host printed them first, then
+    // the NET channels.
+    let (mut listed, mut narrowed) = (BTreeSet::new(), BTreeSet::new());
+    let mut lines = Vec::new();
+    for r in &log.records {
+        let Some(host) = r.origin.host.as_deref().filter(|h| names.contains(h)) else {
+            continue;
+        };
+        let evidence = match &r.event {
+            Event::NetIbUsing { .. } => listed.insert(host),
+            Event::EnvSet { name, .. } if name == "NCCL_IB_HCA" => narrowed.insert(host),
+            Event::Channel(c) => c.transport == Transport::NET,
+            _ => false,
+        };
+        if evidence {
+            lines.push(r.line);
+        }
     }
-    lines.extend(
-        lines_where(
-            log,
-            |e| matches!(e, Event::Channel(c) if c.transport == Transport::NET),
-        )
-        .into_iter()
-        .filter(|&n| host_of(n).is_some()),
-    );
     let advice = match hca {
         Some(hca) => {
             format!(
