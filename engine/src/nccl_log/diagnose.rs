@@ -1,4 +1,5 @@
-//! Known bad signs in a log, each as a [`Finding`] that points at the troubleshooting page.
+//! Known bad signs in a log, each as a [`Finding`] that points at the troubleshooting page,
+//! or, for what slows RDMA without an error, at the lab section that explains the cost.
 
 use std::collections::BTreeSet;
 
