@@ -219,6 +219,28 @@ impl NicModel {
         NicModel::ALL.into_iter().find(|n| n.id() == id)
     }
 
+    /// The network without its rate, as a link that knows no rate names it (an NCCL log's
+    /// explainer does): `roce`, `ib` (InfiniBand), `tcp` or `none`.
+    pub fn family(self) -> &'static str {
+        match self {
+            NicModel::None => "none",
+            NicModel::Tcp10 | NicModel::Tcp25 | NicModel::Tcp100 => "tcp",
+            NicModel::Roce100 | NicModel::Roce200 | NicModel::Roce400 => "roce",
+            NicModel::Hdr200 | NicModel::Ndr400 | NicModel::Xdr800 => "ib",
+        }
+    }
+
+    /// The model of the network `family` (see [`NicModel::family`]) at `gbps`; when it has
+    /// none at that rate, its fastest below it, else its slowest.
+    pub fn of_family(family: &str, gbps: f64) -> Option<NicModel> {
+        // ALL lists each network's models from the slowest.
+        let models = NicModel::ALL.into_iter().filter(|n| n.family() == family);
+        models
+            .clone()
+            .rfind(|n| n.gbps() <= gbps)
+            .or_else(|| models.into_iter().next())
+    }
+
     /// What a reader calls it.
     pub fn name(self) -> &'static str {
         match self {
@@ -373,6 +395,20 @@ mod tests {
             );
         }
         assert_eq!(GpuModel::from_id("H100"), None);
+    }
+
+    #[test]
+    fn a_network_without_a_rate_takes_the_nearest_rate_it_has() {
+        assert_eq!(NicModel::of_family("roce", 400.0), Some(NicModel::Roce400));
+        assert_eq!(NicModel::of_family("ib", 400.0), Some(NicModel::Ndr400));
+        assert_eq!(NicModel::of_family("ib", 800.0), Some(NicModel::Xdr800));
+        assert_eq!(NicModel::of_family("tcp", 400.0), Some(NicModel::Tcp100));
+        assert_eq!(NicModel::of_family("roce", 25.0), Some(NicModel::Roce100));
+        assert_eq!(NicModel::of_family("none", 400.0), Some(NicModel::None));
+        assert_eq!(NicModel::of_family("ethernet", 400.0), None);
+        for n in NicModel::ALL {
+            assert_eq!(NicModel::of_family(n.family(), n.gbps()), Some(n));
+        }
     }
 
     #[test]

@@ -1,4 +1,7 @@
-//! Known bad signs in a log, each as a [`Finding`] that points at the troubleshooting page.
+//! Known bad signs in a log, each as a [`Finding`] that points at the troubleshooting page,
+//! or, for what slows RDMA without an error, at the lab section that explains the cost.
+
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
@@ -6,6 +9,9 @@ use super::record::{Event, NcclResult, Transport};
 use super::summary::{InterNodeTransport, IntraNodeTransport, Summary};
 use super::wc_status;
 use super::NcclLog;
+use crate::capture::segment::{packet_cost, Framing};
+use crate::probe::doctor::ROCE_HEADER_BYTES;
+use crate::qp::values::PathMtu;
 
 /// How much a finding matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -45,10 +51,14 @@ const CUDA: &str = "/troubleshooting#cuda-failure";
 const NCCL_ERROR: &str = "/troubleshooting#nccl-error-results";
 const SOCKET_FAIL: &str = "/troubleshooting#socket-connection-fails";
 const PAGE: &str = "/troubleshooting";
+// What a packet's headers cost at each path MTU.
+const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
+// A NIC per GPU, each GPU using its own.
+const NIC: &str = "/topology#rail-aligned-designs";
 
 /// Every page and section a finding may link to (the app's content rules check each lands
 /// on a heading that exists).
-pub const TOPICS: [&str; 16] = [
+pub const TOPICS: [&str; 18] = [
     SOCKETS,
     GDR,
     GID,
@@ -65,6 +75,8 @@ pub const TOPICS: [&str; 16] = [
     NCCL_ERROR,
     SOCKET_FAIL,
     PAGE,
+    MTU,
+    NIC,
 ];
 
 /// At most this many example lines per finding, so a 100k-line log gives readable findings.
@@ -77,6 +89,8 @@ pub fn diagnose(log: &NcclLog) -> Vec<Finding> {
     sockets(log, &s, &mut out);
     gdr(log, &s, &mut out);
     gid(log, &s, &mut out);
+    path_mtu(log, &mut out);
+    one_nic(log, &s, &mut out);
     completions(log, &mut out);
     verbs_calls(log, &mut out);
     nvls(log, &mut out);
@@ -251,6 +265,16 @@ fn link_local_prefix(hex: &str) -> bool {
     hex.eq_ignore_ascii_case("80FE") || hex.to_ascii_uppercase().starts_with("FE80")
 }
 
+/// A RoCE port's GID at NCCL's index is link-local (QP lines, failed `ibv_modify_qp`), or
+/// `NCCL_IB_GID_INDEX=0` points at it. The kernel reserves the first entries of a RoCE port's
+/// GID table for the port's default GID, one per RoCE type it supports
+/// (`gid_table_reserve_default()` in `drivers/infiniband/core/cache.c`): the fe80:: address
+/// made from the netdev's MAC (`make_default_gid()` in `roce_gid_mgmt.c`), as RoCE v1 at
+/// index 0 and, on NICs that also speak RoCE v2 such as ConnectX, as RoCE v2 at index 1.
+/// NCCL takes index 0 when the variable is unset up to v2.20.5-1 (`NCCL_PARAM(IbGidIndex,
+/// "IB_GID_INDEX", 0)`, `src/transport/net_ib.cc` line 80); from v2.21.5-1 the default is -1
+/// and `ncclIbGetGidIndex` (same file, lines 292-310; v2.29.3-1 `src/transport/net_ib/
+/// connect.cc` line 313) scans the table for a GID of the wanted RoCE version and family.
 fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
     let roce_hosts: Vec<&str> = s
         .hosts
@@ -264,21 +288,29 @@ fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
         .collect();
     let roce_everywhere = s.inter_node_transport == Some(InterNodeTransport::RoCE);
     let mut lines = Vec::new();
+    // A QP line shows a routable GID at index 0: this port's table is laid out otherwise.
+    let mut routable_at_0 = false;
     for r in &log.records {
         match &r.event {
             Event::IbQp {
+                gid_index,
                 gid_prefix_hex: Some(p),
                 lid_form: false,
                 ..
-            } if link_local_prefix(p) => {
+            } => {
                 // On IB fe80:: is the default subnet prefix and fine; only RoCE minds.
                 let on_roce = roce_everywhere
                     || r.origin
                         .host
                         .as_deref()
                         .is_some_and(|h| roce_hosts.contains(&h));
-                if on_roce {
+                if !on_roce {
+                    continue;
+                }
+                if link_local_prefix(p) {
                     lines.push(r.line);
+                } else if *gid_index == Some(0) {
+                    routable_at_0 = true;
                 }
             }
             Event::ModifyQpFailed {
@@ -287,26 +319,209 @@ fn gid(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
             _ => {}
         }
     }
-    if lines.is_empty() {
+    let on_roce = roce_everywhere || !roce_hosts.is_empty();
+    let zero = env_is(s, "NCCL_IB_GID_INDEX", "0").filter(|_| on_roce && !routable_at_0);
+    let link_local = !lines.is_empty();
+    if !link_local && zero.is_none() {
         return;
     }
-    let set = s
-        .env
-        .iter()
-        .find(|e| e.name == "NCCL_IB_GID_INDEX")
-        .map(|e| {
-            lines.extend(e.lines.iter().copied());
-            format!(" NCCL_IB_GID_INDEX is set to {}.", e.value)
-        })
-        .unwrap_or_default();
+    let mut explanation = String::new();
+    if link_local {
+        explanation.push_str("The GID index NCCL uses on a RoCE port holds a link-local fe80:: address. Such a GID is not routable and, at the low indexes, is usually the RoCE v1 entry; RoCE v2 across an IP network needs the GID of the interface's IPv4 (::ffff:a.b.c.d) or global IPv6 address.");
+    }
+    match zero {
+        Some(env) => {
+            lines.extend(env);
+            if !explanation.is_empty() {
+                explanation.push(' ');
+            }
+            explanation.push_str("NCCL_IB_GID_INDEX is set to 0: the kernel fills the first entries of a RoCE port's GID table with the port's link-local fe80:: address made from its MAC address, once per RoCE version, so index 0 is that address as RoCE v1 (and index 1 the same address as RoCE v2 on NICs that speak both, such as ConnectX); the GIDs of the interface's IP addresses come after them.");
+            let version = s.nccl_version.as_deref();
+            match version.and_then(version_tuple) {
+                Some(v) if v < (2, 21, 0) => explanation.push_str(&format!(
+                    " Set NCCL_IB_GID_INDEX to the index show_gids gives for the RoCE v2 GID of the interface's IP address: this NCCL ({}) takes index 0 when the variable is not set, and only NCCL 2.21 and later look for the RoCE v2 GID themselves.",
+                    version.unwrap_or_default()
+                )),
+                _ => explanation.push_str(" Set NCCL_IB_GID_INDEX to the index show_gids gives for the RoCE v2 GID of the interface's IP address, or unset it: NCCL 2.21 and later pick that GID themselves (RoCE version from NCCL_IB_ROCE_VERSION_NUM, default 2; address family from NCCL_IB_ADDR_FAMILY)."),
+            }
+        }
+        None => {
+            explanation.push_str(" Pick that index (show_gids) and set NCCL_IB_GID_INDEX, or let a newer NCCL choose it.");
+            if let Some(e) = s.env.iter().find(|e| e.name == "NCCL_IB_GID_INDEX") {
+                lines.extend(e.lines.iter().copied());
+                explanation.push_str(&format!(" NCCL_IB_GID_INDEX is set to {}.", e.value));
+            }
+        }
+    }
     out.push(Finding {
         severity: Severity::Warning,
-        title: "RoCE uses a link-local GID".into(),
-        explanation: format!(
-            "The GID index NCCL uses on a RoCE port holds a link-local fe80:: address. Such a GID is not routable and, at the low indexes, is usually the RoCE v1 entry; RoCE v2 across an IP network needs the GID of the interface's IPv4 (::ffff:a.b.c.d) or global IPv6 address. Pick that index (show_gids) and set NCCL_IB_GID_INDEX, or let a newer NCCL choose it.{set}"
-        ),
+        title: if link_local {
+            "RoCE uses a link-local GID".into()
+        } else {
+            "NCCL_IB_GID_INDEX=0 picks the link-local RoCE v1 GID".into()
+        },
+        explanation,
         lines: capped(lines),
         topic: GID,
+    });
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = items.into_iter().collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// QP lines whose `mtu` is below 4096 bytes: each RDMA packet carries less, so a transfer
+/// takes more packets and more of the wire goes to headers. The header shares are
+/// `capture::segment`'s, the numbers of /roce's overhead table; the netdev MTU RoCE needs
+/// for 4096 is the doctor's (the kernel's `iboe_get_mtu()`).
+fn path_mtu(log: &NcclLog, out: &mut Vec<Finding>) {
+    let mut lines = Vec::new();
+    let mut hosts = BTreeSet::new();
+    let mut least: Option<PathMtu> = None;
+    let mut all_ib = true;
+    for r in &log.records {
+        let Event::IbQp {
+            mtu: Some(value),
+            lid_form,
+            ..
+        } = r.event
+        else {
+            continue;
+        };
+        let Ok(mtu) = PathMtu::from_ibv(value) else {
+            continue;
+        };
+        if mtu == PathMtu::Mtu4096 {
+            continue;
+        }
+        lines.push(r.line);
+        hosts.extend(r.origin.host.as_deref());
+        least = Some(least.map_or(mtu, |l| l.min(mtu)));
+        all_ib &= lid_form;
+    }
+    let Some(least) = least else {
+        return;
+    };
+    let (value, bytes) = (least.value(), least.bytes());
+    let on = if hosts.is_empty() {
+        String::new()
+    } else {
+        format!(" of {}", and_list(hosts))
+    };
+    let framing = if all_ib {
+        Framing::Infiniband { grh: false }
+    } else {
+        Framing::RoceV2 {
+            ipv6: false,
+            vlan: false,
+        }
+    };
+    let header_share = |payload: u32| {
+        let c = packet_cost(framing, 0, payload);
+        100.0 * f64::from(c.overhead()) / f64::from(c.wire)
+    };
+    let (now, best) = (header_share(bytes), header_share(4096));
+    let times = 4096 / bytes;
+    let explanation = if all_ib {
+        format!(
+            "The QP lines{on} say `mtu {value}`: the sending InfiniBand port's MTU is {bytes} bytes, so each packet carries at most {bytes} bytes of payload where InfiniBand allows 4096. A bulk transfer takes {times} times as many packets, and headers take {now:.1} % of the link instead of {best:.1} %. The active MTU is the largest both ends of the link support, as the subnet manager sets it: compare active_mtu with max_mtu in `ibv_devinfo` on each host, and check the MTU the subnet manager and the switch ports allow."
+        )
+    } else {
+        format!(
+            "The QP lines{on} say `mtu {value}`: the sending port's MTU is {bytes} bytes, so each RDMA packet carries at most {bytes} bytes of payload where RoCE allows 4096. A bulk transfer takes {times} times as many packets, each costing the NICs and the switches the same work, and headers take {now:.1} % of the wire instead of {best:.1} % (RoCE v2 over IPv4, no VLAN). A RoCE port's active MTU follows its Ethernet interface's MTU: 4096 needs at least {} bytes (9000 is usual) on the hosts and on every switch port of the path, and 1500 gives 1024. Check active_mtu in `ibv_devinfo` on each host, the interface's MTU (`ip link show`), and the switch ports' MTU.",
+            4096 + ROCE_HEADER_BYTES
+        )
+    };
+    out.push(Finding {
+        severity: Severity::Warning,
+        title: format!("Path MTU is {bytes} bytes, not 4096"),
+        explanation,
+        lines: capped(lines),
+        topic: MTU,
+    });
+}
+
+/// Hosts of several GPUs where NCCL lists one RDMA device (`NET/IB : Using`) and sends
+/// every channel to another host through it: the GPUs share one NIC's bandwidth. Two or
+/// three GPUs on one NIC is a common build (a workstation, a PCIe server), so such hosts are
+/// named only when `NCCL_IB_HCA` is set, the usual way NCCL is narrowed to one device; four
+/// or more always are.
+fn one_nic(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
+    if s.inter_node_transport == Some(InterNodeTransport::Socket) {
+        return;
+    }
+    let hca = s.env.iter().find(|e| e.name == "NCCL_IB_HCA");
+    let least = if hca.is_some() { 2 } else { 4 };
+    let shared: Vec<&super::HostSummary> = s
+        .hosts
+        .iter()
+        .filter(|h| h.ranks.len() >= least && h.ib_devices.len() == 1 && h.nics_in_use.len() == 1)
+        .collect();
+    if shared.is_empty() {
+        return;
+    }
+    let names: BTreeSet<&str> = shared.iter().map(|h| h.host.as_str()).collect();
+    let devices: BTreeSet<String> = shared
+        .iter()
+        .map(|h| {
+            let d = &h.ib_devices[0];
+            format!("NET/IB/{} ({})", h.nics_in_use[0], d.name)
+        })
+        .collect();
+    let gpus: BTreeSet<usize> = shared.iter().map(|h| h.ranks.len()).collect();
+    let (title, share) = match gpus.iter().collect::<Vec<_>>()[..] {
+        [n] => (
+            format!("All {n} GPUs of a host share one NIC"),
+            format!("the {n} GPUs of each host share one NIC"),
+        ),
+        _ => (
+            "All the GPUs of a host share one NIC".to_string(),
+            "the GPUs of each host share one NIC".to_string(),
+        ),
+    };
+    // The evidence: the device list and the variable as each host printed them first, then
+    // the NET channels.
+    let (mut listed, mut narrowed) = (BTreeSet::new(), BTreeSet::new());
+    let mut lines = Vec::new();
+    for r in &log.records {
+        let Some(host) = r.origin.host.as_deref().filter(|h| names.contains(h)) else {
+            continue;
+        };
+        let evidence = match &r.event {
+            Event::NetIbUsing { .. } => listed.insert(host),
+            Event::EnvSet { name, .. } if name == "NCCL_IB_HCA" => narrowed.insert(host),
+            Event::Channel(c) => c.transport == Transport::NET,
+            _ => false,
+        };
+        if evidence {
+            lines.push(r.line);
+        }
+    }
+    let advice = match hca {
+        Some(hca) => {
+            format!(
+                " NCCL_IB_HCA={} limits NCCL to the devices it names: list one HCA per GPU in it (the NIC nearest each GPU, such as NCCL_IB_HCA=mlx5_0,mlx5_1,…), or leave NCCL_IB_HCA unset so that NCCL takes every active port.",
+                hca.value
+            )
+        }
+        None => " If the hosts have a NIC per GPU, NCCL does not see the others: check that nothing narrows NCCL_IB_HCA (the log may not show it), that their ports are ACTIVE in `ibv_devinfo`, and in a container that every /dev/infiniband device is passed in.".to_string(),
+    };
+    out.push(Finding {
+        severity: Severity::Warning,
+        title,
+        explanation: format!(
+            "On {}, every channel to another host goes through {}, the one RDMA device NCCL lists there (`NET/IB : Using`): {share}, so the host's bandwidth to the network is that of one NIC, where a NIC per GPU gives each GPU its own.{advice}",
+            and_list(names.iter().copied()),
+            and_list(devices.iter().map(String::as_str)),
+        ),
+        lines: capped(lines),
+        topic: NIC,
     });
 }
 

@@ -13,6 +13,7 @@
 //! Reading is one pass over the lines with fixed-word matching, so time is linear in the
 //! length of the log.
 
+mod calculator;
 mod diagnose;
 mod prefix;
 mod record;
@@ -48,6 +49,18 @@ pub struct Record {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct NcclLog {
     pub records: Vec<Record>,
+}
+
+impl NcclLog {
+    /// The lines the reader kept but could not read, in order: each line's number and the
+    /// text after NCCL's prefix (the whole line when it has none). Routine start-up lines
+    /// ([`Event::Routine`]) and blank lines are read, so they are not among them.
+    pub fn unrecognised(&self) -> impl Iterator<Item = (usize, &str)> + '_ {
+        self.records.iter().filter_map(|r| match &r.event {
+            Event::Unrecognised { text } => Some((r.line, text.as_str())),
+            _ => None,
+        })
+    }
 }
 
 /// Read a log. Never fails: a line that is not NCCL's, or not one this reader knows, is

@@ -75,6 +75,10 @@ pub struct ChannelConnection {
     /// The network's name for NET connections: `IB`, `Socket`, or a plugin's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub net: Option<String>,
+    /// The network device of NET connections, `n` in `NET/IB/n`: the `[n]` of the host's
+    /// `NET/IB : Using` list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net_dev: Option<u32>,
     /// Everything after `via`, as printed.
     pub via: String,
     pub gdr: bool,
@@ -172,6 +176,11 @@ pub enum Event {
     /// 0 IbDev 0 Port 1 qpn 123 mtu 5 GID 3 (...)` (v2.29.3-1 `connect.cc` line 649; RoCE only,
     /// IB prints LID at line 644).
     IbQp {
+        /// `mtu %d`: the sending port's active MTU as `enum ibv_mtu` (1 = 256 … 5 = 4096
+        /// bytes). The QP's path MTU is the smaller of it and the peer's (v2.29.3-1
+        /// `src/transport/net_ib/connect.cc` lines 622, 523 and 838), so at most this.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mtu: Option<u32>,
         #[serde(skip_serializing_if = "Option::is_none")]
         gid_index: Option<i64>,
         /// The GID's subnet prefix and interface id as NCCL printed them: `%lX` of the
@@ -225,6 +234,10 @@ pub enum Event {
     CollNetMention,
     /// Any other WARN.
     Warning { message: String },
+    /// A line NCCL prints on every start-up that says nothing the explainer uses, such as
+    /// `Connected all rings` or `threadThresholds ...`: read, and left out of the summary.
+    /// `what` is the fixed words that identify it (the table `ROUTINE` in this file).
+    Routine { what: &'static str },
     /// An empty line (NCCL puts one before each WARN).
     Blank,
     /// A line none of the above reads; kept so no line of the log is lost.
@@ -308,7 +321,13 @@ pub fn classify(level: Level, body: &str) -> Event {
             text: body.to_string(),
         };
     }
-    if body.starts_with("NET/IB: ") && body.contains(" qpn ") {
+    // v2.30.7-1 names the function and says `qp_num` (`src/transport/net_ib/connect.cc`
+    // lines 958 and 968: `NET/IB: %s: %s %d IbDev %d Port %d qp_num %d mtu %d ...`). The ECE
+    // lines that also name a qpn carry no MTU and are routine.
+    if body.starts_with("NET/IB: ")
+        && (body.contains(" qpn ") || body.contains(" qp_num "))
+        && body.contains(" mtu ")
+    {
         return ib_qp(body);
     }
     if body.contains("Got completion") {
@@ -360,9 +379,103 @@ pub fn classify(level: Level, body: &str) -> Event {
             message: body.to_string(),
         };
     }
+    if let Some(what) = routine(body) {
+        return Event::Routine { what };
+    }
     Event::Unrecognised {
         text: body.to_string(),
     }
+}
+
+/// Where a routine line's fixed words stand in it.
+#[derive(Clone, Copy)]
+enum At {
+    Start,
+    End,
+    Within,
+}
+
+/// The lines of an INFO log's start-up that the explainer reads as routine, by their fixed
+/// words: the formats of NVIDIA/nccl v2.29.3-1 unless another tag is named.
+///
+/// - `cudaDriverVersion %d`: `src/misc/cudawrap.cc` line 273.
+/// - `%s comm %p rank %d nranks %d ... - Init START` and `[Rank %d] %s comm ... - Init
+///   START`: `src/init.cc` lines 1640, 1664; `comm %p rank ... - Init START` at v2.18.3-1
+///   line 1356.
+/// - `comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d`:
+///   `src/init.cc` line 1220.
+/// - `comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE` (or `Abort`):
+///   `src/init.cc` line 356.
+/// - `Connected all rings, use ring PXN %d GDR %d`, `Connected all trees`, `Connected
+///   binomial trees`: `src/transport/generic.cc` lines 39, 58, 81; `Connected all rings` at
+///   v2.12.12-1 `src/init.cc` line 732.
+/// - `threadThresholds %ld/%ld/%ld | ...`: `src/graph/tuning.cc` line 566; v2.12.12-1 line 252.
+/// - `%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p
+///   channels per peer`: `src/init.cc` line 1419; `%d coll channels, %d p2p channels, ...`
+///   at v2.12.12-1 `src/graph/paths.cc` line 678.
+/// - `CC %s, workFifoBytes %d`: `src/init.cc` line 575; `CC %s, Multi-GPU CC %s,
+///   workFifoBytes %d` at v2.23.4-1 line 476.
+/// - `P2P Chunksize set to %d`: `src/init.cc` line 769.
+/// - `Check P2P Type isAllDirectP2p %d directMode %d isAllCudaP2p %d`: `src/transport.cc`
+///   line 112.
+/// - `DMA-BUF is available on GPU device %d`: `src/init.cc` line 390.
+/// - `Comm config %s set to %d`: `src/init.cc` line 1721.
+/// - `Init timings - %s: rank %d ...`: `src/init.cc` line 1698; `Bootstrap timings total %f
+///   ...`: `src/bootstrap.cc` line 867.
+/// - `Setting affinity for GPU %d to %s`: v2.23.4-1 `src/graph/topo.cc` line 1017, v2.4.8-1
+///   `src/init.cc` line 931. `Launch mode %s%s%s`: v2.12.12-1 `src/enqueue.cc` line 326.
+/// - `[Proxy Service] ...`, `[Proxy Progress] ...`, `[Proxy Service UDS] ...`:
+///   `src/proxy.cc` lines 1621, 947, 1815.
+/// - `RAS client listening socket at %s`: `src/ras/client_support.cc` line 183.
+/// - `Assigned NET plugin %s to comm`, `Initialized NET plugin %s`: `src/plugin/net.cc`
+///   lines 260, 189; `Using non-device net plugin version %d`: v2.21.5-1 `src/net.cc` line 518.
+/// - `TUNER/Plugin: ...`, `PROFILER/Plugin: ...`, `ENV/Plugin: ...` (no such plugin, so the
+///   built-in one): `src/plugin/plugin_open.cc` line 107.
+/// - `Symmetric VA size=%ldGB`: `src/dev_runtime.cc` line 110.
+/// - `NET/IB: IbDev %d Port %d qpn %d query_ece={...}` and `... set_ece={...}`:
+///   `src/transport/net_ib/connect.cc` lines 657, 518.
+const ROUTINE: [(At, &str); 29] = [
+    (At::Start, "cudaDriverVersion"),
+    (At::End, "Init START"),
+    (At::Within, " localRanks "),
+    (At::End, "Destroy COMPLETE"),
+    (At::End, "Abort COMPLETE"),
+    (At::Start, "Connected all rings"),
+    (At::Start, "Connected all trees"),
+    (At::Start, "Connected binomial trees"),
+    (At::Start, "threadThresholds"),
+    (At::Within, " coll channels, "),
+    (At::Within, "workFifoBytes"),
+    (At::Start, "P2P Chunksize set to"),
+    (At::Start, "Check P2P Type"),
+    (At::Start, "DMA-BUF is available on GPU device"),
+    (At::Start, "Comm config "),
+    (At::Start, "Init timings"),
+    (At::Start, "Bootstrap timings"),
+    (At::Start, "Setting affinity for GPU"),
+    (At::Start, "Launch mode"),
+    (At::Start, "[Proxy "),
+    (At::Start, "RAS client listening socket"),
+    (At::Start, "Assigned NET plugin"),
+    (At::Start, "Initialized NET plugin"),
+    (At::Start, "Using non-device net plugin"),
+    (At::Start, "TUNER/Plugin"),
+    (At::Start, "PROFILER/Plugin"),
+    (At::Start, "ENV/Plugin"),
+    (At::Start, "Symmetric VA size"),
+    (At::Within, "_ece={"),
+];
+
+/// The fixed words of the routine line `body` is, if it is one.
+fn routine(body: &str) -> Option<&'static str> {
+    ROUTINE
+        .iter()
+        .find(|(at, words)| match at {
+            At::Start => body.starts_with(words),
+            At::End => body.ends_with(words),
+            At::Within => body.contains(words),
+        })
+        .map(|(_, words)| words.trim())
 }
 
 fn version(body: &str) -> Option<Event> {
@@ -549,9 +662,14 @@ fn leading_int(s: &str) -> Option<i64> {
 /// `%s set by environment to %lld.` (v2.29.3-1 `src/misc/param.cc` line 90; v2.4.8-1
 /// `src/include/param.h` line 72 with `%lu.`), `%s set by environment to %s` (v2.29.3-1
 /// `src/misc/socket.cc` line 173 and others), `%s set by environment to %d` (v2.29.3-1
-/// `src/graph/paths.cc` line 225, for `NCCL_P2P_DISABLE` and the like).
+/// `src/graph/paths.cc` line 225, for `NCCL_P2P_DISABLE` and the like), and the shorter
+/// `NCCL_IB_HCA set to %s` (v2.12.12-1 `src/transport/net_ib.cc` line 169; v2.29.3-1
+/// `src/transport/net_ib/init.cc` line 220) and `NCCL_SOCKET_IFNAME set to %s` (v2.29.3-1
+/// `src/misc/socket.cc` line 175).
 fn env_set(body: &str) -> Option<Event> {
-    let (name, value) = body.split_once(" set by environment to ")?;
+    let (name, value) = body
+        .split_once(" set by environment to ")
+        .or_else(|| body.split_once(" set to "))?;
     let name = name.trim();
     if !name.starts_with("NCCL_") || name.contains(' ') {
         return None;
@@ -602,17 +720,23 @@ fn channel(body: &str) -> Option<ChannelConnection> {
         Some(_) => return None,
     };
     let via = via.trim();
-    let (transport, net) = if let Some(rest) = via.strip_prefix("NET/") {
-        let name = rest.split('/').next().unwrap_or("");
-        (Transport::NET, Some(name.to_string()))
+    let (transport, net, net_dev) = if let Some(rest) = via.strip_prefix("NET/") {
+        let mut parts = rest.split('/');
+        let name = parts.next().unwrap_or("");
+        // `NET/IB/1(0)/GDRDMA`: device 1, through the proxy rank 0 (PXN).
+        let dev = parts
+            .next()
+            .and_then(leading_int)
+            .and_then(|d| u32::try_from(d).ok());
+        (Transport::NET, Some(name.to_string()), dev)
     } else if via.starts_with("P2P") {
-        (Transport::P2P, None)
+        (Transport::P2P, None, None)
     } else if via.starts_with("SHM") || via.starts_with("direct shared memory") {
-        (Transport::SHM, None)
+        (Transport::SHM, None, None)
     } else if via.starts_with("COLLNET") {
-        (Transport::COLLNET, None)
+        (Transport::COLLNET, None, None)
     } else {
-        (Transport::Other, None)
+        (Transport::Other, None, None)
     };
     Some(ChannelConnection {
         channel,
@@ -622,6 +746,7 @@ fn channel(body: &str) -> Option<ChannelConnection> {
         side,
         transport,
         net,
+        net_dev,
         gdr: via.contains("/GDRDMA"),
         via: via.to_string(),
     })
@@ -642,9 +767,11 @@ fn peer(t: &str) -> Option<Peer> {
 }
 
 /// `NET/IB: Dev %d Port %d qpn %d mtu %d GID %ld (%lX/%lX)` (v2.12.12-1
-/// `src/transport/net_ib.cc` line 622; v2.18.3-1 line 674) and v2.29.3-1
-/// `src/transport/net_ib/connect.cc` lines 644 (IB: `LID %d subnet-prefix %lu`) and 649
-/// (RoCE: `GID %ld (%lX/%lX)`).
+/// `src/transport/net_ib.cc` line 622; v2.18.3-1 line 674), `... mtu %d query_ece={...} GID
+/// %ld (%lX/%lX) ...` (v2.21.5-1 line 1065), v2.29.3-1 `src/transport/net_ib/connect.cc`
+/// lines 644 (IB: `LID %d subnet-prefix %lu`) and 649 (RoCE: `GID %ld (%lX/%lX)`), and
+/// v2.30.7-1 lines 958 and 968 (`NET/IB: %s: ... qp_num %d mtu %d ...`). Every version prints
+/// the LID form for an InfiniBand port and the GID form for a RoCE one.
 fn ib_qp(body: &str) -> Event {
     let gid_index = number_after(body, " GID ");
     let (prefix, interface) = match body.find(" GID ") {
@@ -662,6 +789,7 @@ fn ib_qp(body: &str) -> Event {
         None => (None, None),
     };
     Event::IbQp {
+        mtu: number_after(body, " mtu ").and_then(|m| u32::try_from(m).ok()),
         gid_index,
         gid_prefix_hex: prefix,
         gid_interface_hex: interface,

@@ -66,6 +66,12 @@ pub struct HostSummary {
     pub gid_indexes: Vec<i64>,
     /// Lines from this host that show a network being set up (plugin, IB, socket lists).
     pub net_lines: Vec<usize>,
+    /// The network devices (`n` of `NET/n`) that this host's ranks reach other hosts
+    /// through, by the channel lines this host printed; sorted.
+    pub nics_in_use: Vec<u32>,
+    /// This host's ranks that printed such a line; sorted. When they are all its ranks,
+    /// `nics_in_use` is every device the host uses between hosts.
+    pub ranks_on_net: Vec<u32>,
 }
 
 /// One connection of one channel, merged over the lines (send side, receive side, ranks)
@@ -80,6 +86,8 @@ pub struct ChannelLink {
     pub transport: Transport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub net: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net_dev: Option<u32>,
     pub via: String,
     pub gdr: bool,
     /// Whether the two ranks are on different hosts; `None` when a host is not known.
@@ -206,6 +214,7 @@ impl NcclLog {
                                 to: c.to.clone(),
                                 transport: c.transport,
                                 net: c.net.clone(),
+                                net_dev: c.net_dev,
                                 via: c.via.clone(),
                                 gdr: c.gdr,
                                 inter_node: None,
@@ -339,10 +348,49 @@ impl NcclLog {
         if nvls_used {
             s.intra_node.insert(IntraNodeTransport::NVLS);
         }
+        nics_in_use(self, &rank_host, &mut hosts);
         s.hosts = hosts.into_values().collect();
         s.gdr_used = gdr_used(&s.channels);
         s.inter_node_transport = inter_node_transport(self, &s);
         s
+    }
+}
+
+/// Fills each host's `nics_in_use` and `ranks_on_net` from the NET channel lines it printed
+/// for connections to another host: the sender prints `[send]` lines and the receiver
+/// `[receive]` ones, each naming its own device (v2.29.3-1 `src/transport/net.cc` lines 316,
+/// 320 and 362).
+fn nics_in_use(
+    log: &NcclLog,
+    rank_host: &BTreeMap<u32, String>,
+    hosts: &mut BTreeMap<String, HostSummary>,
+) {
+    for r in &log.records {
+        let (Event::Channel(c), Some(host)) = (&r.event, r.origin.host.as_deref()) else {
+            continue;
+        };
+        let (Transport::NET, Some(dev)) = (c.transport, c.net_dev) else {
+            continue;
+        };
+        let me = if c.side == Some(Side::Receive) {
+            c.to.rank
+        } else {
+            c.from.rank
+        };
+        let between_hosts = matches!(
+            (rank_host.get(&c.from.rank), rank_host.get(&c.to.rank)),
+            (Some(a), Some(b)) if a != b
+        );
+        if !between_hosts || rank_host.get(&me).map(String::as_str) != Some(host) {
+            continue;
+        }
+        if let Some(h) = hosts.get_mut(host) {
+            for (list, x) in [(&mut h.nics_in_use, dev), (&mut h.ranks_on_net, me)] {
+                if let Err(at) = list.binary_search(&x) {
+                    list.insert(at, x);
+                }
+            }
+        }
     }
 }
 

@@ -521,6 +521,7 @@ fn ib_qp_lines() {
     assert_eq!(
         event("h:1:2 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 4711 mtu 5 GID 3 (0/1400000AFFFF0000)"),
         Event::IbQp {
+            mtu: Some(5),
             gid_index: Some(3),
             gid_prefix_hex: Some("0".into()),
             gid_interface_hex: Some("1400000AFFFF0000".into()),
@@ -1310,4 +1311,517 @@ proptest! {
         }
         prop_assert_eq!(reader.finish(), parse(&text));
     }
+}
+
+// ---- a whole job: NICs per host, path MTU, GID index, routine lines ---------------------
+
+/// What [`roce_job`] varies.
+struct Job {
+    /// Ranks (GPUs) on each of the two hosts.
+    gpn: u32,
+    /// RDMA devices in each host's `NET/IB : Using` list; local rank `l` sends and receives
+    /// through device `l % nics`, as NCCL pairs each GPU with its nearest NIC.
+    nics: u32,
+    /// The `mtu %d` of the QP lines: `enum ibv_mtu`, 3 = 1024 bytes, 5 = 4096.
+    mtu: u32,
+    /// The `GID %ld (%lX/%lX)` of the QP lines: index and subnet prefix as printed.
+    gid: (u32, &'static str),
+    /// Extra lines every rank prints after `Bootstrap: Using`, such as the environment's.
+    env: &'static [&'static str],
+}
+
+/// Two DGX-like hosts of 8 GPUs and 8 RoCE NICs, GPUDirect RDMA, path MTU 4096 and the
+/// RoCE v2 IPv4 GID at index 3.
+const HEALTHY: Job = Job {
+    gpn: 8,
+    nics: 8,
+    mtu: 5,
+    gid: (3, "0"),
+    env: &[],
+};
+
+/// A whole `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV` log of a job on two hosts, in
+/// NVIDIA/nccl v2.29.3-1's formats, every rank in turn: src/misc/cudawrap.cc:273
+/// (`cudaDriverVersion`), src/bootstrap.cc:135, src/init.cc:638 (version, rank 0 only),
+/// src/plugin/plugin_open.cc:107 (the `NET`, `TUNER` and `PROFILER` plugins not found),
+/// src/transport/net_ib/init.cc:357 (`NET/IB : Using`), src/init.cc:451 (`Using network`),
+/// src/init.cc:1664 (`Init START`), src/init.cc:1220 (`nNodes`), src/init.cc:390 (DMA-BUF),
+/// src/transport.cc:112 (`Check P2P Type`), src/init.cc:769 (`P2P Chunksize`),
+/// src/init.cc:1277 (`Trees`), src/transport/p2p.cc:396 (P2P channels, channel 0),
+/// src/transport/net.cc:316 and 362 (one NET channel each way per local rank, as rings
+/// that cross between the hosts at that rank), src/transport/net_ib/connect.cc:649 (the
+/// QP line of each send), src/transport/generic.cc:39 and 58 (`Connected all ...`),
+/// src/graph/tuning.cc:566 (`threadThresholds`), src/init.cc:1419 (channel counts),
+/// src/init.cc:575 (`CC Off`), src/proxy.cc:1621 and 947 (proxy threads), src/init.cc:1692
+/// (`Init COMPLETE`) and 1698 (`Init timings`). Host names, pids, bus ids and addresses
+/// are made up.
+fn roce_job(job: &Job) -> String {
+    let hosts = ["node-a", "node-b"];
+    let n = 2 * job.gpn;
+    let line = |h: usize, l: u32, msg: &str| {
+        let pid = 100 * (h as u32 + 1) + l;
+        format!("{}:{pid}:{} [{l}] NCCL INFO {msg}\n", hosts[h], pid + 7)
+    };
+    let rank = |h: usize, l: u32| h as u32 * job.gpn + l;
+    let nic = |l: u32| l % job.nics;
+    let using: String = (0..job.nics)
+        .map(|d| format!("[{d}]mlx5_{d}:1/RoCE "))
+        .collect();
+    let mut t = String::new();
+    for h in 0..2 {
+        for l in 0..job.gpn {
+            let r = rank(h, l);
+            t += &line(h, l, "cudaDriverVersion 13000");
+            t += &line(h, l, &format!("Bootstrap: Using eth0:10.0.0.{}<0>", h + 1));
+            if r == 0 {
+                t += &line(h, l, "NCCL version 2.29.3+cuda13.0");
+            }
+            for e in job.env {
+                t += &line(h, l, e);
+            }
+            t += &line(h, l, "NET/Plugin: Could not find: libnccl-net.so.");
+            t += &line(
+                h,
+                l,
+                &format!("NET/IB : Using {using}[RO]; OOB eth0:10.0.0.{}<0>", h + 1),
+            );
+            t += &line(h, l, "Using network IB");
+            t += &line(h, l, "TUNER/Plugin: Could not find: libnccl-tuner.so.");
+            t += &line(
+                h,
+                l,
+                "PROFILER/Plugin: Could not find: libnccl-profiler.so.",
+            );
+            t += &line(h, l, &format!("[Rank {r}] ncclCommInitRankConfig comm 0x55e1{r:02x} rank {r} nranks {n} cudaDev {l} nvmlDev {l} busId {}000 commId 0x77 - Init START", 18 + l));
+            t += &line(h, l, &format!("comm 0x55e1{r:02x} rank {r} nRanks {n} nNodes 2 localRanks {} localRank {l} MNNVL 0", job.gpn));
+            t += &line(h, l, &format!("DMA-BUF is available on GPU device {l}"));
+            t += &line(
+                h,
+                l,
+                "Check P2P Type isAllDirectP2p 1 directMode 0 isAllCudaP2p 1",
+            );
+            t += &line(h, l, "P2P Chunksize set to 524288");
+            t += &line(h, l, &format!("Trees [0] {}/-1/-1->{r}->-1", (r + 1) % n));
+            if l + 1 < job.gpn {
+                t += &line(
+                    h,
+                    l,
+                    &format!(
+                        "Channel 00/0 : {r}[{l}] -> {}[{}] via P2P/CUMEM/read",
+                        r + 1,
+                        l + 1
+                    ),
+                );
+            }
+        }
+    }
+    for l in 0..job.gpn {
+        let (a, b) = (rank(0, l), rank(1, l));
+        let d = nic(l);
+        for (h, from, to) in [(0, a, b), (1, b, a)] {
+            let other = 1 - h;
+            t += &line(
+                h,
+                l,
+                &format!(
+                    "Channel {l:02}/0 : {from}[{l}] -> {to}[{l}] [send] via NET/IB/{d}/GDRDMA"
+                ),
+            );
+            t += &line(
+                other,
+                l,
+                &format!(
+                    "Channel {l:02}/0 : {from}[{l}] -> {to}[{l}] [receive] via NET/IB/{d}/GDRDMA"
+                ),
+            );
+            t += &line(h, l, &format!(
+                "NET/IB: NCCL Dev {d} IbDev {d} Port 1 qpn {} mtu {} GID {} ({}/{}00000AFFFF0000) ctsFifoRkey=0x1a ctsFifoLkey=0x1b",
+                4660 + from, job.mtu, job.gid.0, job.gid.1, h + 1
+            ));
+        }
+    }
+    for h in 0..2 {
+        for l in 0..job.gpn {
+            let r = rank(h, l);
+            t += &line(h, l, "Connected all rings, use ring PXN 0 GDR 1");
+            t += &line(h, l, "Connected all trees");
+            t += &line(h, l, "threadThresholds 8/8/64 | 128/8/64 | 512 | 512");
+            t += &line(h, l, &format!("{} coll channels, {} collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer", job.gpn, job.gpn));
+            t += &line(h, l, "CC Off, workFifoBytes 1048576");
+            t += &line(
+                h,
+                l,
+                &format!("[Proxy Service] Device {l} CPU core {}", 10 + l),
+            );
+            t += &line(
+                h,
+                l,
+                &format!("[Proxy Progress] Device {l} CPU core {}", 20 + l),
+            );
+            t += &line(h, l, &format!("ncclCommInitRankConfig comm 0x55e1{r:02x} rank {r} nranks {n} cudaDev {l} nvmlDev {l} busId {}000 commId 0x77 - Init COMPLETE", 18 + l));
+            t += &line(h, l, &format!("Init timings - ncclCommInitRankConfig: rank {r} nranks {n} total 0.95 (kernels 0.12, alloc 0.05, bootstrap 0.02, allgathers 0.01, topo 0.31, graphs 0.02, connections 0.37, rest 0.05)"));
+        }
+    }
+    t
+}
+
+/// The finding that links to `topic`.
+fn finding<'a>(findings: &'a [Finding], topic: &str) -> &'a Finding {
+    findings
+        .iter()
+        .find(|f| f.topic == topic)
+        .unwrap_or_else(|| panic!("no finding at {topic}: {:?}", titles(findings)))
+}
+
+#[test]
+fn a_healthy_job_is_healthy_and_every_line_is_read() {
+    let text = roce_job(&HEALTHY);
+    let log = parse(&text);
+    let s = log.summary();
+    assert_eq!((s.nranks, s.nnodes), (Some(16), Some(2)));
+    assert_eq!(s.inter_node_transport, Some(InterNodeTransport::RoCE));
+    assert_eq!(s.gdr_used, Some(true));
+    // Each rank's channels to the other host go through its own NIC.
+    for (h, ranks) in s.hosts.iter().zip([0..8, 8..16]) {
+        assert_eq!(h.nics_in_use, (0..8).collect::<Vec<u32>>(), "{}", h.host);
+        assert_eq!(h.ranks_on_net, ranks.collect::<Vec<u32>>(), "{}", h.host);
+    }
+    assert_eq!(titles(&diagnose(&log)), ["No problem found"]);
+    let unread: Vec<&Record> = log
+        .records
+        .iter()
+        .filter(|r| matches!(r.event, Event::Unrecognised { .. }))
+        .collect();
+    assert!(unread.is_empty(), "lines not read: {unread:#?}");
+}
+
+#[test]
+fn routine_lines_are_read_and_the_rest_listed() {
+    // The formats of `ROUTINE` in record.rs, at the tags its comment names.
+    for line in [
+        "h:1:2 [0] NCCL INFO cudaDriverVersion 12040",
+        "h:1:2 [0] NCCL INFO [Rank 3] ncclCommInitRankConfig comm 0x55e1 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 4f000 commId 0x77 - Init START",
+        "h:1:2 [0] NCCL INFO ncclCommSplit comm 0x55e1 rank 1 nranks 4 cudaDev 1 nvmlDev 1 busId 2a000 parent 0x44 childCount 1 color 0 key 1- Init START",
+        "h:1:2 [0] NCCL INFO comm 0x55e1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 18000 commId 0x77 - Init START",
+        "h:1:2 [0] NCCL INFO comm 0x55e1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
+        "h:1:2 [0] NCCL INFO comm 0x55e1 rank 0 nranks 16 cudaDev 0 busId 18000 - Destroy COMPLETE",
+        "h:1:2 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1",
+        "h:1:2 [0] NCCL INFO Connected all rings",
+        "h:1:2 [0] NCCL INFO Connected all trees",
+        "h:1:2 [0] NCCL INFO threadThresholds 8/8/64 | 128/8/64 | 512 | 512",
+        "h:1:2 [0] NCCL INFO threadThresholds 8/8/64 | 128/8/64 | 8/8/512",
+        "h:1:2 [0] NCCL INFO 32 coll channels, 32 collnet channels, 16 nvls channels, 32 p2p channels, 32 p2p channels per peer",
+        "h:1:2 [0] NCCL INFO 16 coll channels, 16 p2p channels, 2 p2p channels per peer",
+        "h:1:2 [0] NCCL INFO CC Off, workFifoBytes 1048576",
+        "h:1:2 [0] NCCL INFO CC Off, Multi-GPU CC Off, workFifoBytes 1048576",
+        "h:1:2 [0] NCCL INFO P2P Chunksize set to 524288",
+        "h:1:2 [0] NCCL INFO Check P2P Type isAllDirectP2p 1 directMode 0 isAllCudaP2p 1",
+        "h:1:2 [0] NCCL INFO DMA-BUF is available on GPU device 0",
+        "h:1:2 [0] NCCL INFO Comm config Blocking set to 1",
+        "h:1:2 [0] NCCL INFO Init timings - ncclCommInitRankConfig: rank 0 nranks 16 total 0.95 (kernels 0.12, alloc 0.05, bootstrap 0.02, allgathers 0.01, topo 0.31, graphs 0.02, connections 0.37, rest 0.05)",
+        "h:1:2 [0] NCCL INFO Bootstrap timings total 0.001213 (create 0.000031, send 0.000139, recv 0.000391, ring 0.000297, delay 0.000000)",
+        "h:1:2 [0] NCCL INFO Setting affinity for GPU 0 to ffff,ffffffff",
+        "h:1:2 [0] NCCL INFO Launch mode Parallel",
+        "h:1:2 [0] NCCL INFO [Proxy Service] Device 0 CPU core 12",
+        "h:1:2 [0] NCCL INFO [Proxy Progress] Device 0 CPU core 40",
+        "h:1:2 [0] NCCL INFO [Proxy Service UDS] Device 0 CPU core 13",
+        "h:1:2 [0] NCCL INFO RAS client listening socket at ::1<28028>",
+        "h:1:2 [0] NCCL INFO Assigned NET plugin IB to comm",
+        "h:1:2 [0] NCCL INFO Initialized NET plugin IB",
+        "h:1:2 [0] NCCL INFO Using non-device net plugin version 0",
+        "h:1:2 [0] NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so libnccl-net.so.",
+        "h:1:2 [0] NCCL INFO PROFILER/Plugin: Could not find: libnccl-profiler.so.",
+        "h:1:2 [0] NCCL INFO ENV/Plugin: Could not find: libnccl-env.so.",
+        "h:1:2 [0] NCCL INFO Symmetric VA size=128GB",
+        "h:1:2 [0] NCCL INFO NET/IB: IbDev 0 Port 1 qpn 4711 query_ece={supported=1, vendor_id=0x15b3, options=0x30000002, comp_mask=0x0}",
+        "h:1:2 [0] NCCL INFO NET/IB: IbDev 0 Port 1 qpn 4711 set_ece={supported=1, vendor_id=0x15b3, options=0x30000002, comp_mask=0x0}",
+    ] {
+        assert!(
+            !matches!(event(line), Event::Unrecognised { .. }),
+            "{line}"
+        );
+    }
+    // A job of 16 ranks, read whole: the one line nobody's NCCL prints is listed, with its
+    // number, and nothing else.
+    let text = roce_job(&HEALTHY) + "Epoch 1: loss 2.31\n";
+    let log = parse(&text);
+    let last = text.lines().count();
+    assert_eq!(
+        log.unrecognised().collect::<Vec<_>>(),
+        [(last, "Epoch 1: loss 2.31")]
+    );
+    // An NCCL line of no known format stays unread, its prefix stripped.
+    let log = parse("gpu-a:1:2 [0] NCCL INFO something NCCL never printed\n\nhello\n");
+    assert_eq!(
+        log.unrecognised().collect::<Vec<_>>(),
+        [(1, "something NCCL never printed"), (3, "hello")]
+    );
+}
+
+const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
+
+#[test]
+fn a_path_mtu_below_4096_is_a_finding() {
+    // v2.29.3-1 src/transport/net_ib/connect.cc:649 with `mtu 3` (IBV_MTU_1024), what a RoCE
+    // port gets from a 1500-byte Ethernet MTU.
+    let text = roce_job(&Job { mtu: 3, ..HEALTHY });
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let m = finding(&f, MTU);
+    assert_eq!(m.severity, Severity::Warning);
+    assert!(m.title.contains("1024"), "{}", m.title);
+    for words in [
+        "ibv_devinfo",
+        "active_mtu",
+        "4 times",
+        "switch",
+        "node-a",
+        "node-b",
+    ] {
+        assert!(m.explanation.contains(words), "{words}: {}", m.explanation);
+    }
+    let qp: Vec<usize> = log
+        .records
+        .iter()
+        .filter(|r| matches!(r.event, Event::IbQp { .. }))
+        .map(|r| r.line)
+        .collect();
+    assert_eq!(qp.len(), 16);
+    assert_eq!(m.lines, qp);
+    assert!(!titles(&f).contains(&"No problem found"));
+    // 4096 is the largest there is.
+    assert!(!has_topic(&diagnose(&parse(&roce_job(&HEALTHY))), MTU));
+    // An InfiniBand port at 2048 (connect.cc:644, the LID form), and v2.30.7-1's form of the
+    // RoCE line (connect.cc:968).
+    let ib = "a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.2.0.1<0>\n\
+              a:1:2 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 4711 mtu 4 LID 12 subnet-prefix 33022  FLID 0 ctsFifoRkey=0x1a ctsFifoLkey=0x1b\n";
+    let m = finding(&diagnose(&parse(ib)), MTU).clone();
+    assert!(m.title.contains("2048"), "{}", m.title);
+    assert!(m.explanation.contains("InfiniBand"), "{}", m.explanation);
+    assert_eq!(m.lines, [2]);
+    let v230 = "a:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 4711 mtu 2 GID 3 (0/100000AFFFF0000) ctsFifoRkey=0x1a ctsFifoLkey=0x1b\n";
+    assert!(finding(&diagnose(&parse(v230)), MTU).title.contains("512"));
+}
+
+const NIC: &str = "/topology#rail-aligned-designs";
+
+#[test]
+fn nccl_ib_hca_is_read_as_nccl_prints_it() {
+    // v2.12.12-1 src/transport/net_ib.cc:169 and v2.29.3-1 src/transport/net_ib/init.cc:220
+    // (`NCCL_IB_HCA set to %s`), v2.29.3-1 src/misc/socket.cc:175 (`NCCL_SOCKET_IFNAME set
+    // to %s`).
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_IB_HCA set to mlx5_0"),
+        Event::EnvSet {
+            name: "NCCL_IB_HCA".into(),
+            value: "mlx5_0".into()
+        }
+    );
+    assert_eq!(
+        event("h:1:2 [0] NCCL INFO NCCL_SOCKET_IFNAME set to =eth0"),
+        Event::EnvSet {
+            name: "NCCL_SOCKET_IFNAME".into(),
+            value: "=eth0".into()
+        }
+    );
+    // Not a variable: src/init.cc:769 and 1721.
+    assert!(!matches!(
+        event("h:1:2 [0] NCCL INFO P2P Chunksize set to 524288"),
+        Event::EnvSet { .. }
+    ));
+    assert!(!matches!(
+        event("h:1:2 [0] NCCL INFO Comm config Blocking set to 1"),
+        Event::EnvSet { .. }
+    ));
+}
+
+#[test]
+fn all_gpus_of_a_host_on_one_nic_is_a_finding() {
+    // NCCL_IB_HCA names one device, so `NET/IB : Using` lists one and every channel between
+    // the hosts goes through NET/IB/0.
+    let text = roce_job(&Job {
+        nics: 1,
+        env: &["NCCL_IB_HCA set to mlx5_0"],
+        ..HEALTHY
+    });
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let n = finding(&f, NIC);
+    assert_eq!(n.severity, Severity::Warning);
+    assert!(n.title.contains("8 GPUs"), "{}", n.title);
+    for words in [
+        "NCCL_IB_HCA=mlx5_0",
+        "NET/IB/0 (mlx5_0)",
+        "one HCA per GPU",
+        "unset",
+        "node-a and node-b",
+    ] {
+        assert!(n.explanation.contains(words), "{words}: {}", n.explanation);
+    }
+    let env = log
+        .records
+        .iter()
+        .find(|r| matches!(&r.event, Event::EnvSet { name, .. } if name == "NCCL_IB_HCA"))
+        .map(|r| r.line)
+        .expect("the NCCL_IB_HCA line");
+    assert!(n.lines.contains(&env), "{:?}", n.lines);
+    assert!(!titles(&f).contains(&"No problem found"));
+    // Without NCCL_IB_HCA NCCL found one device: the advice is about the others.
+    let f = diagnose(&parse(&roce_job(&Job { nics: 1, ..HEALTHY })));
+    let n = finding(&f, NIC);
+    assert!(
+        n.explanation.contains("/dev/infiniband"),
+        "{}",
+        n.explanation
+    );
+    assert!(!n.explanation.contains("NCCL_IB_HCA="), "{}", n.explanation);
+    // Two GPUs on one NIC: named when NCCL_IB_HCA narrowed NCCL to it, else taken as the
+    // host's build.
+    let two = |env| Job {
+        gpn: 2,
+        nics: 1,
+        env,
+        ..HEALTHY
+    };
+    let f = diagnose(&parse(&roce_job(&two(&["NCCL_IB_HCA set to mlx5_0"]))));
+    assert!(finding(&f, NIC).title.contains("2 GPUs"));
+    assert!(!has_topic(&diagnose(&parse(&roce_job(&two(&[])))), NIC));
+    // A NIC per GPU, or per two GPUs, or one GPU per host: no finding.
+    for job in [
+        HEALTHY,
+        Job { nics: 4, ..HEALTHY },
+        Job {
+            gpn: 1,
+            nics: 1,
+            env: &["NCCL_IB_HCA set to mlx5_0"],
+            ..HEALTHY
+        },
+    ] {
+        assert!(!has_topic(&diagnose(&parse(&roce_job(&job))), NIC));
+    }
+}
+
+const GID: &str = "/troubleshooting#roce-gid-index-wrong";
+
+#[test]
+fn gid_index_0_on_roce_is_a_finding() {
+    // v2.29.3-1 src/misc/param.cc:90, in a log without the QP lines (NCCL_DEBUG_SUBSYS
+    // without NET): the variable alone says which GID.
+    let env0: &[&str] = &["NCCL_IB_GID_INDEX set by environment to 0."];
+    let without_qp = |text: String| -> String {
+        text.lines()
+            .filter(|l| !l.contains(" qpn "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let text = without_qp(roce_job(&Job {
+        env: env0,
+        ..HEALTHY
+    }));
+    let log = parse(&text);
+    let f = diagnose(&log);
+    let g = finding(&f, GID);
+    assert_eq!(g.severity, Severity::Warning);
+    for words in [
+        "NCCL_IB_GID_INDEX is set to 0",
+        "RoCE v1",
+        "fe80::",
+        "MAC",
+        "show_gids",
+        "unset",
+        "2.21",
+    ] {
+        assert!(g.explanation.contains(words), "{words}: {}", g.explanation);
+    }
+    let env = log
+        .records
+        .iter()
+        .find(|r| matches!(&r.event, Event::EnvSet { name, .. } if name == "NCCL_IB_GID_INDEX"))
+        .map(|r| r.line)
+        .expect("the variable's line");
+    assert!(g.lines.contains(&env));
+    assert!(!titles(&f).contains(&"No problem found"));
+    // With the QP lines (connect.cc:649, GID 0 printed fe80:: byte-swapped): one finding
+    // that quotes both.
+    let text = roce_job(&Job {
+        env: env0,
+        gid: (0, "80FE"),
+        ..HEALTHY
+    });
+    let f = diagnose(&parse(&text));
+    assert_eq!(f.iter().filter(|f| f.topic == GID).count(), 1, "{f:?}");
+    assert!(finding(&f, GID)
+        .explanation
+        .contains("index 0 is that address"));
+    // NCCL before 2.21 has 0 as its default (v2.20.5-1 src/transport/net_ib.cc:80), so
+    // unsetting it is no fix there.
+    let old = without_qp(
+        roce_job(&Job {
+            env: env0,
+            ..HEALTHY
+        })
+        .replace("2.29.3+cuda13.0", "2.18.3+cuda12.2"),
+    );
+    let g = finding(&diagnose(&parse(&old)), GID).clone();
+    assert!(g.explanation.contains("2.18.3"), "{}", g.explanation);
+    assert!(!g.explanation.contains("unset"), "{}", g.explanation);
+    // QP lines that show a routable GID at index 0 (a table laid out otherwise): not this.
+    let routable = roce_job(&Job {
+        env: env0,
+        gid: (0, "0"),
+        ..HEALTHY
+    });
+    assert!(!has_topic(&diagnose(&parse(&routable)), GID));
+    // On InfiniBand index 0 is the port's GID, as it should be.
+    let ib = "a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.2.0.1<0>\n\
+              a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.\n";
+    assert!(!has_topic(&diagnose(&parse(ib)), GID));
+}
+
+#[test]
+fn the_calculator_is_given_what_the_log_knows() {
+    let query = |text: &str| {
+        parse(text)
+            .summary()
+            .calculator_query()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    assert_eq!(
+        query(&roce_job(&HEALTHY)),
+        "gpn=8&nodes=2&nic=roce&nics=8&gdr=1"
+    );
+    let one_nic = roce_job(&Job {
+        nics: 1,
+        env: &["NCCL_IB_HCA set to mlx5_0"],
+        ..HEALTHY
+    });
+    assert_eq!(query(&one_nic), "gpn=8&nodes=2&nic=roce&nics=1&gdr=1");
+    // InfiniBand, and without GPUDirect RDMA.
+    let ib = roce_job(&HEALTHY)
+        .replace("/RoCE", "/IB")
+        .replace("/GDRDMA", "");
+    assert_eq!(query(&ib), "gpn=8&nodes=2&nic=ib&nics=8&gdr=0");
+    // Two hosts over TCP sockets (the explainer's own example, v2.18.3-1 formats): no GDR to
+    // speak of.
+    let sockets = "n1:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n\
+                   n2:3:4 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n\
+                   n1:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                   n2:3:4 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
+                   n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n\
+                   n2:3:4 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/Socket/0\n";
+    assert_eq!(query(sockets), "gpn=1&nodes=2&nic=tcp&nics=1");
+    // One host: no network.
+    let one_host = "a:1:2 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1b000] via P2P/IPC\n\
+                    a:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n\
+                    a:1:3 [1] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 1 busId 1b000 - Init COMPLETE\n";
+    assert_eq!(query(one_host), "gpn=2&nodes=1&nic=none");
+    // Hosts of different sizes give no GPUs per node; nothing known gives nothing.
+    let uneven = one_host.replace("nranks 2", "nranks 3")
+        + "b:1:2 [0] NCCL INFO comm 0x1 rank 2 nranks 3 cudaDev 0 busId 1a000 - Init COMPLETE\n";
+    assert!(!query(&uneven).contains("gpn="), "{}", query(&uneven));
+    assert_eq!(query(""), "");
+    assert_eq!(query("hello\n"), "");
 }

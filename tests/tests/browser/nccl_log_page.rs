@@ -75,6 +75,11 @@ async fn a_pasted_log_is_explained_in_the_page() {
         .text(".ncclog-lines")
         .await
         .contains("Failed to open libibverbs"));
+    // The job opens in the calculator with what the log gives, and nothing else.
+    let calc = browser
+        .eval("return document.querySelector('.ncclog-calc a').getAttribute('href')")
+        .await;
+    assert_eq!(calc.as_str(), Some("nccl/?gpn=1&nodes=2&nic=tcp&nics=1"));
     browser.screenshot("nccl-log-example").await;
 
     // 100,000 lines pasted at once: read in slices (progress shown), the page stays
@@ -100,11 +105,24 @@ async fn a_pasted_log_is_explained_in_the_page() {
         .await;
     assert_eq!(titles.as_u64().unwrap() as usize, expected.len());
 
-    // Garbage is kept and counted, with no finding invented.
+    // Garbage is kept and counted, with no finding invented, and listed on request.
     paste(&browser, "'hello\\nthis is not NCCL\\n\\u001b[31m'").await;
     browser
         .wait_for_text_containing("#ncclog-status", "Read 3 lines; 3 not recognised")
         .await;
+    assert_eq!(
+        browser.text(".ncclog-unread summary").await,
+        "Show the 3 lines not read"
+    );
+    let open = browser
+        .eval("return document.querySelector('.ncclog-unread').open")
+        .await;
+    assert_eq!(open, false, "closed until asked");
+    browser.click_in_view(".ncclog-unread summary").await;
+    assert!(browser
+        .text(".ncclog-unread .ncclog-lines")
+        .await
+        .contains("this is not NCCL"));
 
     // A phone in the dark theme, with the example.
     browser.click_in_view(".theme-toggle").await;

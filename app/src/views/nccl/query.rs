@@ -1,7 +1,9 @@
 //! The calculator's state in the URL query. The machine keys are a contract with the
 //! /topology page's link: `gpu`, `gpn`, `nodes`, `nic`, `nics`, `gdr`, `sharp`, `op`, `size`
 //! and optionally `preset`; this view also owns `sweep` and every `cmp-` key. Writing the
-//! query replaces only those: another widget's pairs (`train-…`) stay as they are.
+//! query replaces only those: another widget's pairs (`train-…`) stay as they are. `nic` is a
+//! model id (`roce-400`) or, from the NCCL log explainer, a network without a rate (`roce`,
+//! `ib`, `tcp`, `none`), which the page reads at its default NIC's rate.
 
 /// The keys this view writes besides the `cmp-` ones.
 const OWNED: [&str; 11] = [

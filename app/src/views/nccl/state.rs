@@ -397,7 +397,9 @@ impl NcclState {
             }
         }
         if let Some(v) = get("nic") {
-            match NicModel::from_id(v) {
+            // A model (`roce-400`), or a network without a rate (`roce`, from the log
+            // explainer): that network's model at the rate the page would otherwise show.
+            match NicModel::from_id(v).or_else(|| NicModel::of_family(v, draft.nic.gbps())) {
                 Some(n) => draft.nic = n,
                 None => link_errors.push((
                     Field::Nic,
@@ -675,6 +677,20 @@ mod tests {
         );
         let s = act(s, Action::Gpu(GpuModel::A100));
         assert!(s.error(Field::Gpu).is_none(), "fixing the field clears it");
+    }
+
+    #[test]
+    fn the_log_explainers_link_names_the_network_and_the_page_its_rate() {
+        let s = state("?gpn=8&nodes=2&nic=roce&nics=1&gdr=1");
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        let m = &s.calc.as_ref().expect("results").config.machines;
+        assert_eq!(
+            (m.nic, m.nics_per_node, m.gpus_per_node, m.nodes),
+            (NicModel::Roce400, 1, 8, 2)
+        );
+        assert_eq!(state("?nic=ib").draft.nic, NicModel::Ndr400);
+        assert_eq!(state("?nic=tcp").draft.nic, NicModel::Tcp100);
+        assert!(state("?nic=ethernet").error(Field::Nic).is_some());
     }
 
     #[test]

@@ -13,10 +13,15 @@ use engine::nccl_log::{diagnose, Finding, LogReader, Summary};
 use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
+use crate::base;
+use crate::views::page_query;
 use report::Report;
 
 /// Lines read per slice: a few milliseconds of work, so typing and scrolling stay smooth.
 const SLICE_LINES: usize = 4000;
+
+/// Lines not read that the page lists; a count stands for the rest.
+const UNREAD_ROWS: usize = 200;
 
 /// What the explainer shows for one log.
 #[derive(Debug, PartialEq)]
@@ -27,6 +32,10 @@ pub struct Explained {
     pub unrecognised: usize,
     /// The text of every line a finding rests on, by line number.
     pub quoted: Vec<(usize, String)>,
+    /// The first [`UNREAD_ROWS`] lines the reader did not recognise, as pasted.
+    pub unread: Vec<(usize, String)>,
+    /// The calculator (/nccl) with what the log knows of the job, and those facts in words.
+    pub calculator: Option<(String, String)>,
 }
 
 impl Explained {
@@ -36,25 +45,59 @@ impl Explained {
         let mut wanted: Vec<usize> = findings.iter().flat_map(|f| f.lines.clone()).collect();
         wanted.sort_unstable();
         wanted.dedup();
-        let quoted = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l))
-            .filter(|(n, _)| wanted.binary_search(n).is_ok())
-            .map(|(n, l)| (n, l.to_string()))
-            .collect();
+        let unrecognised: Vec<usize> = log.unrecognised().map(|(n, _)| n).collect();
+        let unread_shown = &unrecognised[..unrecognised.len().min(UNREAD_ROWS)];
+        let mut quoted = Vec::new();
+        let mut unread = Vec::new();
+        for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+            if wanted.binary_search(&n).is_ok() {
+                quoted.push((n, line.to_string()));
+            }
+            if unread_shown.binary_search(&n).is_ok() {
+                unread.push((n, line.to_string()));
+            }
+        }
+        let summary = log.summary();
         Explained {
-            summary: log.summary(),
-            unrecognised: log
-                .records
-                .iter()
-                .filter(|r| matches!(r.event, engine::nccl_log::Event::Unrecognised { .. }))
-                .count(),
+            calculator: calculator_link(&summary.calculator_query()),
+            summary,
+            unrecognised: unrecognised.len(),
             lines: log.records.len(),
             findings,
             quoted,
+            unread,
         }
     }
+}
+
+/// The link to the calculator with the engine's query, and what it carries in words;
+/// `None` when the log knows nothing of the job.
+fn calculator_link(pairs: &[(&'static str, String)]) -> Option<(String, String)> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let words: Vec<String> = pairs
+        .iter()
+        .map(|(key, value)| {
+            let n = value.parse::<u64>().unwrap_or(0);
+            match (*key, value.as_str()) {
+                ("gpn", _) => engine::prose::count(n, "GPU per host", "GPUs per host"),
+                ("nodes", _) => engine::prose::count(n, "host", "hosts"),
+                ("nics", _) => engine::prose::count(n, "NIC per host", "NICs per host"),
+                ("nic", "roce") => "RoCE".to_string(),
+                ("nic", "ib") => "InfiniBand".to_string(),
+                ("nic", "tcp") => "TCP sockets".to_string(),
+                ("nic", "none") => "no network".to_string(),
+                ("gdr", "1") => "GPUDirect RDMA on".to_string(),
+                ("gdr", _) => "GPUDirect RDMA off".to_string(),
+                (key, value) => format!("{key} {value}"),
+            }
+        })
+        .collect();
+    Some((
+        format!("{}{}", base::href("/nccl"), page_query::format(pairs)),
+        words.join(", "),
+    ))
 }
 
 /// The page's state: the text, the reading in progress, the last answer.
@@ -254,6 +297,31 @@ mod tests {
                 assert!(e.quoted.iter().any(|(q, _)| q == n), "line {n} quoted");
             }
         }
+    }
+
+    #[test]
+    fn the_lines_not_read_are_listed_as_pasted_and_the_job_links_to_the_calculator() {
+        let text = format!("{}Epoch 1: loss 2.31\n", sample::SOCKET_FALLBACK);
+        let page = settle(Rc::new(LogPage::default()).reduce(Action::Text(text.clone())));
+        let e = page.explained.as_ref().expect("an answer");
+        let last = text.lines().count();
+        assert_eq!(e.unrecognised, 1);
+        assert_eq!(e.unread, [(last, "Epoch 1: loss 2.31".to_string())]);
+        let (href, words) = e.calculator.as_ref().expect("a link");
+        assert_eq!(href, "nccl/?gpn=1&nodes=2&nic=tcp&nics=1");
+        assert_eq!(
+            words,
+            "1 GPU per host, 2 hosts, TCP sockets, 1 NIC per host"
+        );
+        // Garbage knows no job; a long one lists the first lines and counts them all.
+        let garbage = "x\n".repeat(UNREAD_ROWS + 5);
+        let page = settle(Rc::new(LogPage::default()).reduce(Action::Text(garbage)));
+        let e = page.explained.as_ref().expect("an answer");
+        assert_eq!(e.calculator, None);
+        assert_eq!(
+            (e.unrecognised, e.unread.len()),
+            (UNREAD_ROWS + 5, UNREAD_ROWS)
+        );
     }
 
     #[test]

@@ -75,12 +75,28 @@ pub struct ReportProps {
     pub stale: bool,
 }
 
+/// "Show the 3 lines not read", "Show the line not read".
+fn unread_label(n: usize) -> String {
+    if n == 1 {
+        "Show the line not read".to_string()
+    } else {
+        format!("Show the {n} lines not read")
+    }
+}
+
 #[function_component]
 pub fn Report(props: &ReportProps) -> Html {
     let e = &props.explained;
+    let more_unread = e.unrecognised.saturating_sub(e.unread.len());
     html! {
         <div class={classes!("ncclog-report", props.stale.then_some("ncclog-stale"))}>
             <SummaryList summary={Rc::new(e.summary.clone())} />
+            if let Some((href, words)) = &e.calculator {
+                <p class="ncclog-calc">
+                    <a href={href.clone()}>{ "Open this job in the calculator" }</a>
+                    { format!(" with what the log gives: {words}. The GPU model, the NIC's rate and the message size are yours to set there.") }
+                </p>
+            }
             <h3>{ "Findings" }</h3>
             if e.findings.is_empty() {
                 <p>{ "Nothing NCCL wrote about its set-up is in this text. Run with NCCL_DEBUG=INFO and paste the output of every rank." }</p>
@@ -91,6 +107,20 @@ pub fn Report(props: &ReportProps) -> Html {
                 }) }
             </ul>
             <Channels channels={Rc::new(e.summary.channels.clone())} />
+            if e.unrecognised > 0 {
+                <details class="ncclog-unread">
+                    <summary>{ unread_label(e.unrecognised) }</summary>
+                    <p>{ "These lines match no NCCL message the explainer knows: output of the application, or of an NCCL version or subsystem it does not read. They are kept, and no finding uses them." }</p>
+                    <div class="ncclog-lines" tabindex="0" role="region" aria-label="Lines not read">
+                        { for e.unread.iter().map(|(n, text)| html! {
+                            <div class="ncclog-line"><span class="ncclog-line-no">{ n }</span>{ text.clone() }</div>
+                        }) }
+                    </div>
+                    if more_unread > 0 {
+                        <p class="ncclog-more">{ format!("and {more_unread} more") }</p>
+                    }
+                </details>
+            }
         </div>
     }
 }
@@ -214,7 +244,13 @@ fn Channels(props: &ChannelsProps) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::ranks_on_hosts;
+    use super::{ranks_on_hosts, unread_label};
+
+    #[test]
+    fn the_unread_lines_are_offered_by_their_count() {
+        assert_eq!(unread_label(1), "Show the line not read");
+        assert_eq!(unread_label(115), "Show the 115 lines not read");
+    }
 
     #[test]
     fn ranks_and_hosts_read_as_english() {
