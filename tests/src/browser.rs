@@ -321,19 +321,7 @@ impl Browser {
 
     /// Presses `key` `times` times in one WebDriver action, each press its own key events.
     pub async fn press_times(&self, key: char, times: usize) {
-        if times == 0 {
-            return;
-        }
-        let mut actions = KeyActions::new("keyboard".to_string());
-        for _ in 0..times {
-            actions = actions
-                .then(KeyAction::Down { value: key })
-                .then(KeyAction::Up { value: key });
-        }
-        self.client
-            .perform_actions(actions)
-            .await
-            .expect("key is pressed");
+        self.keys_to_focus(&key.to_string().repeat(times)).await;
     }
 
     pub async fn find(&self, css: &str) -> Element {
@@ -369,34 +357,43 @@ impl Browser {
     /// Types `text` over the text of the box `css` one key per sendKeys, as a learner types
     /// digit by digit.
     pub async fn type_keys(&self, css: &str, text: &str) {
-        let field = self.find(css).await;
+        self.find(css).await;
         self.select_text(css).await;
         for c in text.chars() {
-            field
-                .send_keys(&c.to_string())
-                .await
-                .expect("field takes keys");
+            self.keys_to_focus(&c.to_string()).await;
         }
     }
 
-    /// Selects the text of the box `css` and types `keys` over it with one WebDriver sendKeys,
-    /// which sends them one key event at a time (key codes such as `'\u{E003}'`, Backspace,
-    /// included). This is how a learner replaces a value, and unlike WebDriver's Element
-    /// Clear, which empties the box without an `input` event, the page hears every change: a
-    /// page that redraws between a clear and the first key (the live page does at each
-    /// sample) would put its own value back and the keys would land after it. The page may
-    /// also redraw as data arrives, leaving a just-found element stale; finding it again is
-    /// what a person's eyes do.
-    pub async fn type_over(&self, css: &str, keys: &str) {
-        for _ in 0..5 {
-            let field = self.find(css).await;
-            self.select_text(css).await;
-            if field.send_keys(keys).await.is_ok() {
-                return;
-            }
-            tokio::time::sleep(POLL).await;
+    /// Sends `keys` to the focused element as key actions, one press and release each.
+    /// WebDriver's Element Send Keys is not used for typing over a selection: ChromeDriver
+    /// (Chromium 148) puts the caret at the end of a text box before typing, which drops
+    /// the selection, so Backspace would delete one character instead of the value.
+    async fn keys_to_focus(&self, keys: &str) {
+        if keys.is_empty() {
+            return;
         }
-        panic!("could not type {keys:?} into {css}");
+        let mut actions = KeyActions::new("keyboard".to_string());
+        for key in keys.chars() {
+            actions = actions
+                .then(KeyAction::Down { value: key })
+                .then(KeyAction::Up { value: key });
+        }
+        self.client
+            .perform_actions(actions)
+            .await
+            .expect("keys are typed");
+    }
+
+    /// Selects the text of the box `css` and types `keys` over it, one key event at a time
+    /// (key codes such as `'\u{E003}'`, Backspace, included). This is how a learner
+    /// replaces a value, and unlike WebDriver's Element Clear, which empties the box without
+    /// an `input` event, the page hears every change: a page that redraws between a clear
+    /// and the first key (the live page does at each sample) would put its own value back
+    /// and the keys would land after it.
+    pub async fn type_over(&self, css: &str, keys: &str) {
+        self.find(css).await;
+        self.select_text(css).await;
+        self.keys_to_focus(keys).await;
     }
 
     /// Focuses the box `css` with all its text selected, so the next key replaces it.
