@@ -84,6 +84,10 @@ mod tests {
     fn natural_questions_land_on_the_section_that_answers_them() {
         let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
         let sockets = ("/troubleshooting", "nccl-falls-back-to-sockets");
+        let still_low = (
+            "/troubleshooting",
+            "bandwidth-still-low-with-rdma-and-gpudirect-rdma",
+        );
         for (query, want) in [
             ("nccl socket fallback", sockets),
             ("slow all-reduce", sockets),
@@ -92,6 +96,11 @@ mod tests {
             ("dcqnc", ("/dcqcn", "")),
             ("sokcets fallback", sockets),
             ("retries exceeded", ("/troubleshooting", "retry-exceeded")),
+            // Issue 32, item 6: RDMA and GPUDirect RDMA work, and it is still slow.
+            ("still slow", still_low),
+            ("slow all-reduce with RDMA", still_low),
+            ("low busbw", still_low),
+            ("bandwidth below line rate", still_low),
         ] {
             let hits = index.search(query, 8);
             let first = hits.first().map(|h| (h.section.path, h.section.anchor));
