@@ -51,14 +51,13 @@ const CUDA: &str = "/troubleshooting#cuda-failure";
 const NCCL_ERROR: &str = "/troubleshooting#nccl-error-results";
 const SOCKET_FAIL: &str = "/troubleshooting#socket-connection-fails";
 const PAGE: &str = "/troubleshooting";
-// What a packet's headers cost at each path MTU.
-const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
-// A NIC per GPU, each GPU using its own.
-const NIC: &str = "/topology#rail-aligned-designs";
+// RDMA and GPUDirect RDMA work but bandwidth is low: its steps cover the NICs a job uses
+// (`NCCL_IB_HCA`) and the path MTU, with what to check and change for each.
+const STILL_SLOW: &str = "/troubleshooting#bandwidth-still-low-with-rdma-and-gpudirect-rdma";
 
 /// Every page and section a finding may link to (the app's content rules check each lands
 /// on a heading that exists).
-pub const TOPICS: [&str; 18] = [
+pub const TOPICS: [&str; 17] = [
     SOCKETS,
     GDR,
     GID,
@@ -75,8 +74,7 @@ pub const TOPICS: [&str; 18] = [
     NCCL_ERROR,
     SOCKET_FAIL,
     PAGE,
-    MTU,
-    NIC,
+    STILL_SLOW,
 ];
 
 /// At most this many example lines per finding, so a 100k-line log gives readable findings.
@@ -443,7 +441,7 @@ fn path_mtu(log: &NcclLog, out: &mut Vec<Finding>) {
         title: format!("Path MTU is {bytes} bytes, not 4096"),
         explanation,
         lines: capped(lines),
-        topic: MTU,
+        topic: STILL_SLOW,
     });
 }
 
@@ -521,7 +519,7 @@ fn one_nic(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
             and_list(devices.iter().map(String::as_str)),
         ),
         lines: capped(lines),
-        topic: NIC,
+        topic: STILL_SLOW,
     });
 }
 

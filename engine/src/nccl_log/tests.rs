@@ -1558,7 +1558,7 @@ fn routine_lines_are_read_and_the_rest_listed() {
     );
 }
 
-const MTU: &str = "/roce#per-packet-overhead-of-a-typical-roce-v2-packet";
+const MTU: &str = "/troubleshooting#bandwidth-still-low-with-rdma-and-gpudirect-rdma";
 
 #[test]
 fn a_path_mtu_below_4096_is_a_finding() {
@@ -1603,7 +1603,7 @@ fn a_path_mtu_below_4096_is_a_finding() {
     assert!(finding(&diagnose(&parse(v230)), MTU).title.contains("512"));
 }
 
-const NIC: &str = "/topology#rail-aligned-designs";
+const NIC: &str = "/troubleshooting#bandwidth-still-low-with-rdma-and-gpudirect-rdma";
 
 #[test]
 fn nccl_ib_hca_is_read_as_nccl_prints_it() {
