@@ -5,7 +5,7 @@
 //! the URL is the topic's own page, which a reload serves. Back and forward do the same.
 //! The narrow-screen menu and the skip link live here too: both are about where you go.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::utils::{document, window};
@@ -19,7 +19,23 @@ use crate::topics::Topic;
 thread_local! {
     /// Counts page changes, so a slow fetch cannot replace a page the learner has left.
     static SHOWING: Cell<u32> = const { Cell::new(0) };
+    /// Where the page was just scrolled to and the scroll offset that gave, kept until the
+    /// page's view has its size: a view that grows above an anchor pushes it down, so the
+    /// place is taken again then, unless the learner has scrolled away meanwhile.
+    static PENDING: RefCell<Option<(Place, Option<f64>)>> = const { RefCell::new(None) };
 }
+
+/// Where a page is shown from.
+#[derive(Debug, Clone, PartialEq)]
+enum Place {
+    /// The element the URL's `#anchor` names, or the top when it names none.
+    Anchor,
+    /// A scroll offset kept in the history entry: where the learner was when they left.
+    Offset(f64),
+}
+
+/// The history state key holding the scroll offset of the page an entry shows.
+const SCROLL_KEY: &str = "scrollY";
 
 /// A topic and, optionally, a heading on it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +106,7 @@ fn clicked(event: &MouseEvent) -> Option<Target> {
 pub fn go(target: Target) {
     search::close();
     close_menu();
+    remember_scroll();
     if shown(target.topic) {
         // Also cancels a page still being fetched.
         SHOWING.with(|showing| showing.set(showing.get() + 1));
@@ -108,18 +125,36 @@ pub fn go(target: Target) {
         if let Ok(history) = window().history() {
             let _ = history.push_state_with_url(&JsValue::NULL, "", Some(&url));
         }
-        reveal_anchor();
+        reveal(Place::Anchor);
         return;
     }
     if let Ok(history) = window().history() {
         let _ = history.push_state_with_url(&JsValue::NULL, "", Some(&target.href()));
     }
-    show(target);
+    show(target, Place::Anchor);
+}
+
+/// Keeps the scroll offset in the current history entry, so Back comes to the same place.
+fn remember_scroll() {
+    let (Ok(history), Ok(y)) = (window().history(), window().scroll_y()) else {
+        return;
+    };
+    let state = js_sys::Object::new();
+    if js_sys::Reflect::set(&state, &SCROLL_KEY.into(), &y.into()).is_ok() {
+        let _ = history.replace_state(&state, "");
+    }
+}
+
+/// The scroll offset a history entry kept, if any.
+fn kept_offset(state: &JsValue) -> Option<f64> {
+    js_sys::Reflect::get(state, &SCROLL_KEY.into())
+        .ok()?
+        .as_f64()
 }
 
 /// Puts `target`'s page in the main region. If its text cannot be fetched, the browser loads
 /// the page itself, which says what went wrong if the host is unreachable.
-fn show(target: Target) {
+fn show(target: Target, place: Place) {
     let turn = SHOWING.with(|showing| {
         showing.set(showing.get() + 1);
         showing.get()
@@ -137,7 +172,7 @@ fn show(target: Target) {
         main.set_inner_html(&html);
         document().set_title(&format!("{} · rdma-lab", target.topic.title));
         mark_current(target.topic);
-        reveal_anchor();
+        reveal(place);
         views::mount_in_page();
     });
 }
@@ -170,19 +205,54 @@ fn mark_current(topic: &Topic) {
     }
 }
 
+/// Scrolls to `place` now, and again once the page's view has its size
+/// ([`view_settled`]).
+fn reveal(place: Place) {
+    scroll_to(&place);
+    let landed = window().scroll_y().ok();
+    PENDING.with(|pending| *pending.borrow_mut() = Some((place, landed)));
+}
+
 /// Scrolls to the element the URL's `#anchor` names, or to the top when there is none.
 pub fn reveal_anchor() {
-    let hash = window().location().hash().unwrap_or_default();
-    let anchor = hash.trim_start_matches('#');
-    let element = (!anchor.is_empty())
-        .then(|| document().get_element_by_id(anchor))
-        .flatten();
-    match element {
-        Some(element) => {
-            let options = ScrollIntoViewOptions::new();
-            element.scroll_into_view_with_scroll_into_view_options(&options);
+    reveal(Place::Anchor);
+}
+
+fn scroll_to(place: &Place) {
+    match place {
+        Place::Offset(y) => window().scroll_to_with_x_and_y(0.0, *y),
+        Place::Anchor => {
+            let hash = window().location().hash().unwrap_or_default();
+            let anchor = hash.trim_start_matches('#');
+            let element = (!anchor.is_empty())
+                .then(|| document().get_element_by_id(anchor))
+                .flatten();
+            match element {
+                Some(element) => {
+                    let options = ScrollIntoViewOptions::new();
+                    element.scroll_into_view_with_scroll_into_view_options(&options);
+                }
+                None => window().scroll_to_with_x_and_y(0.0, 0.0),
+            }
         }
-        None => window().scroll_to_with_x_and_y(0.0, 0.0),
+    }
+}
+
+/// The page's view has taken its size: the place last revealed moved with the text below
+/// the view, so it is taken again, unless the learner scrolled in the meantime (the offset
+/// is no longer the one the reveal gave). A page opened from its URL starts with the place
+/// its anchor names.
+pub fn view_settled() {
+    let Some((place, landed)) = PENDING.with(|pending| pending.borrow_mut().take()) else {
+        return;
+    };
+    let now = window().scroll_y().ok();
+    let untouched = match (landed, now) {
+        (Some(landed), Some(now)) => (landed - now).abs() < 1.0,
+        _ => true,
+    };
+    if untouched {
+        scroll_to(&place);
     }
 }
 
@@ -222,14 +292,40 @@ pub fn start() {
         },
     )
     .forget();
-    EventListener::new(&window(), "popstate", |_| match here() {
-        Some(target) if shown(target.topic) => reveal_anchor(),
-        Some(target) => show(target),
-        None => {
-            let _ = window().location().reload();
+    EventListener::new(&window(), "popstate", |event| {
+        let place = event
+            .dyn_ref::<web_sys::PopStateEvent>()
+            .and_then(|e| kept_offset(&e.state()))
+            .map_or(Place::Anchor, Place::Offset);
+        match here() {
+            Some(target) if shown(target.topic) => reveal(place),
+            Some(target) => show(target, place),
+            None => {
+                let _ = window().location().reload();
+            }
         }
     })
     .forget();
+    // Back restores the offset each entry kept, after the page is in place; the browser's
+    // own restoring would scroll the page being left.
+    if let Ok(history) = window().history() {
+        let _ = js_sys::Reflect::set(&history, &"scrollRestoration".into(), &"manual".into());
+    }
+    // Leaving by a full load (a link with a view's query, another site) keeps the offset
+    // too; coming back by a full load takes it from the entry.
+    EventListener::new(&window(), "pagehide", |_| remember_scroll()).forget();
+    let kept = window()
+        .history()
+        .ok()
+        .and_then(|h| h.state().ok())
+        .and_then(|state| kept_offset(&state));
+    if let Some(y) = kept {
+        reveal(Place::Offset(y));
+    } else if window().location().hash().is_ok_and(|h| h.len() > 1) {
+        // A page opened from a link with an anchor: the browser scrolled to it before the
+        // view grew above it.
+        PENDING.with(|pending| *pending.borrow_mut() = Some((Place::Anchor, None)));
+    }
 
     if let Some(button) = find::<Element>(".menu-button") {
         EventListener::new(&button, "click", |_| set_menu(!menu_open())).forget();

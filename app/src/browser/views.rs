@@ -148,6 +148,7 @@ async fn settle(slot: Element) {
         waited += STEP_MS;
     }
     let _ = slot.class_list().add_1("settled");
+    super::navigation::view_settled();
 }
 
 async fn sleep(ms: u32) {

@@ -358,3 +358,82 @@ async fn narrow_screen_menu_and_keyboard_access() {
     browser.assert_no_console_errors("narrow layout").await;
     browser.close().await;
 }
+
+/// The heading `id` sits near the top of the window (below the sticky header), once the
+/// page's view has its size.
+async fn lands_on(browser: &Browser, id: &str) {
+    browser
+        .wait_until(
+            &format!(
+                "const h = document.getElementById({id:?}); \
+                 return document.querySelector('.view-slot.settled') !== null && h !== null \
+                   && h.getBoundingClientRect().top >= -1 && h.getBoundingClientRect().top < 150"
+            ),
+            &format!("#{id} at the top once the view is in place"),
+        )
+        .await;
+}
+
+/// UX check 2026-12: an anchor on a page with a view landed 519 px low (1,800 px at 375
+/// px), because the view grew above it after the browser had scrolled; Back lost the place
+/// the learner had read to.
+#[tokio::test]
+async fn anchors_and_back_keep_the_learners_place_on_view_pages() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    let anchor = "why-roce-wants-a-lossless-network";
+    for size in [(1280, 900), PHONE] {
+        browser.resize(size).await;
+        // Opened from its URL.
+        browser
+            .goto(&site.url(&format!("/lossless/#{anchor}")))
+            .await;
+        lands_on(&browser, anchor).await;
+        // Followed from another page.
+        browser.goto(&site.url("/glossary")).await;
+        browser.wait_for_text("main h1", "Glossary").await;
+        browser
+            .eval(&format!(
+                "const a = document.createElement('a'); a.href = 'lossless/#{anchor}'; \
+                 a.textContent = 'to lossless'; document.querySelector('main').prepend(a); a.click(); return null"
+            ))
+            .await;
+        lands_on(&browser, anchor).await;
+    }
+
+    // Back returns to the offset the learner left from, after the view has its size.
+    browser.resize((1280, 900)).await;
+    browser.goto(&site.url("/lossless")).await;
+    browser
+        .wait_until(
+            "return document.querySelector('.view-slot.settled') !== null",
+            "the view in place",
+        )
+        .await;
+    let left_at = browser
+        .eval("window.scrollTo(0, 2400); return window.scrollY")
+        .await
+        .as_f64()
+        .expect("an offset");
+    assert!(
+        left_at > 2000.0,
+        "the page is long enough to scroll: {left_at}"
+    );
+    browser
+        .eval("document.querySelector('nav a[data-topic=\"/glossary\"]').click(); return null")
+        .await;
+    browser.wait_for_text("main h1", "Glossary").await;
+    browser.client.back().await.expect("history goes back");
+    browser
+        .wait_until(
+            &format!(
+                "return document.querySelector('main h1')?.textContent.includes('Lossless') \
+                 && document.querySelector('.view-slot.settled') !== null \
+                 && Math.abs(window.scrollY - {left_at}) < 2"
+            ),
+            "back at the offset left from",
+        )
+        .await;
+    browser.assert_no_console_errors("anchors and back").await;
+    browser.close().await;
+}

@@ -82,6 +82,24 @@ async fn a_pasted_log_is_explained_in_the_page() {
     assert_eq!(calc.as_str(), Some("nccl/?gpn=1&nodes=2&nic=tcp&nics=1"));
     browser.screenshot("nccl-log-example").await;
 
+    // Following a finding and coming Back finds the log and its reading again (UX check
+    // 2026-12: the box was empty).
+    browser.click_in_view(".ncclog-finding a").await;
+    browser
+        .wait_for_text_containing("main h1", "Troubleshooting")
+        .await;
+    browser.client.back().await.expect("history goes back");
+    browser
+        .wait_for_text_containing(".ncclog-inter", "TCP sockets")
+        .await;
+    let kept = browser
+        .eval("return document.querySelector('#ncclog-text').value")
+        .await;
+    assert!(
+        kept.as_str().unwrap().contains("Failed to open libibverbs"),
+        "the pasted log is back"
+    );
+
     // 100,000 lines pasted at once: read in slices (progress shown), the page stays
     // scriptable meanwhile, and the answer is the engine's.
     let expected = diagnose(&parse(&big_log(100_000)));
@@ -128,7 +146,20 @@ async fn a_pasted_log_is_explained_in_the_page() {
     browser.click_in_view(".theme-toggle").await;
     browser.resize(PHONE).await;
     browser.goto(&site.url("/nccl-log")).await;
+    // The tab kept the last log; the example asks before it replaces it.
+    browser
+        .wait_for_text_containing("#ncclog-status", "Read 3 lines")
+        .await;
     browser.click_in_view(".ncclog-example").await;
+    browser
+        .wait_for_text_containing(".ncclog-confirm", "replace the log you pasted")
+        .await;
+    let untouched = browser
+        .eval("return document.querySelector('#ncclog-text').value.startsWith('hello')")
+        .await;
+    assert_eq!(untouched, true, "nothing replaced before the answer");
+    browser.screenshot("nccl-log-375-asks").await;
+    browser.click_in_view(".ncclog-replace").await;
     browser
         .wait_for_text_containing(".ncclog-inter", "TCP sockets")
         .await;

@@ -100,6 +100,34 @@ fn calculator_link(pairs: &[(&'static str, String)]) -> Option<(String, String)>
     ))
 }
 
+/// Where the pasted log is kept for this tab, so following a finding and coming Back finds
+/// it again: session storage stays in the browser and ends with the tab, unlike the URL.
+const KEPT_LOG_KEY: &str = "rdma-lab.nccl-log";
+
+fn session_storage() -> Option<web_sys::Storage> {
+    gloo::utils::window().session_storage().ok().flatten()
+}
+
+/// The log this tab kept, if any.
+fn kept_log() -> Option<String> {
+    session_storage()?
+        .get_item(KEPT_LOG_KEY)
+        .ok()
+        .flatten()
+        .filter(|t| !t.is_empty())
+}
+
+/// Keeps `text` for this tab. A log past the storage quota (several MB) is not kept, and an
+/// older one is dropped so that it cannot come back in place of this one.
+fn keep_log(text: &str) {
+    let Some(storage) = session_storage() else {
+        return;
+    };
+    if text.is_empty() || storage.set_item(KEPT_LOG_KEY, text).is_err() {
+        let _ = storage.remove_item(KEPT_LOG_KEY);
+    }
+}
+
 /// The page's state: the text, the reading in progress, the last answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogPage {
@@ -109,6 +137,8 @@ pub struct LogPage {
     pub reading: Option<LogReader>,
     pub explained: Option<Rc<Explained>>,
     pub note: Option<String>,
+    /// "Try an example" was pressed over a log of the learner's: the page asks first.
+    pub asking_to_replace: bool,
 }
 
 pub enum Action {
@@ -116,6 +146,12 @@ pub enum Action {
     /// Read the next slice of this generation's text.
     Slice(u64),
     Note(String),
+    /// Show the example, asking first if it would replace a log of the learner's.
+    Example,
+    /// Replace the learner's log with the example after all.
+    ReplaceWithExample,
+    /// Keep the learner's log.
+    KeepLog,
 }
 
 impl Reducible for LogPage {
@@ -124,7 +160,17 @@ impl Reducible for LogPage {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
+            Action::Example
+                if !next.text.trim().is_empty() && *next.text != sample::SOCKET_FALLBACK =>
+            {
+                next.asking_to_replace = true;
+            }
+            Action::Example | Action::ReplaceWithExample => {
+                return self.reduce(Action::Text(sample::SOCKET_FALLBACK.to_string()));
+            }
+            Action::KeepLog => next.asking_to_replace = false,
             Action::Text(text) => {
+                next.asking_to_replace = false;
                 next.generation += 1;
                 next.note = None;
                 next.reading = (!text.trim().is_empty()).then(LogReader::new);
@@ -157,6 +203,18 @@ impl Default for LogPage {
             reading: None,
             explained: None,
             note: None,
+            asking_to_replace: false,
+        }
+    }
+}
+
+impl LogPage {
+    /// The page as it opens: with the log this tab kept, being read again.
+    fn opened(kept: Option<String>) -> Rc<LogPage> {
+        let page = Rc::new(LogPage::default());
+        match kept {
+            Some(text) => page.reduce(Action::Text(text)),
+            None => page,
         }
     }
 }
@@ -177,7 +235,12 @@ fn read_file(file: web_sys::File, page: UseReducerDispatcher<LogPage>) {
 
 #[function_component]
 pub fn NcclLogView() -> Html {
-    let page = use_reducer(LogPage::default);
+    let page = use_reducer(|| (*LogPage::opened(kept_log())).clone());
+    // Every new text is kept for this tab (an empty one forgets it).
+    {
+        let text = page.text.clone();
+        use_effect_with(page.generation, move |_| keep_log(&text));
+    }
     // One slice per timer tick while a reading is in progress; a new text or unmount
     // drops the pending tick.
     {
@@ -221,10 +284,15 @@ pub fn NcclLogView() -> Html {
         })
     };
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
-    let example = {
+    let on = |action: fn() -> Action| {
         let page = page.dispatcher();
-        Callback::from(move |_| page.dispatch(Action::Text(sample::SOCKET_FALLBACK.to_string())))
+        Callback::from(move |_: MouseEvent| page.dispatch(action()))
     };
+    let (example, replace, keep) = (
+        on(|| Action::Example),
+        on(|| Action::ReplaceWithExample),
+        on(|| Action::KeepLog),
+    );
     let clear = {
         let page = page.dispatcher();
         Callback::from(move |_| page.dispatch(Action::Text(String::new())))
@@ -255,6 +323,13 @@ pub fn NcclLogView() -> Html {
                     <button type="button" class="ncclog-example" onclick={example}>{ "Try an example" }</button>
                     <button type="button" class="ncclog-clear" onclick={clear}>{ "Clear" }</button>
                 </div>
+                if page.asking_to_replace {
+                    <div class="ncclog-confirm" role="alert">
+                        <p>{ "The example would replace the log you pasted. Replace it?" }</p>
+                        <button type="button" class="ncclog-replace" onclick={replace}>{ "Replace my log" }</button>
+                        <button type="button" class="ncclog-keep" onclick={keep}>{ "Keep my log" }</button>
+                    </div>
+                }
                 <p id="ncclog-status" class="ncclog-status" role="status">{ status }</p>
                 if let Some(note) = &page.note {
                     <p class="ncclog-note" role="alert">{ note.clone() }</p>
@@ -347,5 +422,28 @@ mod tests {
         }
         assert_eq!(slices, 4);
         assert_eq!(page.explained.as_ref().unwrap().lines, 3 * SLICE_LINES + 5);
+    }
+
+    #[test]
+    fn the_example_asks_before_replacing_a_pasted_log() {
+        let mine = "host:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE".to_string();
+        let page = Rc::new(LogPage::default()).reduce(Action::Text(mine.clone()));
+        let asked = page.reduce(Action::Example);
+        assert!(asked.asking_to_replace);
+        assert_eq!(*asked.text, mine, "nothing is replaced before the answer");
+        let kept = asked.clone().reduce(Action::KeepLog);
+        assert!(!kept.asking_to_replace);
+        assert_eq!(*kept.text, mine);
+        let replaced = asked.reduce(Action::ReplaceWithExample);
+        assert!(!replaced.asking_to_replace);
+        assert_eq!(*replaced.text, sample::SOCKET_FALLBACK);
+        // An empty box, or the example itself, has nothing to lose.
+        let empty = Rc::new(LogPage::default()).reduce(Action::Example);
+        assert_eq!(*empty.text, sample::SOCKET_FALLBACK);
+        assert!(!empty.reduce(Action::Example).asking_to_replace);
+        // A page opened with a kept log reads it again.
+        let opened = settle(LogPage::opened(Some(mine.clone())));
+        assert_eq!(*opened.text, mine);
+        assert!(opened.explained.is_some());
     }
 }
