@@ -215,6 +215,29 @@ pub static FIELDS: &[Field] = &[
         },
     },
     Field {
+        key: "sender_gbps",
+        label: "Sender line rate",
+        mlx5: "NIC port speed",
+        unit: "Gb/s",
+        help: "Every sender's own link rate: the rate a flow starts at and may climb back to.",
+        group: Group::Workload,
+        min: 10.0,
+        max: 800.0,
+        step: 10.0,
+        whole: false,
+        cap: None,
+        get: |s| s.flows.first().map(|f| f.link_gbps),
+        set: |s, v| s.flows.iter_mut().for_each(|f| f.link_gbps = v),
+        allowed: |s| {
+            format!(
+                "{}, and at least the reaction point's minimum rate ({} Mb/s): a flow is never \
+                 cut below it",
+                up_to(MAX_LINK_GBPS, "Gb/s"),
+                grouped(s.dcqcn.rp_min_rate_mbps)
+            )
+        },
+    },
+    Field {
         key: "bottleneck_gbps",
         label: "Bottleneck rate",
         mlx5: "link speed",
@@ -617,6 +640,8 @@ pub static FIELDS: &[Field] = &[
 pub fn field_for_error(name: &str) -> Option<&'static Field> {
     let key = if name.starts_with("flows[") && name.ends_with("start_us") {
         "flow_stagger_us"
+    } else if name.starts_with("flows[") && name.ends_with("link_gbps") {
+        "sender_gbps"
     } else if name.starts_with("flows[") {
         "flows"
     } else {
@@ -706,5 +731,31 @@ mod tests {
             assert!(f.allowed(&base).len() > 10, "{}", f.key);
         }
         assert_eq!(grouped(512.0), "512");
+    }
+
+    #[test]
+    fn the_sender_line_rate_sets_every_flow_and_the_engine_names_it() {
+        let base = named_scenario("incast-16").expect("named");
+        let rate = field("sender_gbps").expect("sender_gbps");
+        let fast = rate.apply(&base, "400").expect("400");
+        assert!(fast.flows.iter().all(|f| f.link_gbps == 400.0));
+        assert_eq!(fast.flows.len(), base.flows.len());
+        fast.validate().expect("400 Gb/s senders are a scenario");
+        // More flows copy the rate the first one has.
+        let more = field("flows")
+            .expect("flows")
+            .apply(&fast, "20")
+            .expect("20");
+        assert!(more.flows.iter().all(|f| f.link_gbps == 400.0));
+        // Beyond the engine's range: the refusal lands on this box.
+        let err = rate
+            .apply(&base, "1e6")
+            .expect("a number")
+            .validate()
+            .expect_err("too fast");
+        let engine::dcqcn::SimError::InvalidParameter { name, .. } = err else {
+            panic!("not a parameter error")
+        };
+        assert_eq!(field_for_error(&name).map(|f| f.key), Some("sender_gbps"));
     }
 }

@@ -98,6 +98,18 @@ fn cut_text(cut: &FirstCut, model: Model) -> String {
     )
 }
 
+/// When a flow finished, or why it has no end: still sending at the end of the run, or
+/// never started because it was due to start after the run ended.
+fn completion(start_us: f64, done_us: Option<f64>, end_us: f64) -> String {
+    match done_us {
+        Some(done) => ms(done),
+        None if start_us >= end_us => {
+            format!("never started: due at {}, after the run", ms(start_us))
+        }
+        None => "still sending".to_string(),
+    }
+}
+
 #[function_component]
 pub fn RunSummary(props: &SummaryProps) -> Html {
     let s = &props.run.series;
@@ -105,7 +117,8 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
     let first_cut = sum.first_cut.first().cloned().flatten();
     let cut_flows = sum.first_cut.iter().filter(|c| c.is_some()).count();
     let done: Vec<f64> = sum.completed_at_us.iter().filter_map(|c| *c).collect();
-    let completed = if done.is_empty() {
+    let never = s.flow_start_us.iter().filter(|&&t| t >= s.end_us).count();
+    let mut completed = if done.is_empty() {
         "none: the flows were still sending when the run ended".to_string()
     } else {
         format!(
@@ -115,6 +128,13 @@ pub fn RunSummary(props: &SummaryProps) -> Html {
             ms(done.iter().fold(0.0_f64, |a, &b| a.max(b)))
         )
     };
+    if never > 0 {
+        completed.push_str(&format!(
+            "; {} never started: due after the run ended at {}",
+            engine::prose::count(never as u64, "flow", "flows"),
+            ms(s.end_us)
+        ));
+    }
     let row = |term: &'static str, value: String| {
         html! {
             <div class="dcqcn-stat"><dt>{ term }</dt><dd>{ value }</dd></div>
@@ -191,7 +211,7 @@ pub fn FlowTable(props: &FlowTableProps) -> Html {
                                     <th scope="row">{ flow_label(i, props.dark) }</th>
                                     <td>{ ms(start) }</td>
                                     <td>{ cut.as_ref().map_or("none".to_string(), |c| cut_text(c, model)) }</td>
-                                    <td>{ done.map_or("still sending".to_string(), ms) }</td>
+                                    <td>{ completion(start, done, run.series.end_us) }</td>
                                     <td>{ fct.map_or("—".to_string(), |f| format!("{f:.0} µs")) }</td>
                                 </tr>
                             }
@@ -215,4 +235,19 @@ fn solve_text(ms: f64, events: u64, model: Model) -> String {
         String::new()
     };
     format!("{ms:.1} ms for {events} {unit}{rate}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::completion;
+
+    #[test]
+    fn a_flow_due_after_the_run_never_started() {
+        assert_eq!(completion(0.0, Some(2500.0), 10_000.0), "2.500 ms");
+        assert_eq!(completion(0.0, None, 10_000.0), "still sending");
+        assert_eq!(
+            completion(12_000.0, None, 10_000.0),
+            "never started: due at 12.000 ms, after the run"
+        );
+    }
 }
