@@ -122,6 +122,13 @@ const STREAMS: &[(&str, f64, Width)] = &[
         1.9e5,
         Width::Bits32,
     ),
+    // A CNP answers an ECN-marked packet (at most one per mark, fewer under the CNP
+    // interval), so marks arrive at least as fast as CNPs leave.
+    (
+        "class/infiniband/mlx5_1/ports/1/hw_counters/np_ecn_marked_roce_packets",
+        24.0,
+        Width::Bits64,
+    ),
     (
         "class/infiniband/mlx5_1/ports/1/hw_counters/np_cnp_sent",
         20.0,
@@ -376,5 +383,28 @@ mod tests {
         assert_eq!(capped.value, Some(u64::from(u32::MAX)));
         assert_eq!(capped.status, CounterStatus::Saturated);
         assert_eq!(capped.per_second, None);
+    }
+
+    /// UX check 2026-12: the demo sent CNPs at 20/s on a port that saw no ECN marks, which
+    /// the page's own definition of np_cnp_sent contradicts.
+    #[test]
+    fn every_port_sending_cnps_receives_at_least_as_many_marks() {
+        let rate = |path: &str| {
+            STREAMS
+                .iter()
+                .find(|(p, _, _)| *p == path)
+                .map_or(0.0, |(_, r, _)| *r)
+        };
+        for (path, cnps, _) in STREAMS
+            .iter()
+            .filter(|(p, _, _)| p.ends_with("/np_cnp_sent"))
+        {
+            let marks = path.replace("/np_cnp_sent", "/np_ecn_marked_roce_packets");
+            assert!(
+                rate(&marks) >= *cnps,
+                "{path}: {cnps}/s CNPs, {}/s marks",
+                rate(&marks)
+            );
+        }
     }
 }

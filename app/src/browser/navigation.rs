@@ -19,10 +19,13 @@ use crate::topics::Topic;
 thread_local! {
     /// Counts page changes, so a slow fetch cannot replace a page the learner has left.
     static SHOWING: Cell<u32> = const { Cell::new(0) };
-    /// Where the page was just scrolled to and the scroll offset that gave, kept until the
-    /// page's view has its size: a view that grows above an anchor pushes it down, so the
-    /// place is taken again then, unless the learner has scrolled away meanwhile.
-    static PENDING: RefCell<Option<(Place, Option<f64>)>> = const { RefCell::new(None) };
+    /// Where the page was just scrolled to, kept until the page's view has its size: a view
+    /// that grows above an anchor pushes it down, so the place is taken again then, unless
+    /// the learner has moved meanwhile ([`LEARNER_MOVED`]).
+    static PENDING: RefCell<Option<Place>> = const { RefCell::new(None) };
+    /// The learner scrolled by wheel, touch or key since the last reveal. Offsets cannot
+    /// tell: the view's own growth moves them too.
+    static LEARNER_MOVED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Where a page is shown from.
@@ -209,8 +212,8 @@ fn mark_current(topic: &Topic) {
 /// ([`view_settled`]).
 fn reveal(place: Place) {
     scroll_to(&place);
-    let landed = window().scroll_y().ok();
-    PENDING.with(|pending| *pending.borrow_mut() = Some((place, landed)));
+    LEARNER_MOVED.with(|moved| moved.set(false));
+    PENDING.with(|pending| *pending.borrow_mut() = Some(place));
 }
 
 /// Scrolls to the element the URL's `#anchor` names, or to the top when there is none.
@@ -239,19 +242,13 @@ fn scroll_to(place: &Place) {
 }
 
 /// The page's view has taken its size: the place last revealed moved with the text below
-/// the view, so it is taken again, unless the learner scrolled in the meantime (the offset
-/// is no longer the one the reveal gave). A page opened from its URL starts with the place
-/// its anchor names.
+/// the view, so it is taken again, unless the learner scrolled in the meantime. A page
+/// opened from its URL starts with the place its anchor names.
 pub fn view_settled() {
-    let Some((place, landed)) = PENDING.with(|pending| pending.borrow_mut().take()) else {
+    let Some(place) = PENDING.with(|pending| pending.borrow_mut().take()) else {
         return;
     };
-    let now = window().scroll_y().ok();
-    let untouched = match (landed, now) {
-        (Some(landed), Some(now)) => (landed - now).abs() < 1.0,
-        _ => true,
-    };
-    if untouched {
+    if !LEARNER_MOVED.with(Cell::get) {
         scroll_to(&place);
     }
 }
@@ -324,7 +321,10 @@ pub fn start() {
     } else if window().location().hash().is_ok_and(|h| h.len() > 1) {
         // A page opened from a link with an anchor: the browser scrolled to it before the
         // view grew above it.
-        PENDING.with(|pending| *pending.borrow_mut() = Some((Place::Anchor, None)));
+        PENDING.with(|pending| *pending.borrow_mut() = Some(Place::Anchor));
+    }
+    for moves in ["wheel", "touchstart", "keydown"] {
+        EventListener::new(&window(), moves, |_| LEARNER_MOVED.with(|m| m.set(true))).forget();
     }
 
     if let Some(button) = find::<Element>(".menu-button") {

@@ -414,6 +414,15 @@ async fn the_demo_shows_ports_before_interfaces_and_explains_every_statistic() {
         "the device table comes before the interface table: {order:?}"
     );
     assert_every_netdev_counter_explained(&browser, "the demo").await;
+    // The demo's mlx5_1 data counters are 32-bit and pinned at their top: the chart says so
+    // (UX check 2026-12: it waited "for a second sample" for ever).
+    browser
+        .wait_until(
+            "const f = [...document.querySelectorAll('.live-chart')].find(f => f.querySelector('figcaption').textContent.startsWith('mlx5_1:1 throughput')); \
+             return !!f && f.querySelector('.live-legend').textContent.includes('stuck at its maximum (4294967295')",
+            "the saturated counter named under its chart",
+        )
+        .await;
     browser.assert_no_console_errors("the demo").await;
     browser.close().await;
 }
@@ -655,7 +664,8 @@ async fn a_probe_that_hangs_with_its_socket_open_is_marked_not_live_until_it_sen
 /// The host checks panel: the verdict, then each problem with its fix, then the rest folded.
 const HOST_CHECKS: &str = "return {\
     verdict: document.querySelector('.live-doctor-verdict')?.textContent ?? null,\
-    problems: [...document.querySelectorAll('.live-doctor > .live-checks > .live-check')].map(c => c.dataset.check + ' ' + c.className + ': ' + c.textContent),\
+    problems: [...document.querySelectorAll('.live-doctor > .live-checks:not(.live-checks-advice) > .live-check')].map(c => c.dataset.check + ' ' + c.className + ': ' + c.textContent),\
+    advised: [...document.querySelectorAll('.live-checks-advice > .live-check')].map(c => c.dataset.check),\
     folded: [...document.querySelectorAll('.live-checks-rest .live-check')].map(c => c.dataset.check),\
     gid: document.querySelector(\"[data-check='roce-gid/mlx5_0/1']\")?.textContent ?? null,\
     open: document.querySelector('.live-checks-rest')?.open ?? null,\
@@ -706,10 +716,19 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
         "{problem}"
     );
     assert!(problem.contains("Fix: "), "{problem}");
-    // The GID a learner gives NCCL is there, folded with the other passes.
+    // The GID a learner gives NCCL stays in view beside the problems (UX check 2026-12:
+    // it was folded with the passes); the other passes are folded.
     assert_eq!(state["open"], false, "{state:#}");
     let folded = state["folded"].as_array().unwrap();
-    assert!(folded.iter().any(|c| c == "roce-gid/mlx5_0/1"), "{state:#}");
+    assert!(
+        !folded.iter().any(|c| c == "roce-gid/mlx5_0/1"),
+        "{state:#}"
+    );
+    let advised = state["advised"].as_array().unwrap();
+    assert!(
+        advised.iter().any(|c| c == "roce-gid/mlx5_0/1"),
+        "{state:#}"
+    );
     assert!(
         state["gid"]
             .as_str()

@@ -10,6 +10,8 @@ pub struct Series {
     pub name: String,
     /// (seconds, value)
     pub points: Vec<(f64, f64)>,
+    /// Why the latest sample has no value, when the counter says (saturated, reset).
+    pub no_rate: Option<&'static str>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -150,9 +152,10 @@ pub fn LineChart(props: &LineChartProps) -> Html {
     let latest: Vec<String> = props
         .series
         .iter()
-        .map(|s| match s.points.last() {
-            Some(&(_, v)) => format!("{}: {}", s.name, human(v)),
-            None => format!("{}: waiting for a second sample", s.name),
+        .map(|s| match (s.no_rate, s.points.last()) {
+            (Some(why), _) => format!("{}: {why}", s.name),
+            (None, Some(&(_, v))) => format!("{}: {}", s.name, human(v)),
+            (None, None) => format!("{}: waiting for a second sample", s.name),
         })
         .collect();
     html! {

@@ -17,8 +17,15 @@ pub struct HostChecksProps {
 pub fn HostChecks(props: &HostChecksProps) -> Html {
     let report = &props.report;
     let needs_action = |c: &&Check| matches!(c.status, Status::Fail | Status::Warn);
+    // A passed check with advice (the GID index to give NCCL) stays in view too.
+    let advice = |c: &&Check| c.status == Status::Pass && c.fix.is_some();
     let problems: Vec<&Check> = report.checks.iter().filter(needs_action).collect();
-    let rest: Vec<&Check> = report.checks.iter().filter(|c| !needs_action(c)).collect();
+    let advised: Vec<&Check> = report.checks.iter().filter(advice).collect();
+    let rest: Vec<&Check> = report
+        .checks
+        .iter()
+        .filter(|c| !needs_action(c) && !advice(c))
+        .collect();
     let (failed, warned) = (report.count(Status::Fail), report.count(Status::Warn));
     let (passed, skipped) = (report.count(Status::Pass), report.count(Status::Skip));
     let verdict = match (failed, warned) {
@@ -43,6 +50,11 @@ pub fn HostChecks(props: &HostChecksProps) -> Html {
             if !problems.is_empty() {
                 <ul class="live-checks">
                     { for problems.into_iter().map(|c| html! { <CheckItem check={c.clone()} /> }) }
+                </ul>
+            }
+            if !advised.is_empty() {
+                <ul class="live-checks live-checks-advice" aria-label="Settings these checks suggest">
+                    { for advised.into_iter().map(|c| html! { <CheckItem check={c.clone()} /> }) }
                 </ul>
             }
             if !rest.is_empty() {
@@ -75,7 +87,7 @@ fn CheckItem(props: &CheckItemProps) -> Html {
         <li class={classes!("live-check", class)} data-check={c.id.clone()}>
             <p><strong>{ format!("{word}: ") }</strong>{ c.title.clone() }</p>
             if let Some(fix) = &c.fix {
-                <p class="live-check-fix"><strong>{ "Fix: " }</strong>{ fix.clone() }</p>
+                <p class="live-check-fix"><strong>{ if c.status == Status::Pass { "Use: " } else { "Fix: " } }</strong>{ fix.clone() }</p>
             }
             if !c.evidence.is_empty() {
                 <details>

@@ -199,6 +199,7 @@ fn traffic_series(history: &History, key: &str) -> Vec<Series> {
         .map(|dir| Series {
             name: format!("{dir} bytes/s"),
             points: history.points(&format!("{key}/{dir}")),
+            no_rate: history.no_rate(&format!("{key}/{dir}")),
         })
         .collect()
 }
@@ -209,6 +210,7 @@ fn counter_series(history: &History, key: &str, counters: &[&str]) -> Vec<Series
         .map(|c| Series {
             name: (*c).to_string(),
             points: history.points(&format!("{key}/{c}")),
+            no_rate: history.no_rate(&format!("{key}/{c}")),
         })
         .collect()
 }

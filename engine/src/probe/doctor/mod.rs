@@ -445,7 +445,13 @@ pub fn roce_v2_gid(table: &GidTable) -> Check {
                 on_netdev(entry)
             ),
             shown,
-            None,
+            // Advice even though nothing is wrong: the index to give NCCL. NCCL picks a
+            // RoCE v2 GID itself only from 2.21 (`ncclIbGetGidIndex`, v2.21.5-1
+            // src/transport/net_ib.cc:292); before, an unset variable meant index 0.
+            Some(format!(
+                "NCCL_IB_GID_INDEX={index} for jobs using {where_}; NCCL 2.21 and later find \
+                 this index themselves when the variable is unset, older releases use index 0"
+            )),
         );
     }
     let netdev = port_netdev(table).unwrap_or_else(|| "<netdev>".to_string());
@@ -1440,6 +1446,15 @@ mod tests {
             check.title.contains("index 1 is link-local"),
             "{}",
             check.title
+        );
+        // The index to use is advice the page keeps in view, not folded with the passes.
+        assert!(
+            check
+                .fix
+                .as_deref()
+                .is_some_and(|f| f.starts_with("NCCL_IB_GID_INDEX=3")),
+            "{:?}",
+            check.fix
         );
         // Four populated entries, three files each; the empty slot is left out.
         assert_eq!(check.evidence.len(), 12);
