@@ -72,6 +72,21 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         Value::Bool(true),
     )
     .await;
+    // The label states the same rule, and the packet shown meanwhile is the form's WRITE
+    // (UX check 2026-12: the label said 0–9000 and an RC SEND with no payload was shown).
+    let shown = browser
+        .eval(
+            "return [document.querySelector('label[for=roce-payload]').textContent, \
+             document.querySelector('section[aria-labelledby=roce-dissect]').textContent]",
+        )
+        .await;
+    let label = shown[0].as_str().unwrap();
+    assert!(label.contains("0–4096"), "{label}");
+    let dissected = shown[1].as_str().unwrap();
+    assert!(
+        dissected.contains("WRITE") && !dissected.contains("SEND"),
+        "{dissected}"
+    );
     browser.goto(&site.url("/roce?payload=32&psn=7")).await;
     browser.wait_for_text("main h1", "RoCE v2 packets").await;
 
@@ -255,13 +270,19 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .await
         .expect("checks");
     browser.wait_for_value(ROWS, Value::from(3)).await;
+    // A click on the row itself picks its frame (UX check 2026-12: only the number's
+    // button did).
     browser
-        .find(".capture-row .frame-pick")
+        .find(".capture-row td:nth-child(5)")
         .await
         .click()
         .await
         .expect("picks");
     browser.find(".capture-detail .dissector").await;
+    let picked = browser
+        .eval("return document.querySelector('.capture-row.sel .frame-pick')?.getAttribute('aria-pressed')")
+        .await;
+    assert_eq!(picked, Value::from("true"));
     browser.screenshot("roce-capture-light").await;
     browser
         .eval("document.querySelector('.qp-view').scrollIntoView(); return null")

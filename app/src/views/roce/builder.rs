@@ -1,7 +1,7 @@
 //! The builder form: one labelled input per `PacketSpec` field the operation uses, each
 //! with its own error line.
 
-use engine::capture::spec::SpecOperation;
+use engine::capture::spec::{SpecOperation, MAX_PACKET_PAYLOAD};
 use yew::prelude::*;
 
 use super::form::{Form, Shown, NAK_CODES, TEXT_FIELDS};
@@ -53,9 +53,14 @@ pub fn Builder(props: &BuilderProps) -> Html {
         let id = format!("roce-{}", d.key);
         let err = error_for(&props.errors, d.key);
         let hint = if d.key == "payload" {
-            if payload_text { "sent as UTF-8" } else { "bytes, 0–9000" }
+            if payload_text {
+                "sent as UTF-8".to_string()
+            } else {
+                // The rule the engine applies: one packet's payload at the largest path MTU.
+                format!("bytes, 0–{MAX_PACKET_PAYLOAD}")
+            }
         } else {
-            d.hint
+            d.hint.to_string()
         };
         html! {
             <div class={classes!("form-field", err.is_some().then_some("invalid"))}>

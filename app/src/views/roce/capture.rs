@@ -666,10 +666,12 @@ fn CaptureList(props: &CaptureListProps) -> Html {
         };
         let is_sel = props.selected == Some(number);
         let note = r.error.clone().unwrap_or_else(|| role_mark(r.role).to_string());
+        // A click anywhere on the row picks the frame; the number's button is the keyboard's way.
+        let row_pick = pick.clone();
         Some(html! {
             <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
                 (r.role != PacketRole::Request && r.role != PacketRole::Response && r.role != PacketRole::Other).then_some("marked"))}
-                data-frame={number.to_string()}>
+                data-frame={number.to_string()} onclick={row_pick}>
                 <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()} onclick={pick}>{ number }</button></td>
                 <td>{ format!("{:.6}", r.time_ns.saturating_sub(start_ns) as f64 / 1e9) }</td>
                 <td>{ &r.source }</td><td>{ &r.destination }</td>

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use engine::capture::spec::{BuildError, PacketSpec, Payload, SpecOperation};
+use engine::capture::spec::{build, BuildError, PacketSpec, Payload, SpecOperation};
 use engine::wire::ext::NakCode;
 use engine::wire::VlanRepr;
 
@@ -189,6 +189,27 @@ impl Form {
             .collect()
     }
 
+    /// The spec this form builds, or, where fields are refused, the spec with those fields
+    /// at their defaults: the nearest packet to what the form asks for.
+    pub fn nearest_buildable(&self) -> PacketSpec {
+        let refused: Vec<&'static str> = match self.to_spec() {
+            Ok(spec) => match build(&spec) {
+                Ok(_) => return spec,
+                Err(e) => vec![build_error_field(&e).0],
+            },
+            Err(errors) => errors.into_iter().map(|(key, _)| key).collect(),
+        };
+        let mut fixed = self.clone();
+        for key in refused {
+            fixed.values.remove(key);
+        }
+        fixed
+            .to_spec()
+            .ok()
+            .filter(|spec| build(spec).is_ok())
+            .unwrap_or_else(|| Form::default().to_spec().unwrap_or_default())
+    }
+
     /// The spec, or one message per offending field key.
     pub fn to_spec(&self) -> Result<PacketSpec, Vec<(&'static str, String)>> {
         let mut errors = Vec::new();
@@ -294,6 +315,18 @@ pub fn parse_number(text: &str, max: u64) -> Result<u64, String> {
     }
 }
 
+/// The form field a build error belongs to, with its message: the payload's size goes to
+/// the payload box, the rest to the operation.
+pub fn build_error_field(e: &BuildError) -> (&'static str, String) {
+    match e {
+        BuildError::Invalid { field, reason } => match known_key(field) {
+            Some(key) => (key, reason.clone()),
+            None => ("operation", e.to_string()),
+        },
+        BuildError::Wire(_) => ("operation", e.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,5 +379,22 @@ mod tests {
         assert_eq!(parse_number(" 1_000 ", 5000), Ok(1000));
         assert!(parse_number("256", 255).is_err());
         assert!(parse_number("", 255).is_err());
+    }
+
+    /// UX check 2026-12: `/roce?payload=9000` showed an RC SEND with no payload (the
+    /// default spec), with the size's refusal on the operation box.
+    #[test]
+    fn a_refused_payload_keeps_the_forms_operation_and_is_named_at_its_box() {
+        let form = Form::from_pairs([("payload".to_string(), "9000".to_string())].into_iter());
+        let errors = form.to_spec().expect_err("too large for one packet");
+        let keys: Vec<&str> = errors.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["payload"]);
+        let shown = form.nearest_buildable();
+        assert_eq!(
+            shown.operation,
+            form.operation(),
+            "the form's own operation"
+        );
+        assert_eq!(shown, Form::default().to_spec().unwrap());
     }
 }

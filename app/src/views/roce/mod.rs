@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use engine::capture::exercise::EXERCISES;
 use engine::capture::pcap::{write_pcap, CapturedFrame};
-use engine::capture::spec::{build, PacketSpec};
+use engine::capture::spec::build;
 use engine::capture::LinkType;
 use yew::prelude::*;
 
@@ -57,11 +57,17 @@ pub fn RoceView() -> Html {
     // The URL's query holds the fields that differ from their defaults.
     let form = use_state(|| Form::from_pairs(page_query::read().into_iter()));
     let edited = use_state(|| None::<Rc<Vec<u8>>>);
-    let last_good = use_mut_ref(|| {
-        let spec = PacketSpec::default();
-        let bytes = build(&spec).unwrap_or_default();
-        (spec, Rc::new(bytes))
-    });
+    // Before any packet of this form has built (a link with a bad value), the packet shown
+    // is the form's own with the refused fields at their defaults, so it is the operation
+    // the form names.
+    let last_good = {
+        let form = (*form).clone();
+        use_mut_ref(move || {
+            let spec = form.nearest_buildable();
+            let bytes = build(&spec).unwrap_or_default();
+            (spec, Rc::new(bytes))
+        })
+    };
     let download_error = use_state(|| None::<String>);
     let (tried, on_inspect) = use_tried(&EXERCISES);
     use_effect_with((*form).clone(), |form| {
@@ -77,7 +83,7 @@ pub fn RoceView() -> Html {
                 }
                 Vec::new()
             }
-            Err(e) => vec![("operation", e.to_string())],
+            Err(e) => vec![form::build_error_field(&e)],
         },
         Err(errors) => errors,
     };
