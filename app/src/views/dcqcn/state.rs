@@ -329,6 +329,9 @@ impl Reducible for DcqcnState {
                 if self.texts.get(key) == Some(&text) {
                     return self;
                 }
+                // A refusal speaks of the text it judged: a new draft is judged when the
+                // box rests, and the old message would name a value no longer there.
+                next.errors.remove(key);
                 next.texts.insert(key, text);
             }
             Action::Edit { key, text } => {
@@ -589,5 +592,33 @@ mod tests {
         let changes = s.changes_since_pin();
         assert_eq!(changes.len(), 1);
         assert_eq!(changes[0].2, "0.5");
+    }
+
+    /// UX check 2026-12: the XOFF box read 1900000 while its message still spoke of the
+    /// 5000000 refused before.
+    #[test]
+    fn a_new_draft_drops_the_message_about_the_old_text() {
+        let s = Rc::new(fresh());
+        let refused = s.reduce(Action::Edit {
+            key: "cp.pfc.xoff_bytes",
+            text: "5000000".into(),
+        });
+        assert!(refused
+            .errors
+            .get("cp.pfc.xoff_bytes")
+            .is_some_and(|m| m.contains("5000000")));
+        let typing = refused.reduce(Action::Type {
+            key: "cp.pfc.xoff_bytes",
+            text: "6000000".into(),
+        });
+        assert!(!typing.errors.contains_key("cp.pfc.xoff_bytes"));
+        let judged = typing.reduce(Action::Edit {
+            key: "cp.pfc.xoff_bytes",
+            text: "6000000".into(),
+        });
+        assert!(judged
+            .errors
+            .get("cp.pfc.xoff_bytes")
+            .is_some_and(|m| m.contains("6000000")));
     }
 }
