@@ -303,14 +303,9 @@ pub fn start() {
         }
     })
     .forget();
-    // Back restores the offset each entry kept, after the page is in place; the browser's
-    // own restoring would scroll the page being left.
-    if let Ok(history) = window().history() {
-        let _ = js_sys::Reflect::set(&history, &"scrollRestoration".into(), &"manual".into());
-    }
-    // Leaving by a full load (a link with a view's query, another site) keeps the offset
-    // too; coming back by a full load takes it from the entry.
-    EventListener::new(&window(), "pagehide", |_| remember_scroll()).forget();
+    // The browser's own restoring stays on: it serves reloads and full loads, and on Back
+    // between pages of the shell the offset the entry kept is applied after it, once the
+    // page is in place. A page reopened from an entry that kept an offset starts there.
     let kept = window()
         .history()
         .ok()
