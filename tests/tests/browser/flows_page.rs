@@ -58,6 +58,16 @@ async fn every_flow_plays_steps_and_links() {
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
     assert!(ids.len() >= 10, "the picker lists the registry: {ids:?}");
+    // The size unit shows whole ("GiB"; UX check 2026-12: clipped to "Gi"), at desktop
+    // width and on a phone.
+    for size in [(1280, 900), PHONE] {
+        browser.resize(size).await;
+        let clipped = browser
+            .eval("const u = document.querySelector('.flow-unit'); return !u || u.scrollWidth > u.clientWidth + 1 || u.getBoundingClientRect().width < 40")
+            .await;
+        assert_eq!(clipped, false, "the unit select is clipped at {size:?}");
+    }
+    browser.resize((1280, 900)).await;
 
     // Every scenario, stepped forward to its end, with a screenshot half-way.
     for id in &ids {

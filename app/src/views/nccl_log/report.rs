@@ -51,6 +51,16 @@ fn transport(t: Transport) -> &'static str {
     }
 }
 
+/// GPUDirect RDMA on a channel: a network transport's question only (a P2P or SHM channel
+/// never uses a NIC).
+fn channel_gdr(t: Transport, gdr: bool) -> &'static str {
+    match (t, gdr) {
+        (Transport::NET | Transport::COLLNET, true) => "yes",
+        (Transport::NET | Transport::COLLNET, false) => "no",
+        _ => "—",
+    }
+}
+
 /// "16 ranks on 2 hosts", "1 rank on 1 host", and what the log leaves out said plainly.
 fn ranks_on_hosts(nranks: Option<u32>, nnodes: Option<usize>) -> String {
     let ranks = nranks.map(|n| count(u64::from(n), "rank", "ranks"));
@@ -227,7 +237,7 @@ fn Channels(props: &ChannelsProps) -> Html {
                                     <td>{ transport(c.transport) }</td>
                                     <td><code>{ c.via.clone() }</code></td>
                                     <td>{ match c.inter_node { Some(true) => "yes", Some(false) => "no", None => "?" } }</td>
-                                    <td>{ if c.gdr { "yes" } else { "no" } }</td>
+                                    <td>{ channel_gdr(c.transport, c.gdr) }</td>
                                     <td>{ c.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ") }</td>
                                 </tr>
                             }
@@ -244,7 +254,7 @@ fn Channels(props: &ChannelsProps) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::{ranks_on_hosts, unread_label};
+    use super::{channel_gdr, ranks_on_hosts, unread_label, Transport};
 
     #[test]
     fn the_unread_lines_are_offered_by_their_count() {
@@ -265,5 +275,14 @@ mod tests {
             "8 ranks; the hosts are not in the log"
         );
         assert_eq!(ranks_on_hosts(None, None), "not in the log");
+    }
+
+    /// UX check 2026-12: P2P rows said "GDR: no", where GPUDirect RDMA does not apply.
+    #[test]
+    fn gpudirect_rdma_is_a_network_channels_question() {
+        assert_eq!(channel_gdr(Transport::NET, true), "yes");
+        assert_eq!(channel_gdr(Transport::NET, false), "no");
+        assert_eq!(channel_gdr(Transport::P2P, false), "—");
+        assert_eq!(channel_gdr(Transport::SHM, false), "—");
     }
 }
