@@ -124,11 +124,14 @@ pub struct QosFinding {
     pub topic: &'static str,
 }
 
-/// Reads a DSCP-to-priority map written `26:3, 48:6` (DSCP:priority, commas or spaces
-/// between entries), as the learner types it; `field` names it in errors.
+/// Between entries of a list the learner types: commas, semicolons or spaces.
+const LIST_SEPARATORS: [char; 3] = [',', ';', ' '];
+
+/// Reads a DSCP-to-priority map written `26:3, 48:6` (DSCP:priority; commas, semicolons or
+/// spaces between entries), as the learner types it; `field` names it in errors.
 pub fn parse_dscp_map(field: &str, text: &str) -> Result<Vec<DscpPriority>, LosslessError> {
     let mut map = Vec::new();
-    for entry in text.split([',', ' ']).filter(|e| !e.is_empty()) {
+    for entry in text.split(LIST_SEPARATORS).filter(|e| !e.is_empty()) {
         let bad =
             || LosslessError::new(field, format!("{entry:?} is not DSCP:priority, e.g. 26:3"));
         let (d, p) = entry.split_once(':').ok_or_else(bad)?;
@@ -141,7 +144,7 @@ pub fn parse_dscp_map(field: &str, text: &str) -> Result<Vec<DscpPriority>, Loss
 
 /// Reads a list of priorities written `3` or `3, 4` (empty for none).
 pub fn parse_priorities(field: &str, text: &str) -> Result<Vec<u8>, LosslessError> {
-    text.split([',', ' '])
+    text.split(LIST_SEPARATORS)
         .filter(|e| !e.is_empty())
         .map(|e| {
             e.parse::<u8>()
@@ -438,6 +441,26 @@ mod tests {
         assert!(chain.pfc && chain.ecn && chain.priority_mapped);
         assert_eq!(chain.cnp_priority, 6);
         assert!(errors(&plan).is_empty(), "{:?}", errors(&plan));
+    }
+
+    /// UX check 2026-12: `26:3; 48:6` was refused.
+    #[test]
+    fn lists_take_commas_semicolons_or_spaces() {
+        let want = vec![
+            DscpPriority {
+                dscp: 26,
+                priority: 3,
+            },
+            DscpPriority {
+                dscp: 48,
+                priority: 6,
+            },
+        ];
+        for text in ["26:3, 48:6", "26:3; 48:6", "26:3 48:6", "26:3;48:6"] {
+            assert_eq!(parse_dscp_map("dscp_map", text).unwrap(), want, "{text}");
+        }
+        assert_eq!(parse_priorities("pfc", "3; 4").unwrap(), vec![3, 4]);
+        assert!(parse_dscp_map("dscp_map", "26-3").is_err());
     }
 
     #[test]
