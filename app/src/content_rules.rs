@@ -80,12 +80,18 @@ fn internal_links_resolve_to_a_page_and_heading() {
                 continue;
             }
             let (path, fragment) = href.split_once('#').unwrap_or((href, ""));
+            let (path, query) = path.split_once('?').unwrap_or((path, ""));
             let target = if path.is_empty() {
                 Some(page)
             } else {
                 pages.iter().find(|p| p.topic.path == path)
             };
             let place = format!("content/topics ({}) line {line}: {href}", page.topic.path);
+            if let (Some(target), false) = (target, query.is_empty()) {
+                if let Err(e) = view_query_opens(target, query) {
+                    broken.push(format!("{place}: {e}"));
+                }
+            }
             match target {
                 None => broken.push(format!("{place}: no page at {path}")),
                 Some(target) if !fragment.is_empty() && !ids(target).contains(fragment) => broken
@@ -98,6 +104,38 @@ fn internal_links_resolve_to_a_page_and_heading() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// A link may open a view in a given state, as its query: `/flows?scenario=go-back-n`. The
+/// page must have a view, and a scenario it names must be one the engine has.
+fn view_query_opens(target: &Page, query: &str) -> Result<(), String> {
+    if target.topic.view.is_none() {
+        return Err(format!(
+            "{} has no view to take the query ?{query}",
+            target.topic.path
+        ));
+    }
+    for (key, value) in query.split('&').filter_map(|pair| pair.split_once('=')) {
+        if key == "scenario"
+            && target.topic.path == "/flows"
+            && !engine::flows::scenario_ids().contains(&value)
+        {
+            return Err(format!("/flows has no scenario {value:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_view_query_names_what_the_view_has() {
+    let pages = pages();
+    let page = |path: &str| pages.iter().find(|p| p.topic.path == path).unwrap();
+    assert_eq!(
+        view_query_opens(page("/flows"), "scenario=go-back-n"),
+        Ok(())
+    );
+    assert!(view_query_opens(page("/flows"), "scenario=go-back-m").is_err());
+    assert!(view_query_opens(page("/glossary"), "a=1").is_err());
 }
 
 #[test]
