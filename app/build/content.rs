@@ -434,7 +434,7 @@ struct MarkdownPass<'a, 's> {
     pending_at: usize,
     /// Glossary terms this page has not used yet: the first use of each links to its entry.
     unlinked_terms: Vec<String>,
-    /// How many links the text is inside: no term link there.
+    /// How many links or code blocks the text is inside: no term link there.
     no_term_links: usize,
 }
 
@@ -527,7 +527,12 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 self.no_term_links += 1;
                 self.out.push(event);
             }
-            Event::End(TagEnd::Link) => {
+            // A diagram or a command keeps its text as written.
+            Event::Start(Tag::CodeBlock(_)) => {
+                self.no_term_links += 1;
+                self.out.push(event);
+            }
+            Event::End(TagEnd::Link | TagEnd::CodeBlock) => {
                 self.no_term_links = self.no_term_links.saturating_sub(1);
                 self.out.push(event);
             }
@@ -558,7 +563,7 @@ impl<'a, 's> MarkdownPass<'a, 's> {
     }
 
     /// Writes `text`, its first use of each glossary term not yet linked on this page as a
-    /// link to the term's entry (never inside a link or a heading).
+    /// link to the term's entry (never inside a link, a code block or a heading).
     fn push_linking_terms(&mut self, text: &str) {
         let mut rest = text;
         if self.heading.is_none() && self.no_term_links == 0 {
