@@ -108,6 +108,15 @@ mod tests {
         }
     }
 
+    /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
+    /// packet, then an RDMA WRITE travelling, then why the network must not drop it.
+    #[test]
+    fn next_links_follow_the_beginner_path() {
+        let next = |path: &str| Topic::at_path(path).and_then(|t| t.next()).map(|t| t.path);
+        assert_eq!(next("/roce"), Some("/flows"));
+        assert_eq!(next("/flows"), Some("/lossless"));
+    }
+
     #[test]
     fn every_page_is_searchable_by_its_title() {
         let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
