@@ -101,6 +101,9 @@ mod tests {
             ("slow all-reduce with RDMA", still_low),
             ("low busbw", still_low),
             ("bandwidth below line rate", still_low),
+            // Issue 32, item 10: a newcomer's first questions.
+            ("what is rdma", ("/", "what-is-rdma")),
+            ("what is RDMA?", ("/", "what-is-rdma")),
         ] {
             let hits = index.search(query, 8);
             let first = hits.first().map(|h| (h.section.path, h.section.anchor));
