@@ -553,3 +553,49 @@ fn nccl_log_findings_link_to_headings_that_exist() {
         .collect();
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
+
+fn glossary() -> super::content_compiler::GlossaryFile {
+    super::content_compiler::read_toml(&content_dir().join("data/glossary.toml"))
+        .unwrap_or_else(|message| panic!("{message}"))
+}
+
+/// A glossary entry's "More on its page" link lands on the section that explains the term,
+/// not on the top of a page the reader would then have to search (issue 32, item 10).
+#[test]
+fn glossary_entries_link_to_the_section_that_explains_them() {
+    let tops: Vec<String> = glossary()
+        .term
+        .iter()
+        .filter(|t| !t.topic.contains('#'))
+        .map(|t| format!("{} → {}", t.term, t.topic))
+        .collect();
+    assert!(
+        tops.is_empty(),
+        "glossary entries that link to the top of a page:\n{}",
+        tops.join("\n")
+    );
+}
+
+/// The words a newcomer meets on the first pages have an entry (issue 32, item 10).
+#[test]
+fn the_glossary_has_the_words_a_beginner_meets_first() {
+    let glossary = glossary();
+    let missing: Vec<&str> = [
+        "RDMA",
+        "verbs",
+        "HCA",
+        "RC",
+        "doorbell",
+        "ETH",
+        "RETH",
+        "AETH",
+        "GRH",
+        "path MTU",
+        "DSCP",
+        "GPUDirect RDMA",
+    ]
+    .into_iter()
+    .filter(|word| !glossary.term.iter().any(|t| t.term == *word))
+    .collect();
+    assert!(missing.is_empty(), "no glossary entry for {missing:?}");
+}
