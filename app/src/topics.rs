@@ -104,6 +104,14 @@ mod tests {
             // Issue 32, item 10: a newcomer's first questions.
             ("what is rdma", ("/", "what-is-rdma")),
             ("what is RDMA?", ("/", "what-is-rdma")),
+            (
+                "infiniband vs roce",
+                ("/roce", "native-infiniband-framing-for-comparison"),
+            ),
+            (
+                "roce versus infiniband",
+                ("/roce", "native-infiniband-framing-for-comparison"),
+            ),
         ] {
             let hits = index.search(query, 8);
             let first = hits.first().map(|h| (h.section.path, h.section.anchor));
