@@ -599,3 +599,81 @@ fn the_glossary_has_the_words_a_beginner_meets_first() {
     .collect();
     assert!(missing.is_empty(), "no glossary entry for {missing:?}");
 }
+
+#[test]
+fn a_definition_is_the_first_sentence_of_its_entry() {
+    use super::content_compiler::first_sentence;
+    assert_eq!(
+        first_sentence("A 128-bit address of a port. On RoCE v2 it holds an IP address."),
+        "A 128-bit address of a port."
+    );
+    assert_eq!(
+        first_sentence("A 24-bit counter, wrapping at 2^24; the responder uses it."),
+        "A 24-bit counter, wrapping at 2^24."
+    );
+    assert_eq!(
+        first_sentence("IEEE 802.1Qbb's PAUSE, e.g. on priority 3."),
+        "IEEE 802.1Qbb's PAUSE, e.g. on priority 3."
+    );
+}
+
+/// A term's first use on a page links to its entry and carries the entry's first sentence,
+/// as the link's description and as the text shown on hover and focus (issue 32, item 10):
+/// the definition is written once, in the glossary.
+#[test]
+fn a_term_link_carries_its_glossary_definition() {
+    let dir = std::env::temp_dir().join(format!("rdma-lab-terms-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("topics")).unwrap();
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(
+        dir.join("topics.toml"),
+        "[[topic]]\npath = \"/\"\ntitle = \"T\"\ngroup = \"G\"\nsummary = \"S\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("data/glossary.toml"),
+        "[[term]]\nterm = \"QP\"\nname = \"queue pair\"\n\
+         meaning = \"Two queues <and> an endpoint. A second sentence.\"\n\
+         topic = \"/#h\"\nsources = [\"s\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("topics/overview.md"),
+        "+++\n\n+++\n## H\n\n```text\nQP in a diagram\n```\n\nA QP here, and a QP again.\n",
+    )
+    .unwrap();
+    let pages = compile(&dir).unwrap();
+    let html = &pages[0].html;
+    assert!(html.contains(">QP in a diagram\n</code>"), "{html}");
+    assert_eq!(html.matches("class=\"term\"").count(), 1, "{html}");
+    assert!(
+        html.contains(
+            "<a class=\"term\" href=\"/glossary#term-qp\" aria-describedby=\"def-term-qp\">QP</a>\
+             <span class=\"term-def\" role=\"tooltip\" id=\"def-term-qp\">\
+             <b>queue pair</b>. Two queues &lt;and&gt; an endpoint.</span>"
+        ),
+        "{html}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every term link on every page names a description the page holds.
+#[test]
+fn every_term_link_names_its_definition() {
+    for page in pages() {
+        let ids = ids(&page);
+        for link in page.html.split("<a class=\"term\"").skip(1) {
+            let def = link
+                .split("aria-describedby=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_default();
+            assert!(
+                !def.is_empty() && ids.contains(def),
+                "{}: a term link without its definition: {}",
+                page.topic.path,
+                link.chars().take(120).collect::<String>()
+            );
+        }
+    }
+}
