@@ -145,6 +145,47 @@ pub fn term_anchor(term: &str) -> String {
     format!("term-{}", anchor(term))
 }
 
+/// The first sentence of `text`, ending in a full stop: up to the first `. ` before a
+/// capital letter or the first `; `, whichever comes first.
+pub fn first_sentence(text: &str) -> String {
+    let stops = text.match_indices(". ").filter(|(at, _)| {
+        text[at + 2..]
+            .chars()
+            .next()
+            .is_some_and(char::is_uppercase)
+    });
+    let end = stops
+        .chain(text.match_indices("; "))
+        .map(|(at, _)| at)
+        .min()
+        .unwrap_or(text.len());
+    format!("{}.", text[..end].trim_end().trim_end_matches('.'))
+}
+
+impl GlossaryTerm {
+    /// What a page shows beside its first use of the term: what the abbreviation stands for,
+    /// and the first sentence of the glossary's entry, so the definition lives in one place.
+    pub fn hover_text(&self) -> String {
+        let sentence = escape(&first_sentence(&self.meaning));
+        match &self.name {
+            Some(name) => format!("<b>{}</b>. {sentence}", escape(name)),
+            None => sentence,
+        }
+    }
+}
+
+/// A term linked to its glossary entry, with the entry's definition beside it: hidden until
+/// the pointer rests on the term or the keyboard focuses it (see `.term-def` in style.css),
+/// and the link's accessible description all the time.
+pub fn term_link(term: &str, text: &str, hover_html: &str) -> String {
+    let def = format!("def-{}", term_anchor(term));
+    format!(
+        "<span class=\"term-wrap\"><a class=\"term\" href=\"{GLOSSARY_PATH}#{}\" aria-describedby=\"{def}\">{}</a><span class=\"term-def\" role=\"tooltip\" id=\"{def}\">{hover_html}</span></span>",
+        term_anchor(term),
+        escape(text),
+    )
+}
+
 /// Where `term` first appears in `text` as a word of its own (a trailing plural `s` may
 /// follow), as the byte range to link.
 fn find_term(text: &str, term: &str) -> Option<std::ops::Range<usize>> {
@@ -210,10 +251,13 @@ fn compile_page(
     let mut citations = Citations::new(&front.sources);
     let locate = |offset: usize| body_line + body[..offset.min(body.len())].matches('\n').count();
     // The glossary's own page defines the terms rather than linking them.
-    let terms: Vec<&str> = if page.topic.path == GLOSSARY_PATH {
+    let terms: Vec<(String, String)> = if page.topic.path == GLOSSARY_PATH {
         Vec::new()
     } else {
-        glossary.iter().map(|t| t.term.as_str()).collect()
+        glossary
+            .iter()
+            .map(|t| (t.term.clone(), t.hover_text()))
+            .collect()
     };
     render_markdown(body, &file, &locate, &terms, &mut citations, &mut page);
 
@@ -397,7 +441,7 @@ fn render_markdown(
     body: &str,
     file: &Path,
     locate: &dyn Fn(usize) -> usize,
-    terms: &[&str],
+    terms: &[(String, String)],
     citations: &mut Citations,
     page: &mut Page,
 ) {
@@ -405,7 +449,7 @@ fn render_markdown(
     let events: Vec<(Event, std::ops::Range<usize>)> =
         Parser::new_ext(body, options).into_offset_iter().collect();
     let mut pass = MarkdownPass::new(file, locate, citations, page, events.len());
-    pass.unlinked_terms = terms.iter().map(|t| t.to_string()).collect();
+    pass.unlinked_terms = terms.to_vec();
     for (event, range) in events {
         pass.event(event, range);
     }
@@ -432,9 +476,10 @@ struct MarkdownPass<'a, 's> {
     /// markers. `pending_at` is where the first piece starts in the body.
     pending_text: String,
     pending_at: usize,
-    /// Glossary terms this page has not used yet: the first use of each links to its entry.
-    unlinked_terms: Vec<String>,
-    /// How many links the text is inside: no term link there.
+    /// Glossary terms this page has not used yet, each with its definition to show beside
+    /// it: the first use of each links to its entry.
+    unlinked_terms: Vec<(String, String)>,
+    /// How many links or code blocks the text is inside: no term link there.
     no_term_links: usize,
 }
 
@@ -527,7 +572,12 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 self.no_term_links += 1;
                 self.out.push(event);
             }
-            Event::End(TagEnd::Link) => {
+            // A diagram or a command keeps its text as written.
+            Event::Start(Tag::CodeBlock(_)) => {
+                self.no_term_links += 1;
+                self.out.push(event);
+            }
+            Event::End(TagEnd::Link | TagEnd::CodeBlock) => {
                 self.no_term_links = self.no_term_links.saturating_sub(1);
                 self.out.push(event);
             }
@@ -558,7 +608,7 @@ impl<'a, 's> MarkdownPass<'a, 's> {
     }
 
     /// Writes `text`, its first use of each glossary term not yet linked on this page as a
-    /// link to the term's entry (never inside a link or a heading).
+    /// link to the term's entry (never inside a link, a code block or a heading).
     fn push_linking_terms(&mut self, text: &str) {
         let mut rest = text;
         if self.heading.is_none() && self.no_term_links == 0 {
@@ -566,19 +616,18 @@ impl<'a, 's> MarkdownPass<'a, 's> {
                 .unlinked_terms
                 .iter()
                 .enumerate()
-                .filter_map(|(i, term)| find_term(rest, term).map(|r| (i, r)))
+                .filter_map(|(i, (term, _))| find_term(rest, term).map(|r| (i, r)))
                 .min_by_key(|(_, r)| r.start)
             {
-                let term = self.unlinked_terms.remove(index);
+                let (term, hover) = self.unlinked_terms.remove(index);
                 let href = format!("{GLOSSARY_PATH}#{}", term_anchor(&term));
-                self.page
-                    .links
-                    .push((href.clone(), (self.locate)(self.pending_at)));
+                self.page.links.push((href, (self.locate)(self.pending_at)));
                 self.out
                     .push(Event::Text(CowStr::from(rest[..range.start].to_string())));
-                self.out.push(Event::InlineHtml(CowStr::from(format!(
-                    "<a class=\"term\" href=\"{href}\">{}</a>",
-                    escape(&rest[range.clone()])
+                self.out.push(Event::InlineHtml(CowStr::from(term_link(
+                    &term,
+                    &rest[range.clone()],
+                    &hover,
                 ))));
                 rest = &rest[range.end..];
             }

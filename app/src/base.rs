@@ -43,13 +43,18 @@ pub fn basename() -> Option<String> {
     basename_of(&site_root())
 }
 
-/// The href of a route path (`/`, `/qp`, `/lossless#pfc`) on this site, relative to the site
-/// root: `./`, `qp/`, `lossless/#pfc`. The trailing slash names the folder a static host
-/// serves the page from, so following the link needs no redirect.
+/// The href of a route path (`/`, `/qp`, `/lossless#pfc`, `/flows?scenario=go-back-n`) on
+/// this site, relative to the site root: `./`, `qp/`, `lossless/#pfc`,
+/// `flows/?scenario=go-back-n`. The trailing slash names the folder a static host serves the
+/// page from, so following the link needs no redirect; a query (a view's state) follows it.
 pub fn href(route_path: &str) -> String {
     let (path, anchor) = match route_path.split_once('#') {
         Some((path, anchor)) => (path, Some(anchor)),
         None => (route_path, None),
+    };
+    let (path, query) = match path.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (path, None),
     };
     let folder = path.trim_matches('/');
     let mut href = if folder.is_empty() {
@@ -57,6 +62,10 @@ pub fn href(route_path: &str) -> String {
     } else {
         format!("{folder}/")
     };
+    if let Some(query) = query {
+        href.push('?');
+        href.push_str(query);
+    }
     if let Some(anchor) = anchor {
         href.push('#');
         href.push_str(anchor);
@@ -146,6 +155,12 @@ mod tests {
         assert_eq!(href("/qp/"), "qp/");
         assert_eq!(href("/qp#the-state-machine"), "qp/#the-state-machine");
         assert_eq!(href("/nccl-env"), "nccl-env/");
+        // A view's state in the query stays with the page it names.
+        assert_eq!(
+            href("/flows?scenario=go-back-n"),
+            "flows/?scenario=go-back-n"
+        );
+        assert_eq!(href("/?a=1#why"), "./?a=1#why");
     }
 
     #[test]

@@ -80,12 +80,18 @@ fn internal_links_resolve_to_a_page_and_heading() {
                 continue;
             }
             let (path, fragment) = href.split_once('#').unwrap_or((href, ""));
+            let (path, query) = path.split_once('?').unwrap_or((path, ""));
             let target = if path.is_empty() {
                 Some(page)
             } else {
                 pages.iter().find(|p| p.topic.path == path)
             };
             let place = format!("content/topics ({}) line {line}: {href}", page.topic.path);
+            if let (Some(target), false) = (target, query.is_empty()) {
+                if let Err(e) = view_query_opens(target, query) {
+                    broken.push(format!("{place}: {e}"));
+                }
+            }
             match target {
                 None => broken.push(format!("{place}: no page at {path}")),
                 Some(target) if !fragment.is_empty() && !ids(target).contains(fragment) => broken
@@ -98,6 +104,38 @@ fn internal_links_resolve_to_a_page_and_heading() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// A link may open a view in a given state, as its query: `/flows?scenario=go-back-n`. The
+/// page must have a view, and a scenario it names must be one the engine has.
+fn view_query_opens(target: &Page, query: &str) -> Result<(), String> {
+    if target.topic.view.is_none() {
+        return Err(format!(
+            "{} has no view to take the query ?{query}",
+            target.topic.path
+        ));
+    }
+    for (key, value) in query.split('&').filter_map(|pair| pair.split_once('=')) {
+        if key == "scenario"
+            && target.topic.path == "/flows"
+            && !engine::flows::scenario_ids().contains(&value)
+        {
+            return Err(format!("/flows has no scenario {value:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_view_query_names_what_the_view_has() {
+    let pages = pages();
+    let page = |path: &str| pages.iter().find(|p| p.topic.path == path).unwrap();
+    assert_eq!(
+        view_query_opens(page("/flows"), "scenario=go-back-n"),
+        Ok(())
+    );
+    assert!(view_query_opens(page("/flows"), "scenario=go-back-m").is_err());
+    assert!(view_query_opens(page("/glossary"), "a=1").is_err());
 }
 
 #[test]
@@ -514,4 +552,128 @@ fn nccl_log_findings_link_to_headings_that_exist() {
         .filter_map(|t| lands(&pages, t).err())
         .collect();
     assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+fn glossary() -> super::content_compiler::GlossaryFile {
+    super::content_compiler::read_toml(&content_dir().join("data/glossary.toml"))
+        .unwrap_or_else(|message| panic!("{message}"))
+}
+
+/// A glossary entry's "More on its page" link lands on the section that explains the term,
+/// not on the top of a page the reader would then have to search (issue 32, item 10).
+#[test]
+fn glossary_entries_link_to_the_section_that_explains_them() {
+    let tops: Vec<String> = glossary()
+        .term
+        .iter()
+        .filter(|t| !t.topic.contains('#'))
+        .map(|t| format!("{} → {}", t.term, t.topic))
+        .collect();
+    assert!(
+        tops.is_empty(),
+        "glossary entries that link to the top of a page:\n{}",
+        tops.join("\n")
+    );
+}
+
+/// The words a newcomer meets on the first pages have an entry (issue 32, item 10).
+#[test]
+fn the_glossary_has_the_words_a_beginner_meets_first() {
+    let glossary = glossary();
+    let missing: Vec<&str> = [
+        "RDMA",
+        "verbs",
+        "HCA",
+        "RC",
+        "doorbell",
+        "ETH",
+        "RETH",
+        "AETH",
+        "GRH",
+        "path MTU",
+        "DSCP",
+        "GPUDirect RDMA",
+    ]
+    .into_iter()
+    .filter(|word| !glossary.term.iter().any(|t| t.term == *word))
+    .collect();
+    assert!(missing.is_empty(), "no glossary entry for {missing:?}");
+}
+
+#[test]
+fn a_definition_is_the_first_sentence_of_its_entry() {
+    use super::content_compiler::first_sentence;
+    assert_eq!(
+        first_sentence("A 128-bit address of a port. On RoCE v2 it holds an IP address."),
+        "A 128-bit address of a port."
+    );
+    assert_eq!(
+        first_sentence("A 24-bit counter, wrapping at 2^24; the responder uses it."),
+        "A 24-bit counter, wrapping at 2^24."
+    );
+    assert_eq!(
+        first_sentence("IEEE 802.1Qbb's PAUSE, e.g. on priority 3."),
+        "IEEE 802.1Qbb's PAUSE, e.g. on priority 3."
+    );
+}
+
+/// A term's first use on a page links to its entry and carries the entry's first sentence,
+/// as the link's description and as the text shown on hover and focus (issue 32, item 10):
+/// the definition is written once, in the glossary.
+#[test]
+fn a_term_link_carries_its_glossary_definition() {
+    let dir = std::env::temp_dir().join(format!("rdma-lab-terms-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("topics")).unwrap();
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(
+        dir.join("topics.toml"),
+        "[[topic]]\npath = \"/\"\ntitle = \"T\"\ngroup = \"G\"\nsummary = \"S\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("data/glossary.toml"),
+        "[[term]]\nterm = \"QP\"\nname = \"queue pair\"\n\
+         meaning = \"Two queues <and> an endpoint. A second sentence.\"\n\
+         topic = \"/#h\"\nsources = [\"s\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("topics/overview.md"),
+        "+++\n\n+++\n## H\n\n```text\nQP in a diagram\n```\n\nA QP here, and a QP again.\n",
+    )
+    .unwrap();
+    let pages = compile(&dir).unwrap();
+    let html = &pages[0].html;
+    assert!(html.contains(">QP in a diagram\n</code>"), "{html}");
+    assert_eq!(html.matches("class=\"term\"").count(), 1, "{html}");
+    assert!(
+        html.contains(
+            "<a class=\"term\" href=\"/glossary#term-qp\" aria-describedby=\"def-term-qp\">QP</a>\
+             <span class=\"term-def\" role=\"tooltip\" id=\"def-term-qp\">\
+             <b>queue pair</b>. Two queues &lt;and&gt; an endpoint.</span>"
+        ),
+        "{html}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every term link on every page names a description the page holds.
+#[test]
+fn every_term_link_names_its_definition() {
+    for page in pages() {
+        let ids = ids(&page);
+        for link in page.html.split("<a class=\"term\"").skip(1) {
+            let def = link
+                .split("aria-describedby=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or_default();
+            assert!(
+                !def.is_empty() && ids.contains(def),
+                "{}: a term link without its definition: {}",
+                page.topic.path,
+                link.chars().take(120).collect::<String>()
+            );
+        }
+    }
 }

@@ -101,11 +101,31 @@ mod tests {
             ("slow all-reduce with RDMA", still_low),
             ("low busbw", still_low),
             ("bandwidth below line rate", still_low),
+            // Issue 32, item 10: a newcomer's first questions.
+            ("what is rdma", ("/", "what-is-rdma")),
+            ("what is RDMA?", ("/", "what-is-rdma")),
+            (
+                "infiniband vs roce",
+                ("/roce", "native-infiniband-framing-for-comparison"),
+            ),
+            (
+                "roce versus infiniband",
+                ("/roce", "native-infiniband-framing-for-comparison"),
+            ),
         ] {
             let hits = index.search(query, 8);
             let first = hits.first().map(|h| (h.section.path, h.section.anchor));
             assert_eq!(first, Some(want), "{query:?}");
         }
+    }
+
+    /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
+    /// packet, then an RDMA WRITE travelling, then why the network must not drop it.
+    #[test]
+    fn next_links_follow_the_beginner_path() {
+        let next = |path: &str| Topic::at_path(path).and_then(|t| t.next()).map(|t| t.path);
+        assert_eq!(next("/roce"), Some("/flows"));
+        assert_eq!(next("/flows"), Some("/lossless"));
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The shell's behaviour in the browser, over the markup `prerender` wrote from
 //! `crate::components`: links followed without reloading, the search box, the theme button,
-//! the narrow-screen menu, and each view's own module mounted in its page. It draws with the
-//! DOM directly rather than with Yew, so the code every page downloads stays small; the views
-//! are Yew apps in their own modules.
+//! the narrow-screen menu, Escape for a term's definition, and each view's own module mounted
+//! in its page. It draws with the DOM directly rather than with Yew, so the code every page
+//! downloads stays small; the views are Yew apps in their own modules.
 
 pub mod navigation;
 mod search;
+mod terms;
 mod theme;
 mod views;
 
@@ -22,6 +23,7 @@ pub fn start() {
     theme::start();
     navigation::start();
     search::start();
+    terms::start();
     views::mount_in_page();
     if let Some(performance) = window().performance() {
         let _ = performance.mark(FIRST_ROUTE_MARK);
