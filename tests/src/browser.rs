@@ -467,6 +467,13 @@ impl Browser {
     /// learner would (WebDriver refuses a click the header would take).
     pub async fn click_in_view(&self, css: &str) {
         let element = self.find(css).await;
+        // The shell scrolls once more when a page's view has its size (to keep an anchor
+        // or the offset Back returned to); a click placed before that would miss.
+        self.wait_until(
+            "return document.querySelector('.view-slot:not(.settled)') === null",
+            "the page's view in place",
+        )
+        .await;
         self.eval(&format!(
             "document.querySelector({css:?}).scrollIntoView({{block: 'center'}}); return null"
         ))

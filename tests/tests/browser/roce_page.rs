@@ -82,9 +82,10 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .await;
     let label = shown[0].as_str().unwrap();
     assert!(label.contains("0–4096"), "{label}");
+    // A WRITE carries a RETH (the remote address and key); a SEND has none.
     let dissected = shown[1].as_str().unwrap();
     assert!(
-        dissected.contains("WRITE") && !dissected.contains("SEND"),
+        dissected.contains("RDMA Extended Transport Header"),
         "{dissected}"
     );
     browser.goto(&site.url("/roce?payload=32&psn=7")).await;
