@@ -446,16 +446,8 @@ mod tests {
     /// UX check 2026-12: `26:3; 48:6` was refused.
     #[test]
     fn lists_take_commas_semicolons_or_spaces() {
-        let want = vec![
-            DscpPriority {
-                dscp: 26,
-                priority: 3,
-            },
-            DscpPriority {
-                dscp: 48,
-                priority: 6,
-            },
-        ];
+        // The example plan's map, as the page's text writes it.
+        let want = QosPlan::example().dscp_priority;
         for text in ["26:3, 48:6", "26:3; 48:6", "26:3 48:6", "26:3;48:6"] {
             assert_eq!(parse_dscp_map("dscp_map", text).unwrap(), want, "{text}");
         }
