@@ -344,11 +344,17 @@ impl QosPlan {
             );
         }
         if !chain.ecn {
+            // What happens without ECN depends on what PFC does on that priority.
+            let then = if chain.pfc {
+                "before PFC pauses the link"
+            } else {
+                "before the queue fills and drops"
+            };
             say(
                 Severity::Warning,
                 format!(
                     "ECN/DCQCN is not enabled on priority {priority}: nothing slows the \
-                     senders before PFC pauses the link."
+                     senders {then}."
                 ),
                 "/lossless#ecn-must-act-before-pfc",
             );
@@ -441,6 +447,24 @@ mod tests {
         assert!(chain.pfc && chain.ecn && chain.priority_mapped);
         assert_eq!(chain.cnp_priority, 6);
         assert!(errors(&plan).is_empty(), "{:?}", errors(&plan));
+    }
+
+    /// UX check 2026-12: with TC 26 (priority 0, PFC off) the ECN warning spoke of PFC
+    /// pausing the link, one line below saying PFC was off there.
+    #[test]
+    fn the_ecn_warning_speaks_of_what_pfc_does_on_that_priority() {
+        let plan = QosPlan {
+            nccl_ib_tc: 26,
+            ..QosPlan::example()
+        };
+        let (chain, findings) = plan.check().unwrap();
+        assert!(!chain.pfc && !chain.ecn, "{chain:?}");
+        let ecn = findings
+            .iter()
+            .find(|f| f.text.starts_with("ECN/DCQCN is not enabled"))
+            .expect("the ECN warning");
+        assert!(!ecn.text.contains("PFC pauses"), "{}", ecn.text);
+        assert!(ecn.text.contains("drops"), "{}", ecn.text);
     }
 
     /// UX check 2026-12: `26:3; 48:6` was refused.
