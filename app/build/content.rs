@@ -867,24 +867,26 @@ fn nccl_env_table(
     let data: NcclEnvFile = read_toml(file)?;
     let mut out = String::from(
         "<h2 id=\"variables\">Variables</h2>\n<div class=\"table-scroll\"><table class=\"data-table nccl-env\"><thead><tr>\
-         <th scope=\"col\">Variable</th><th scope=\"col\">Default</th><th scope=\"col\">Meaning</th>\
+         <th scope=\"col\">Variable</th><th scope=\"col\">Default</th>\
          <th scope=\"col\">IB</th><th scope=\"col\">RoCE</th><th scope=\"col\">No RDMA</th>\
-         <th scope=\"col\">When to change it</th><th scope=\"col\">Since</th></tr></thead><tbody>",
+         <th scope=\"col\">Meaning</th><th scope=\"col\">When to change it</th><th scope=\"col\">Since</th></tr></thead><tbody>",
     );
     for v in &data.variable {
         let cites = cite_all(&v.sources, file, &v.name, citations, page);
         let id = anchor(&v.name);
         let _ = write!(
             out,
-            "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{}</code></td><td>{}{cites}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            // The answers (what to set on IB, on RoCE, without RDMA) come before the long
+            // explanations, so a row opened by its anchor shows them without scrolling sideways.
+            "<tr id=\"{id}\"><th scope=\"row\"><code>{}</code></th><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}{cites}</td><td>{}</td><td>{}</td></tr>",
             // A long name may break after an underscore, so the row names that stay in
             // view on a phone leave room for the rest of the row.
             escape(&v.name).replace('_', "_<wbr>"),
             escape(&v.default),
-            escape(&v.meaning),
             escape(&v.ib),
             escape(&v.roce),
             escape(&v.no_rdma),
+            escape(&v.meaning),
             escape(&v.when_to_change),
             escape(v.since.as_deref().unwrap_or("—")),
         );

@@ -390,6 +390,22 @@ async fn views_keep_their_query_anchors_and_workers_under_a_sub_path() {
                 )
                 .await;
         }
+        // At desktop width the row's answers (IB, RoCE, no RDMA) are in view without
+        // scrolling the table sideways (UX check 2026-12: the RoCE column began at x = 1309
+        // of 1280); a phone scrolls the table past its sticky names.
+        let answers_shown = browser
+            .eval(
+                "const row = document.getElementById('nccl_ib_timeout'); \
+                 const box = row.closest('.table-scroll').getBoundingClientRect(); \
+                 const roce = row.children[3].getBoundingClientRect(); \
+                 return [document.querySelector('.nccl-env thead th:nth-child(4)').textContent, roce.right <= box.right + 1]",
+            )
+            .await;
+        let in_view = size != DESKTOP || answers_shown[1] == true;
+        assert!(
+            answers_shown[0] == "RoCE" && in_view,
+            "{answers_shown} at {size:?}"
+        );
 
         // A search result lands on its heading under the site root, and a reload keeps it.
         let search = browser.find(".search-input").await;
