@@ -747,13 +747,25 @@ async fn dcqcn_try_this_tasks_tick_off_when_a_run_shows_them() {
     type_into(&browser, "dcqcn.rp_min_dec_fac_pct", "\u{E003}80\u{E007}").await;
     browser.wait_for_exercise("gentle-cut").await;
 
-    // Sixteen senders at line rate reach XOFF before the first CNP is back.
+    // Sixteen senders at line rate reach XOFF before the first CNP is back; the scenario as
+    // shipped shows it, so it ticks nothing (UX check 2026-12: the task completed itself)
+    // until the learner changes something: twenty senders.
     browser
         .set_value(".dcqcn-controls select", "incast-16", "change")
         .await;
     browser
         .click_in_view("input[name=dcqcn-model][value=packet]")
         .await;
+    browser
+        .wait_until(
+            "const c = document.querySelector('.dcqcn-charts'); \
+             return !!c && c.dataset.run === c.dataset.requested && c.dataset.model === 'packet' \
+               && document.querySelectorAll('.dcqcn-flow-table tbody tr').length === 16",
+            "the shipped incast run drawn",
+        )
+        .await;
+    assert_eq!(browser.exercises_done().await, ["gentle-cut"]);
+    type_into(&browser, "flows", "\u{E003}20\u{E007}").await;
     browser.wait_for_exercise("pfc-first").await;
 
     // 24 KB between XOFF and the end of a 1 MiB buffer is far less than the senders still
