@@ -95,6 +95,18 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         gids.contains("RoCE v2") && gids.contains("IB/RoCE v1"),
         "both GID types are listed: {gids}"
     );
+    // On a phone the type, the column that says RoCE v2, is in view before the table
+    // scrolls (UX check 2026-12: it was off to the right).
+    browser.resize(PHONE).await;
+    let type_in_view = browser
+        .eval(
+            "const cell = document.querySelector('.live-gids tbody tr td:nth-child(4)'); \
+             const box = cell.closest('.table-scroll').getBoundingClientRect(); \
+             return [cell.textContent.includes('RoCE'), cell.getBoundingClientRect().right <= box.right + 1]",
+        )
+        .await;
+    assert_eq!(type_in_view, serde_json::json!([true, true]));
+    browser.resize(DESKTOP).await;
 
     // Every counter row of every port either explains itself or says it is not explained yet;
     // the DCQCN counters are explained and link to DCQCN.

@@ -349,6 +349,14 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     show(&browser, ".nccl-view").await;
     browser.screenshot("nccl-phone-form").await;
     show(&browser, ".nccl-results").await;
+    // The chosen pair's busbw is in view at 375 without scrolling the table (UX check
+    // 2026-12: it was off to the right).
+    let busbw_in_view = browser
+        .eval(
+            "const cell = document.querySelector('.nccl-pairs tr[data-chosen=true] .nccl-busbw').getBoundingClientRect();              const box = document.querySelector('.nccl-results .nccl-scroll').getBoundingClientRect();              return cell.right <= box.right + 1",
+        )
+        .await;
+    assert_eq!(busbw_in_view, true, "busbw in view at 375 px");
     browser.screenshot("nccl-phone-results").await;
     show(&browser, ".nccl-sweep").await;
     browser.screenshot("nccl-phone-sweep").await;

@@ -108,8 +108,8 @@ pub fn GidTable(props: &InventoryProps) -> Html {
                 port.gids.iter().map(move |gid| html! {
                     <tr>
                         <th scope="row">{ dev.name.clone() }</th><td>{ port.port }</td><td>{ gid.index }</td>
-                        <td class="breakable"><code>{ breakable(&gid.gid, ':') }</code></td><td>{ or_dash(gid.ipv4.clone()) }</td>
-                        <td>{ or_dash(gid.gid_type.clone()) }</td><td>{ or_dash(gid.ndev.clone()) }</td>
+                        <td>{ or_dash(gid.gid_type.clone()) }</td><td>{ or_dash(gid.ipv4.clone()) }</td>
+                        <td class="breakable"><code>{ breakable(&gid.gid, ':') }</code></td><td>{ or_dash(gid.ndev.clone()) }</td>
                     </tr>
                 })
             })
@@ -128,8 +128,10 @@ pub fn GidTable(props: &InventoryProps) -> Html {
         <ScrollingTable id="live-gids-title" {title}>
             <table class="data-table live-gids" aria-labelledby="live-gids-title">
                 <thead><tr>
+                    // What picks the index (the type, RoCE v2, and the address) before the long
+                    // GID, so a phone shows them before the table scrolls.
                     <th scope="col">{ "Device" }</th><th scope="col">{ "Port" }</th><th scope="col">{ "Index" }</th>
-                    <th scope="col">{ "GID" }</th><th scope="col">{ "IPv4" }</th><th scope="col">{ "Type" }</th><th scope="col">{ "Netdev" }</th>
+                    <th scope="col">{ "Type" }</th><th scope="col">{ "IPv4" }</th><th scope="col">{ "GID" }</th><th scope="col">{ "Netdev" }</th>
                 </tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>

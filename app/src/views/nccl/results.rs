@@ -123,10 +123,12 @@ pub fn PairResults(props: &ResultsProps) -> Html {
                 <table class="nccl-table nccl-pairs">
                     <thead>
                         <tr>
+                            // busbw first after the pair: the figure nccl-tests users compare,
+                            // in view on a phone before the table scrolls.
                             <th scope="col">{ "Pair" }</th>
+                            <th scope="col">{ "busbw GB/s" }</th>
                             <th scope="col">{ "Time" }</th>
                             <th scope="col">{ "algbw GB/s" }</th>
-                            <th scope="col">{ "busbw GB/s" }</th>
                             <th scope="col">{ "Bottleneck" }</th>
                             <th scope="col">{ "Bound by" }</th>
                             <th scope="col">{ "NCCL's choice" }</th>
@@ -174,9 +176,9 @@ fn pair_row(req: &CollectiveRequest, e: &Estimate, chosen: Option<Choice>) -> Ht
                 { pair_name(e.algorithm, e.protocol) }
                 if is_chosen { <span class="nccl-badge">{ "chosen" }</span> }
             </th>
+            <td class="num nccl-busbw">{ format::gbs(e.busbw_gbs) }</td>
             <td class="num">{ format::time(e.time_us) }</td>
             <td class="num">{ format::gbs(e.algbw_gbs) }</td>
-            <td class="num nccl-busbw">{ format::gbs(e.busbw_gbs) }</td>
             <td class="nccl-wrap">{ format::bottleneck(e.bottleneck) }</td>
             <td>{ if e.latency_bound { "latency" } else { "bandwidth" } }</td>
             <td class="nccl-why">{ choice }</td>
