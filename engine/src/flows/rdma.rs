@@ -13,8 +13,8 @@ use super::link::Link;
 use super::model::{Category, StepKind};
 use super::params::{param_error, ScenarioParams};
 use super::stage::{
-    control_wire, duration, fabric, fixed, rdma_end_packets, rdma_wire, transfer, Flow, StepSpec,
-    Who, BACKWARD_VIA, FORWARD_VIA, PATH_CABLES, PATH_SWITCHES,
+    control_wire, duration, fabric, fixed, rdma_end_packets, rdma_wire, split_at_mtu, transfer,
+    Flow, StepSpec, Who, BACKWARD_VIA, FORWARD_VIA, PATH_CABLES, PATH_SWITCHES,
 };
 use super::staging::{cuda_memcpy, CudaMemcpyText};
 use super::FlowError;
@@ -168,9 +168,8 @@ impl Stream {
 
     /// Payload bytes of the first packet, and of the last.
     fn end_chunks(&self) -> (u64, u64) {
-        let mtu = u64::from(self.mtu.max(1));
-        let packets = self.len.div_ceil(mtu).max(1);
-        (self.len.min(mtu), self.len - (packets - 1) * mtu)
+        let (_, last) = split_at_mtu(self.len, self.mtu);
+        (self.len.min(u64::from(self.mtu.max(1))), last)
     }
 }
 

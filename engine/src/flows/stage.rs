@@ -292,13 +292,19 @@ pub(crate) fn rdma_framing(link: &Link) -> Framing {
     }
 }
 
+/// `len` payload bytes split at `mtu`: the packets (at least one, for an empty message) and
+/// the payload bytes of the last.
+pub(crate) fn split_at_mtu(len: u64, mtu: u32) -> (u64, u64) {
+    let mtu64 = u64::from(mtu.max(1));
+    let packets = len.div_ceil(mtu64).max(1);
+    (packets, len - (packets - 1) * mtu64)
+}
+
 /// Packets and wire bytes of `len` payload bytes split at `mtu`, with `first_ext` extended
 /// header bytes on the first packet only (RETH of a WRITE, 16) — O(1) however long.
 pub(crate) fn rdma_wire(link: &Link, len: u64, mtu: u32, first_ext: u32) -> (u64, u64) {
     let framing = rdma_framing(link);
-    let mtu64 = u64::from(mtu.max(1));
-    let packets = len.div_ceil(mtu64).max(1);
-    let last = len - (packets - 1) * mtu64;
+    let (packets, last) = split_at_mtu(len, mtu);
     let last = u32::try_from(last).unwrap_or(mtu);
     if packets == 1 {
         let wire = packet_cost(framing, first_ext, last).wire;
@@ -314,9 +320,8 @@ pub(crate) fn rdma_wire(link: &Link, len: u64, mtu: u32, first_ext: u32) -> (u64
 /// (the first carries `first_ext` extended-header bytes; one packet is both).
 pub(crate) fn rdma_end_packets(link: &Link, len: u64, mtu: u32, first_ext: u32) -> (u64, u64) {
     let framing = rdma_framing(link);
-    let mtu64 = u64::from(mtu.max(1));
-    let packets = len.div_ceil(mtu64).max(1);
-    let last = u32::try_from(len - (packets - 1) * mtu64).unwrap_or(mtu);
+    let (packets, last) = split_at_mtu(len, mtu);
+    let last = u32::try_from(last).unwrap_or(mtu);
     if packets == 1 {
         let one = u64::from(packet_cost(framing, first_ext, last).wire);
         return (one, one);
