@@ -400,6 +400,36 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Sets the counter in `file` to `value` the way a running probe may see it change: in place
+/// (the probe holds the file open and reads it with `pread`, so a rename would go unseen), and
+/// without truncating first. `fs::write` empties the file before it writes, and a probe that
+/// reads in that moment sees no value and shows a gap, which made tests fail now and then.
+/// Counters only grow, so the new text covers the old; a smaller value is cut to length after.
+pub fn set_counter(file: &Path, value: u64) {
+    use std::os::unix::fs::FileExt;
+    let text = format!("{value}\n");
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .and_then(|f| {
+            f.write_all_at(text.as_bytes(), 0)
+                .and_then(|()| f.set_len(text.len() as u64))
+        });
+    written.unwrap_or_else(|e| panic!("cannot set the counter {}: {e}", file.display()));
+}
+
+/// Adds `by` to the counter in `file` (see [`set_counter`]) and returns the new value.
+pub fn add_to_counter(file: &Path, by: u64) -> u64 {
+    let text = std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("cannot read the counter {}: {e}", file.display()));
+    let now: u64 = text
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{}: {text:?} is not a counter", file.display()));
+    set_counter(file, now + by);
+    now + by
+}
+
 /// Copies a tree, keeping its symlinks as links (the fixture's are relative).
 pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;

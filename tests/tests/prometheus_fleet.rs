@@ -106,8 +106,7 @@ impl Host {
     }
 
     fn add(&self, device: &str, file: &str, by: u64) {
-        let now = self.counter(device, file);
-        self.write(device, file, &(now + by).to_string());
+        lab_tests::probe::add_to_counter(&self.port_file(device, file), by);
     }
 }
 
@@ -229,12 +228,7 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
                     .join("class/infiniband")
                     .join(device)
                     .join("ports/1/counters/port_xmit_data");
-                let was: u64 = std::fs::read_to_string(&path)
-                    .unwrap()
-                    .trim()
-                    .parse()
-                    .unwrap();
-                std::fs::write(&path, format!("{}\n", was + 1000 * (n + 1))).unwrap();
+                lab_tests::probe::add_to_counter(&path, 1000 * (n + 1));
             }
             let extra: &[&str] = if n == 2 { &["--token", TOKEN] } else { &[] };
             Host::serve(tree, extra)

@@ -167,11 +167,10 @@ fn counter_file(scratch: &FixtureSite) -> PathBuf {
     ))
 }
 
-/// Rewrites the counter file in place (truncate, then write), as the kernel changes a
-/// counter: the same inode, no rename and no directory entry event.
+/// Rewrites the counter file in place, as the kernel changes a counter: the same inode, no
+/// rename and no directory entry event.
 fn set_counter(scratch: &FixtureSite, value: u64) {
-    std::fs::write(counter_file(scratch), format!("{value}\n"))
-        .expect("the counter file is writable");
+    crate::probe::set_counter(&counter_file(scratch), value);
 }
 
 /// node_exporter, killed when dropped.

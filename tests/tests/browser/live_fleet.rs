@@ -5,7 +5,7 @@
 //! over three probes, and the located error of a Prometheus that does not let the page in.
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::Command,
     sync::{
         atomic::{AtomicBool, Ordering},
@@ -17,7 +17,7 @@ use std::{
 
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
-    probe::copy_tree,
+    probe::{add_to_counter, copy_tree},
     prometheus::{Prometheus, Scrape},
     site::Site,
 };
@@ -76,7 +76,7 @@ impl Traffic {
             let mut step = 1u64;
             while !stopping.load(Ordering::Relaxed) {
                 for file in &files {
-                    bump(file, step * 1_000);
+                    add_to_counter(file, step * 1_000);
                 }
                 step = step % 17 + 1;
                 // The pause is the scenario: counters that climb over time, as traffic
@@ -98,15 +98,6 @@ impl Drop for Traffic {
             let _ = thread.join();
         }
     }
-}
-
-fn bump(file: &Path, by: u64) {
-    let now: u64 = std::fs::read_to_string(file)
-        .expect("a counter file")
-        .trim()
-        .parse()
-        .expect("a counter value");
-    std::fs::write(file, format!("{}\n", now + by)).expect("the counter is written");
 }
 
 fn probe_on(tree: &Tree, allow: Option<&str>) -> Site {

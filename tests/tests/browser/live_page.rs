@@ -124,12 +124,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
     // Move a counter on disk and watch the rate appear: 250 000 words in 200 ms is 5 MB/s.
     let xmit = sysfs.join("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
     for _ in 0..10 {
-        let value: u64 = std::fs::read_to_string(&xmit)
-            .expect("readable")
-            .trim()
-            .parse()
-            .expect("a number");
-        std::fs::write(&xmit, format!("{}\n", value + 250_000)).expect("writable copy");
+        lab_tests::probe::add_to_counter(&xmit, 250_000);
         // The pause is the scenario: a counter that climbs over time, as traffic makes it.
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
