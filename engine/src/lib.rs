@@ -12,6 +12,7 @@ pub mod fabric;
 pub mod flows;
 pub mod lossless;
 pub mod nccl_log;
+pub mod netsim;
 pub mod probe;
 pub mod prose;
 pub mod psn;

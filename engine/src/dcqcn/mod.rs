@@ -32,6 +32,8 @@ pub use fluid::simulate_fluid;
 pub use np::NotificationPoint;
 pub use packet_sim::simulate_packets;
 pub use params::{CongestionPointParams, DcqcnParams, PfcThresholds, MAX_BUFFER_BYTES};
+pub(crate) use rng::SplitMix64;
+pub(crate) use rp::us_to_ps;
 pub use rp::{CnpOutcome, IncreaseCause, IncreaseStage, ReactionPoint, RpConfig};
 pub use scenario::{
     named_scenario, scenario_names, FlowSpec, Limits, Scenario, MAX_DURATION_US, MAX_EVENTS_CAP,

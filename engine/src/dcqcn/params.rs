@@ -259,7 +259,7 @@ impl DcqcnParams {
 /// Priority flow control thresholds of the congestion point (IEEE 802.1Qbb). When the
 /// queue reaches `xoff_bytes` the switch sends PAUSE upstream; when it falls to
 /// `xon_bytes` it sends RESUME (a PAUSE with zero quanta).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PfcThresholds {
     pub xoff_bytes: u64,

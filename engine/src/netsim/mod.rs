@@ -1,0 +1,37 @@
+//! A packet-level simulator of a whole fabric: hosts with RoCE v2 queue pairs, switches with
+//! shared buffers, ECN and PFC, ECMP or adaptive routing, and NCCL-style collectives, in one
+//! deterministic event loop that runs natively and in the browser.
+//!
+//! One concept per file:
+//! - [`topology`]: the graph (dumbbell, ring of switches, GPU fabrics from
+//!   [`crate::fabric`]) and its routes;
+//! - [`switch`]: queues, RED marking, PFC per ingress port, the routing choices;
+//! - [`host`]: NICs, queue pairs, DCQCN's reaction and notification points (reused from
+//!   [`crate::dcqcn`]);
+//! - [`traffic`]: incast, permutation, all-to-all, single flows, ring all-reduce;
+//! - [`run`]: the event loop, its stops (a deadlock among them) and progress;
+//! - [`outputs`]: the report;
+//! - [`scenario`]: the inputs and the named cases.
+//!
+//! Errors reuse [`crate::dcqcn::SimError`]: every refusal names the field path in the
+//! scenario JSON.
+
+pub mod host;
+pub mod outputs;
+pub mod run;
+pub mod scenario;
+pub mod switch;
+#[cfg(test)]
+mod tests;
+pub mod topology;
+pub mod traffic;
+
+pub use crate::dcqcn::{Limits, SimError};
+pub use outputs::{
+    CollectiveReport, FlowReport, LinkReport, Report, Stop, SwitchReport, Totals, MAX_SERIES_CELLS,
+};
+pub use run::{roce_udp_sport, simulate, simulate_with_progress, Control, Progress};
+pub use scenario::{named_scenario, scenario_names, Scenario};
+pub use switch::{EcnSpec, MarkAt, Routing, SwitchSpec};
+pub use topology::{NodeKind, Topology, TopologySpec};
+pub use traffic::TrafficSpec;

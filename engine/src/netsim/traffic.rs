@@ -1,0 +1,384 @@
+//! Traffic: what the hosts send, as queue pairs carrying messages.
+//!
+//! - Incast N→1, a permutation (each host to one other, a seeded derangement), all-to-all,
+//!   and single flows (a background flow runs until the end).
+//! - Ring all-reduce with NCCL's schedule: 2(n−1) steps in which every rank sends S/n to the
+//!   next, a step starting when the previous step's data has arrived; the bytes are shared
+//!   over `channels` rings and each connection over `qps_per_connection` QPs (NCCL's
+//!   `NCCL_IB_QPS_PER_CONNECTION`), each QP with its own UDP source port. With servers of
+//!   several GPUs the rings are rail-aligned: channel c enters and leaves every server on
+//!   rail c mod G, the GPUs inside a server follow each other over NVLink, and with PXN (on
+//!   by default since NCCL 2.12) the last GPU of a server hands its data over NVLink to the
+//!   GPU on the next server's rail, whose NIC sends it (NCCL User Guide, `NCCL_PXN_DISABLE`).
+//!
+//! Left out: NCCL's tree and NVLS algorithms, its chunking into slices and its protocols
+//! (a step is one message), the time a GPU takes to reduce.
+
+use super::topology::Topology;
+use super::SimError;
+use serde::{Deserialize, Serialize};
+
+/// Largest message or flow accepted, bytes (1 TiB).
+pub const MAX_FLOW_BYTES: u64 = 1 << 40;
+/// Most QPs one scenario may create.
+pub const MAX_QPS: usize = 1 << 20;
+/// Message size of a flow that never ends, bytes.
+const ENDLESS_MESSAGE: u64 = 1 << 20;
+
+/// One entry of a scenario's traffic. In JSON: `{"incast": {...}}` and so on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrafficSpec {
+    /// Every host in `from` sends `bytes` to `to`.
+    Incast {
+        from: Vec<u32>,
+        to: u32,
+        bytes: u64,
+        #[serde(default)]
+        start_us: f64,
+    },
+    /// Every host sends `bytes` to one other host, none to itself (seeded).
+    Permutation { bytes: u64 },
+    /// Every host sends `bytes` to every other host.
+    AllToAll { bytes: u64 },
+    /// One flow over `qps` QPs (`bytes: null`: it runs until the end).
+    Flow {
+        from: u32,
+        to: u32,
+        bytes: Option<u64>,
+        #[serde(default)]
+        start_us: f64,
+        #[serde(default = "one")]
+        qps: u32,
+    },
+    /// A ring all-reduce of `bytes_per_gpu` over every host.
+    RingAllReduce {
+        bytes_per_gpu: u64,
+        channels: u32,
+        #[serde(default = "one")]
+        qps_per_connection: u32,
+        #[serde(default = "yes")]
+        pxn: bool,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A QP to create.
+#[derive(Debug, Clone)]
+pub(super) struct QpPlan {
+    pub src: u32,
+    pub dst: u32,
+    pub message_bytes: u64,
+    pub messages: u32,
+    /// Messages posted at the start.
+    pub initial: u32,
+    pub feeds: Option<usize>,
+    pub start_ps: u64,
+    pub traffic: u32,
+    pub endless: bool,
+}
+
+/// A ring all-reduce's size, for its busbw.
+#[derive(Debug, Clone)]
+pub(super) struct CollectivePlan {
+    pub traffic: u32,
+    pub ranks: u32,
+    pub bytes_per_gpu: u64,
+}
+
+fn host(field: String, h: u32, topo: &Topology) -> Result<u32, SimError> {
+    if h >= topo.hosts {
+        return Err(SimError::invalid(
+            field,
+            format!("host {h} does not exist (hosts 0 to {})", topo.hosts - 1),
+        ));
+    }
+    Ok(h)
+}
+
+fn size(field: String, bytes: u64) -> Result<u64, SimError> {
+    if bytes == 0 || bytes > MAX_FLOW_BYTES {
+        return Err(SimError::invalid(
+            field,
+            format!("{bytes} is outside [1, {MAX_FLOW_BYTES}]"),
+        ));
+    }
+    Ok(bytes)
+}
+
+fn start(field: String, us: f64, duration_us: f64) -> Result<u64, SimError> {
+    if !us.is_finite() || us < 0.0 || us > duration_us {
+        return Err(SimError::invalid(
+            field,
+            format!("{us} µs is outside [0, duration_us = {duration_us}]"),
+        ));
+    }
+    Ok((us * 1e6).round() as u64)
+}
+
+fn route_exists(field: String, topo: &Topology, src: u32, dst: u32) -> Result<(), SimError> {
+    if src == dst {
+        return Err(SimError::invalid(
+            field,
+            format!("host {src} cannot send to itself"),
+        ));
+    }
+    if topo.next_ports(src, dst).is_empty() {
+        return Err(SimError::invalid(
+            field,
+            format!("no route from host {src} to host {dst}"),
+        ));
+    }
+    Ok(())
+}
+
+/// One finite flow of `bytes` over one QP.
+fn single(src: u32, dst: u32, bytes: u64, start_ps: u64, traffic: u32) -> QpPlan {
+    QpPlan {
+        src,
+        dst,
+        message_bytes: bytes,
+        messages: 1,
+        initial: 1,
+        feeds: None,
+        start_ps,
+        traffic,
+        endless: false,
+    }
+}
+
+/// The QPs the traffic needs, and the collectives among them.
+pub(super) fn plan(
+    traffic: &[TrafficSpec],
+    topo: &Topology,
+    duration_us: f64,
+    seed: u64,
+) -> Result<(Vec<QpPlan>, Vec<CollectivePlan>), SimError> {
+    let mut qps = Vec::new();
+    let mut collectives = Vec::new();
+    if traffic.is_empty() {
+        return Err(SimError::invalid(
+            "traffic",
+            "there must be at least one entry",
+        ));
+    }
+    for (i, t) in traffic.iter().enumerate() {
+        let at = |field: &str| format!("traffic[{i}].{field}");
+        let ti = i as u32;
+        match t {
+            TrafficSpec::Incast {
+                from,
+                to,
+                bytes,
+                start_us,
+            } => {
+                let to = host(at("to"), *to, topo)?;
+                let bytes = size(at("bytes"), *bytes)?;
+                let start_ps = start(at("start_us"), *start_us, duration_us)?;
+                if from.is_empty() {
+                    return Err(SimError::invalid(at("from"), "name at least one sender"));
+                }
+                for (k, &f) in from.iter().enumerate() {
+                    let f = host(format!("traffic[{i}].from[{k}]"), f, topo)?;
+                    route_exists(format!("traffic[{i}].from[{k}]"), topo, f, to)?;
+                    qps.push(single(f, to, bytes, start_ps, ti));
+                }
+            }
+            TrafficSpec::Permutation { bytes } => {
+                let bytes = size(at("bytes"), *bytes)?;
+                if topo.hosts < 2 {
+                    return Err(SimError::invalid(at("permutation"), "needs two hosts"));
+                }
+                for (src, dst) in derangement(topo.hosts, seed).into_iter().enumerate() {
+                    route_exists(at("permutation"), topo, src as u32, dst)?;
+                    qps.push(single(src as u32, dst, bytes, 0, ti));
+                }
+            }
+            TrafficSpec::AllToAll { bytes } => {
+                let bytes = size(at("bytes"), *bytes)?;
+                for src in 0..topo.hosts {
+                    for dst in (0..topo.hosts).filter(|&d| d != src) {
+                        route_exists(at("all_to_all"), topo, src, dst)?;
+                        qps.push(single(src, dst, bytes, 0, ti));
+                    }
+                }
+            }
+            TrafficSpec::Flow {
+                from,
+                to,
+                bytes,
+                start_us,
+                qps: count,
+            } => {
+                let src = host(at("from"), *from, topo)?;
+                let dst = host(at("to"), *to, topo)?;
+                route_exists(at("to"), topo, src, dst)?;
+                let start_ps = start(at("start_us"), *start_us, duration_us)?;
+                if *count == 0 || *count > 64 {
+                    return Err(SimError::invalid(
+                        at("qps"),
+                        format!("{count} is outside [1, 64]"),
+                    ));
+                }
+                for _ in 0..*count {
+                    let mut plan = match bytes {
+                        Some(b) => single(
+                            src,
+                            dst,
+                            size(at("bytes"), *b)?.div_ceil(u64::from(*count)),
+                            start_ps,
+                            ti,
+                        ),
+                        None => QpPlan {
+                            message_bytes: ENDLESS_MESSAGE,
+                            messages: u32::MAX,
+                            initial: u32::MAX,
+                            endless: true,
+                            ..single(src, dst, 1, start_ps, ti)
+                        },
+                    };
+                    plan.traffic = ti;
+                    qps.push(plan);
+                }
+            }
+            TrafficSpec::RingAllReduce {
+                bytes_per_gpu,
+                channels,
+                qps_per_connection,
+                pxn,
+            } => {
+                let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
+                if *channels == 0 || *channels > 64 {
+                    return Err(SimError::invalid(
+                        at("channels"),
+                        format!("{channels} is outside [1, 64]"),
+                    ));
+                }
+                if *qps_per_connection == 0 || *qps_per_connection > 16 {
+                    return Err(SimError::invalid(
+                        at("qps_per_connection"),
+                        format!("{qps_per_connection} is outside [1, 16]"),
+                    ));
+                }
+                let n = topo.hosts;
+                if n < 2 {
+                    return Err(SimError::invalid(at("ring_all_reduce"), "needs two hosts"));
+                }
+                ring(
+                    &mut qps,
+                    topo,
+                    ti,
+                    bytes,
+                    *channels,
+                    *qps_per_connection,
+                    *pxn,
+                )
+                .map_err(|reason| SimError::invalid(at("ring_all_reduce"), reason))?;
+                collectives.push(CollectivePlan {
+                    traffic: ti,
+                    ranks: n,
+                    bytes_per_gpu: bytes,
+                });
+            }
+        }
+        if qps.len() > MAX_QPS {
+            return Err(SimError::invalid(
+                format!("traffic[{i}]"),
+                format!("{} QPs exceed the cap {MAX_QPS}", qps.len()),
+            ));
+        }
+    }
+    Ok((qps, collectives))
+}
+
+/// A seeded permutation of 0..n with no fixed point (Sattolo's algorithm: one cycle).
+fn derangement(n: u32, seed: u64) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n).collect();
+    let mut rng = crate::dcqcn::SplitMix64::new(seed ^ 0x005E_ED0F_7E57);
+    for i in (1..n as usize).rev() {
+        let j = (rng.next_u64() % i as u64) as usize;
+        order.swap(i, j);
+    }
+    // Sattolo's shuffle gives one cycle; follow it to map each host to the next.
+    let mut next = vec![0u32; n as usize];
+    for k in 0..n as usize {
+        next[order[k] as usize] = order[(k + 1) % n as usize];
+    }
+    next
+}
+
+/// The ring's legs for every channel and QP, chained so each step waits for the last.
+fn ring(
+    qps: &mut Vec<QpPlan>,
+    topo: &Topology,
+    traffic: u32,
+    bytes: u64,
+    channels: u32,
+    per_connection: u32,
+    pxn: bool,
+) -> Result<(), String> {
+    let n = topo.hosts;
+    // Servers in host order; hosts without a server are servers of one.
+    let server_of = |h: u32| topo.nodes[h as usize].server.unwrap_or(h);
+    let per_server = (0..n).take_while(|&h| server_of(h) == server_of(0)).count() as u32;
+    if !n.is_multiple_of(per_server)
+        || (0..n).any(|h| server_of(h) != server_of(h - h % per_server))
+    {
+        return Err("the hosts do not form servers of equal size in order".into());
+    }
+    let servers = n / per_server;
+    let steps = 2 * (n - 1);
+    let message = bytes.div_ceil(u64::from(n) * u64::from(channels) * u64::from(per_connection));
+    for c in 0..channels {
+        let rail = c % per_server;
+        let order: Vec<u32> = (0..servers)
+            .flat_map(|s| (0..per_server).map(move |k| s * per_server + (rail + k) % per_server))
+            .collect();
+        // Legs as (src, dst, initial messages).
+        let mut legs: Vec<(u32, u32, u32)> = Vec::new();
+        for k in 0..n as usize {
+            let (a, b) = (order[k], order[(k + 1) % n as usize]);
+            if server_of(a) != server_of(b)
+                && pxn
+                && per_server > 1
+                && a % per_server != b % per_server
+            {
+                let relay = server_of(a) * per_server + b % per_server;
+                legs.push((a, relay, 1));
+                legs.push((relay, b, 0));
+            } else {
+                legs.push((a, b, 1));
+            }
+        }
+        for &(src, dst, _) in &legs {
+            if src == dst || topo.next_ports(src, dst).is_empty() {
+                return Err(format!("no route from host {src} to host {dst}"));
+            }
+        }
+        for _ in 0..per_connection {
+            let first = qps.len();
+            let m = legs.len();
+            for (k, &(src, dst, initial)) in legs.iter().enumerate() {
+                qps.push(QpPlan {
+                    src,
+                    dst,
+                    message_bytes: message,
+                    messages: steps,
+                    initial,
+                    feeds: Some(first + (k + 1) % m),
+                    start_ps: 0,
+                    traffic,
+                    endless: false,
+                });
+            }
+        }
+    }
+    Ok(())
+}
