@@ -676,7 +676,8 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
         "DCQCN · incast-16 · fluid model",
         "Changed from incast-16: dcqcn.g = 0.5",
         "flow 0, 8 (blue)",
-        "Rate per flow: current rate Rc (solid), target Rt (dashed)",
+        "Rate per flow: sent on the wire (solid), DCQCN's current rate Rc (dashed), target Rt \
+         (dotted)",
     ] {
         assert!(
             texts.iter().any(|t| t.contains(wanted)),

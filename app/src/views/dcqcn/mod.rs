@@ -76,7 +76,13 @@ pub fn DcqcnView() -> Html {
                 <div class="dcqcn-results">
                     <RunStatus running={state.running} error={state.run_error.clone()} />
                     if let Some(d) = &state.shown {
-                        <FlowLegend flows={d.series.flows.len()} dark={state.dark} pinned={state.pinned.is_some()} />
+                        <FlowLegend
+                            flows={d.series.flows.len()}
+                            dark={state.dark}
+                            pinned={state.pinned.is_some()}
+                            model={d.series.model}
+                            sample_interval_us={d.series.sample_interval_us}
+                        />
                     }
                     <ChartStack
                         refs={charts.clone()}
