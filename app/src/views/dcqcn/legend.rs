@@ -24,13 +24,12 @@ pub struct LegendProps {
 fn sent_rate_note(model: Model, sample_interval_us: f64) -> String {
     match model {
         Model::Packet => format!(
-            "Sent is what left each sender in a {sample_interval_us} µs sample: a PFC pause \
-             shorter than that pulls it down rather than to 0. The PFC chart shows every pause."
+            "Sent averages each {sample_interval_us} µs sample, so a pause shorter than that \
+             lowers it rather than zeroing it; the PFC chart shows each pause."
         ),
-        Model::Fluid => "The fluid model averages PFC: while PFC acts, sent is each flow's \
-                         share of the bottleneck that PAUSE and RESUME let through, and the \
-                         PFC chart marks the samples in which it acted, not single pauses. \
-                         The packet model shows each pause."
+        Model::Fluid => "The fluid model averages PFC: while it acts, sent is each flow's \
+                         share of the bottleneck, and the PFC chart marks the samples in \
+                         which it acted, not single pauses."
             .to_string(),
     }
 }
@@ -101,7 +100,7 @@ mod tests {
     fn the_note_says_how_each_model_sees_pfc() {
         let packet = sent_rate_note(Model::Packet, 50.0);
         assert!(
-            packet.contains("50 µs") && packet.contains("every pause"),
+            packet.contains("50 µs") && packet.contains("each pause"),
             "{packet}"
         );
         let fluid = sent_rate_note(Model::Fluid, 50.0);
