@@ -860,3 +860,60 @@ async fn dcqcn_charts_follow_the_controls_on_a_phone_and_sit_beside_the_paramete
     browser.assert_no_console_errors("the DCQCN layout").await;
     browser.close().await;
 }
+
+/// UX check 2026-12, item 11: the XOFF slider ran to 2 MiB past incast-16's 1 MiB buffer,
+/// and no text but an error message gave the buffer's size. The slider now ends at the
+/// buffer, of whichever scenario, and the row says the size and the headroom left.
+#[tokio::test]
+async fn dcqcn_the_xoff_slider_ends_at_the_buffer_its_row_names() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    open_fresh(&browser, &site, "scenario=incast-16&model=fluid").await;
+    // An element of the XOFF row, as JavaScript.
+    let xoff =
+        |what: &str| format!("document.querySelector(\"[data-key='cp.pfc.xoff_bytes'] {what}\")");
+    let (slider, note) = (xoff("input[type=range]"), xoff(".dcqcn-param-context"));
+    let max = browser.eval(&format!("return {slider}.max")).await;
+    assert_eq!(max, "1048576", "the slider ends at the 1 MiB buffer");
+    let note_text = format!("return {note}?.textContent");
+    let note = browser.eval(&note_text).await;
+    let note = note.as_str().unwrap_or_default();
+    for wanted in [
+        "1\u{202f}048\u{202f}576 bytes (1 MiB)",
+        "638\u{202f}976 bytes (624 KiB)",
+    ] {
+        assert!(note.contains(wanted), "{wanted:?} not in {note:?}");
+    }
+
+    // The slider at its end: XOFF at the buffer leaves no headroom, and the row says so.
+    browser
+        .set_value(
+            "[data-key='cp.pfc.xoff_bytes'] input[type=range]",
+            "1048576",
+            "input",
+        )
+        .await;
+    wait_until(
+        &browser,
+        &format!(
+            "{}?.textContent.includes('above XOFF, 0 bytes')",
+            xoff(".dcqcn-param-context")
+        ),
+    )
+    .await;
+
+    // Another scenario, another buffer: two-flow's is 2 MiB.
+    browser
+        .set_value(".dcqcn-controls select", "two-flow", "change")
+        .await;
+    wait_until(&browser, &format!("{slider}.max === '2097152'")).await;
+    let note = browser.eval(&note_text).await;
+    assert!(
+        note.as_str()
+            .is_some_and(|n| n.contains("2\u{202f}097\u{202f}152 bytes (2 MiB)")),
+        "{note}"
+    );
+    browser.assert_no_console_errors("the XOFF slider").await;
+    browser.close().await;
+}
