@@ -206,6 +206,109 @@ fn ecn_above_xoff_lets_pfc_fire_first() {
     assert_eq!(series.drops.last().copied(), Some(0));
 }
 
+/// Whether flow `i` still had bytes to deliver at `t_us` (it had started and not completed).
+fn still_sending(series: &Series, i: usize, t_us: f64) -> bool {
+    let start = series.flow_start_us[i];
+    start < t_us && series.fct_us[i].is_none_or(|fct| start + fct > t_us)
+}
+
+/// The audit's ecn-above-xoff: R_C stays at line rate while PFC holds the 16 senders, so
+/// the rate chart needs what they actually sent. Through every sample interval in which
+/// the senders were paused from end to end they sent nothing at all, though DCQCN still
+/// let them send at (nearly) line rate.
+#[test]
+fn ecn_above_xoff_senders_send_nothing_while_paused_whatever_rc_allows() {
+    let mut s = named_scenario("ecn-above-xoff").unwrap();
+    // Samples far shorter than a pause (about 34 µs here), so some lie wholly inside one.
+    s.sample_interval_us = 5.0;
+    let series = packet(&s);
+    // A PAUSE stops the senders one link delay after the switch sent it, once the packet
+    // then on each link has left (82 ns for 1 KiB at 100 Gb/s); a RESUME frees them one
+    // link delay after it was sent.
+    let stop_after_us = s.prop_delay_us + 0.1;
+    let mut checked = 0;
+    for (k, &t) in series.time_us.iter().enumerate() {
+        let from = t - s.sample_interval_us;
+        let held = series
+            .pause_intervals
+            .iter()
+            .any(|p| p.start_us + stop_after_us <= from && t <= p.end_us + s.prop_delay_us);
+        if !held {
+            continue;
+        }
+        for (i, f) in series.flows.iter().enumerate() {
+            if !still_sending(&series, i, t) {
+                continue;
+            }
+            checked += 1;
+            assert_eq!(
+                f.sent_gbps[k], 0.0,
+                "flow {i} sent during a pause at {t} µs"
+            );
+            assert!(
+                f.rc_gbps[k] >= 50.0,
+                "flow {i}'s R_C at {t} µs is {} Gb/s: DCQCN had cut it after all",
+                f.rc_gbps[k]
+            );
+        }
+    }
+    assert!(
+        checked >= 1000,
+        "only {checked} paused (sample, flow) pairs"
+    );
+
+    // At the scenario's own 50 µs samples, and in the fluid model, which averages PFC: a
+    // sending flow's sent rate is its ~1/16 share of the bottleneck, far below R_C.
+    let s = named_scenario("ecn-above-xoff").unwrap();
+    let fluid = simulate_fluid(&s, &Limits::default()).unwrap();
+    for (model, series) in [("packet", packet(&s)), ("fluid", fluid)] {
+        let mut checked = 0;
+        for (k, &t) in series.time_us.iter().enumerate() {
+            for (i, f) in series.flows.iter().enumerate() {
+                if !series.pfc_paused[k] || !still_sending(&series, i, t) {
+                    continue;
+                }
+                checked += 1;
+                assert!(
+                    f.sent_gbps[k] < f.rc_gbps[k] / 4.0,
+                    "{model}: flow {i} at {t} µs sent {} Gb/s with R_C {} Gb/s",
+                    f.sent_gbps[k],
+                    f.rc_gbps[k]
+                );
+            }
+        }
+        assert!(checked >= 16 * 80, "{model}: only {checked} paused samples");
+    }
+}
+
+/// The sent rate is what left each sender: integrated over the run it is the flow's size,
+/// and no sample shows more than the sender's line rate.
+#[test]
+fn the_sent_rate_adds_up_to_each_flows_bytes_and_never_exceeds_its_line_rate() {
+    let s = named_scenario("incast-16").unwrap();
+    let fluid = simulate_fluid(&s, &Limits::default()).unwrap();
+    for (model, series) in [("packet", packet(&s)), ("fluid", fluid)] {
+        for (i, (f, spec)) in series.flows.iter().zip(&s.flows).enumerate() {
+            let size = spec.size_bytes.unwrap() as f64;
+            let bytes: f64 = f.sent_gbps.iter().sum::<f64>() * s.sample_interval_us * 1e3 / 8.0;
+            // The fluid model stops a flow at the end of the step that carried its last bit.
+            let allowed = match series.model {
+                Model::Packet => 1e-6 * size,
+                Model::Fluid => spec.link_gbps * 1e3 * s.fluid_step_us / 8.0,
+            };
+            assert!(
+                (bytes - size).abs() <= allowed,
+                "{model}: flow {i} sent {bytes} bytes of {size}"
+            );
+            let fastest = f.sent_gbps.iter().fold(0.0_f64, |a, &b| a.max(b));
+            assert!(
+                fastest <= spec.link_gbps * (1.0 + 1e-9),
+                "{model}: flow {i} sent at {fastest} Gb/s"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_named_scenario_runs_in_both_models_and_round_trips_through_json() {
     for name in scenario_names() {
@@ -223,8 +326,13 @@ fn every_named_scenario_runs_in_both_models_and_round_trips_through_json() {
         assert_eq!(f.time_us.len(), p.time_us.len(), "{name}");
         let csv = series_to_csv(&p);
         assert!(csv.starts_with(
-            "time_us,flow,rc_gbps,rt_gbps,alpha,goodput_gbps,queue_bytes,cnps,pfc_paused"
+            "time_us,flow,rc_gbps,rt_gbps,alpha,goodput_gbps,queue_bytes,cnps,pfc_paused,\
+             ecn_marks,drops,sent_gbps\n"
         ));
+        // The sent rate is the last cell of each row.
+        let last = csv.lines().nth(1).and_then(|row| row.rsplit(',').next());
+        let sent = p.flows[0].sent_gbps[0];
+        assert_eq!(last, Some(format!("{sent:.6}").as_str()), "{name}");
         assert_eq!(csv.lines().count(), 1 + p.time_us.len() * s.flows.len());
     }
     assert!(matches!(

@@ -60,6 +60,7 @@ fn csv_has_the_header_and_one_row_per_flow_per_sample() {
         "queue_bytes",
         "cnps",
         "pfc_paused",
+        "sent_gbps",
     ] {
         assert!(header.contains(&column), "missing column {column}");
     }

@@ -31,8 +31,9 @@
 //!
 //! PFC is modelled as a fluid too: while the queue is at XOFF and the offered load exceeds
 //! the bottleneck, the senders are held to the bottleneck rate (the average effect of
-//! PAUSE/RESUME cycling). Without PFC the queue is capped at the buffer and the excess is
-//! counted as drops.
+//! PAUSE/RESUME cycling): a flow's sent rate (`sent_gbps`) falls to its share of the
+//! bottleneck while its R_C stays where DCQCN put it, and there are no single pauses to
+//! see. Without PFC the queue is capped at the buffer and the excess is counted as drops.
 
 use super::cp::RedCurve;
 use super::error::SimError;
@@ -61,6 +62,9 @@ struct FluidFlow {
     /// The drive at the start of the coming step.
     drive: Drive,
     sent_bits: f64,
+    /// What the flow put on the wire, and what of that got through the bottleneck, since
+    /// the last sample, bits.
+    interval_sent_bits: f64,
     interval_bits: f64,
     cnps: f64,
     history: Vec<f64>,
@@ -398,6 +402,7 @@ impl FluidFlow {
             next: NO_SLOPE,
             drive: Drive::default(),
             sent_bits: 0.0,
+            interval_sent_bits: 0.0,
             interval_bits: 0.0,
             cnps: 0.0,
             history: vec![0.0; hist_len],
@@ -427,6 +432,7 @@ impl FluidFlow {
         let sent = (self.history[slot] + self.next.rc * throttle_end) / 2.0 * dt;
         self.state = self.next;
         self.sent_bits += sent;
+        self.interval_sent_bits += sent;
         self.interval_bits += sent * service_share;
         if self.size_bits.is_some_and(|size| self.sent_bits >= size) {
             self.done_sending = true;
@@ -734,7 +740,10 @@ impl Sample {
                 col.goodput_gbps
                     .push(f.interval_bits / self.interval_s / 1e9);
                 col.cnps.push(f.cnps.floor() as u64);
+                col.sent_gbps
+                    .push(f.interval_sent_bits / self.interval_s / 1e9);
             }
+            f.interval_sent_bits = 0.0;
             f.interval_bits = 0.0;
         }
         series.queue_bytes.push(port.q_bits / 8.0);
@@ -947,7 +956,7 @@ mod tests {
     /// written in full, and the flow index and PFC state must match exactly.
     fn rounding_step(column: &str) -> f64 {
         match column {
-            "rc_gbps" | "rt_gbps" | "alpha" | "goodput_gbps" => 1e-6,
+            "rc_gbps" | "rt_gbps" | "alpha" | "goodput_gbps" | "sent_gbps" => 1e-6,
             "queue_bytes" | "cnps" | "ecn_marks" | "drops" => 1.0,
             _ => 0.0,
         }
@@ -1103,6 +1112,7 @@ mod tests {
     /// (and the CSV's [`rounding_step`]), the rest of its series field by field likewise.
     /// The stored files were written from the code at 472b466, their CSVs first checked
     /// against the FNV-1a hashes this test pinned before (recorded at d649194).
+    /// The `sent_gbps` column was appended later (#32), every other cell left as it was.
     ///
     /// A change meant to alter the model's results stores the new output with
     /// `LAB_UPDATE_FLUID_PINS=1 cargo test -p engine --lib dcqcn::fluid`: the test then

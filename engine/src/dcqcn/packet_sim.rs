@@ -96,6 +96,12 @@ struct Sender {
     tx_gen: u32,
     tx_pending: Option<u64>,
     last_tx_ps: Option<u64>,
+    /// The last packet put on the link: its size and how long its bits take to leave, ps
+    /// (it started at `last_tx_ps`). A sample splits it where it falls.
+    last_size: u64,
+    last_on_wire_ps: u64,
+    /// Bytes on the link by the last sample, counting a packet's bits as they leave.
+    on_wire_at_sample: f64,
     blocked_by_pause: bool,
     timer_gen: u32,
     last_cnp_ps: Option<u64>,
@@ -107,6 +113,22 @@ struct Sender {
 impl Sender {
     fn has_more(&self) -> bool {
         self.size.is_none_or(|s| self.sent < s)
+    }
+
+    /// Bytes this sender had put on its link by `t`: every packet started, less the part
+    /// of the last one still to leave (a sender's packets never overlap on its link, so
+    /// only the last can be leaving).
+    fn on_wire_by(&self, t: u64) -> f64 {
+        let Some(start) = self.last_tx_ps else {
+            return 0.0;
+        };
+        let left = start + self.last_on_wire_ps;
+        let unsent = if t >= left {
+            0.0
+        } else {
+            (left - t.max(start)) as f64 / self.last_on_wire_ps as f64
+        };
+        self.sent as f64 - self.last_size as f64 * unsent
     }
 }
 
@@ -174,6 +196,9 @@ impl PacketSim {
                     tx_gen: 0,
                     tx_pending: None,
                     last_tx_ps: None,
+                    last_size: 0,
+                    last_on_wire_ps: 0,
+                    on_wire_at_sample: 0.0,
                     blocked_by_pause: false,
                     timer_gen: 0,
                     last_cnp_ps: None,
@@ -288,6 +313,8 @@ impl PacketSim {
         s.sent += size;
         s.last_tx_ps = Some(now);
         let on_wire = ser_ps(size, s.line_bps);
+        s.last_size = size;
+        s.last_on_wire_ps = on_wire;
         s.rp.on_bytes_sent(size);
         let more = s.has_more();
         let gap = ser_ps(size, s.rp.rc_bps().min(s.line_bps)).max(on_wire);
@@ -507,6 +534,10 @@ impl PacketSim {
             col.goodput_gbps
                 .push(s.interval_bytes as f64 * 8.0 / (interval_us * 1e3));
             col.cnps.push(s.rp.cnps());
+            let on_wire = s.on_wire_by(now);
+            col.sent_gbps
+                .push((on_wire - s.on_wire_at_sample) * 8.0 / (interval_us * 1e3));
+            s.on_wire_at_sample = on_wire;
             s.interval_bytes = 0;
         }
         self.series.queue_bytes.push(self.cp.queue_bytes() as f64);

@@ -36,6 +36,14 @@ pub struct FlowSeries {
     pub goodput_gbps: Vec<f64>,
     /// CNPs received by this flow's RP so far (cumulative).
     pub cnps: Vec<u64>,
+    /// Bytes the sender put on its link during the interval ending at the sample, Gb/s:
+    /// R_C is only what DCQCN allows, and a sender PFC has paused sends nothing whatever
+    /// R_C says. The packet model counts each packet's bits as they leave (zero through a
+    /// pause); the fluid model has no single pauses and holds the senders to their share
+    /// of the bottleneck while PFC acts, so there it is the rate PAUSE/RESUME lets through
+    /// on average.
+    #[serde(default)]
+    pub sent_gbps: Vec<f64>,
 }
 
 /// A time span during which the switch held its upstream paused (XOFF → XON).
@@ -117,12 +125,12 @@ impl Series {
     pub(crate) fn new(model: Model, scenario: &super::Scenario) -> Self {
         let n = scenario.flows.len();
         // Room for every sample up front, where that is modest: a column that grows by
-        // doubling copies itself over and over, and there are 5 per flow. A run that stops
+        // doubling copies itself over and over, and there are 6 per flow. A run that stops
         // at its work cap would not fill a large reservation, so none is made for it.
         let samples = (scenario.duration_us / scenario.sample_interval_us)
             .ceil()
             .clamp(0.0, super::scenario::MAX_SAMPLES as f64) as usize;
-        let values = samples.saturating_mul(5 * n + 5);
+        let values = samples.saturating_mul(6 * n + 5);
         let samples = if values <= RESERVED_VALUES {
             samples
         } else {
@@ -134,6 +142,7 @@ impl Series {
             alpha: Vec::with_capacity(samples),
             goodput_gbps: Vec::with_capacity(samples),
             cnps: Vec::with_capacity(samples),
+            sent_gbps: Vec::with_capacity(samples),
         };
         Series {
             model,
@@ -424,9 +433,11 @@ pub struct Summary {
     pub ecn_marks: u64,
 }
 
-/// The CSV header: one row per flow per sample.
-pub const CSV_HEADER: &str =
-    "time_us,flow,rc_gbps,rt_gbps,alpha,goodput_gbps,queue_bytes,cnps,pfc_paused,ecn_marks,drops";
+/// The CSV header: one row per flow per sample. `sent_gbps` ([`FlowSeries::sent_gbps`])
+/// came last and stays last, so a reader that takes the older columns by position still
+/// finds them.
+pub const CSV_HEADER: &str = "time_us,flow,rc_gbps,rt_gbps,alpha,goodput_gbps,queue_bytes,cnps,\
+                              pfc_paused,ecn_marks,drops,sent_gbps";
 
 /// Writes a series as CSV (header [`CSV_HEADER`]); queue and PFC columns repeat on every
 /// flow's row of a sample.
@@ -444,7 +455,7 @@ pub fn series_to_csv(series: &Series) -> String {
             // Writing to a String cannot fail.
             let _ = writeln!(
                 out,
-                "{t},{i},{:.6},{:.6},{:.6},{:.6},{:.0},{},{},{marks},{drops}",
+                "{t},{i},{:.6},{:.6},{:.6},{:.6},{:.0},{},{},{marks},{drops},{:.6}",
                 get(&f.rc_gbps),
                 get(&f.rt_gbps),
                 get(&f.alpha),
@@ -452,6 +463,7 @@ pub fn series_to_csv(series: &Series) -> String {
                 q,
                 f.cnps.get(k).copied().unwrap_or(0),
                 u8::from(paused),
+                get(&f.sent_gbps),
             );
         }
     }

@@ -676,7 +676,8 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
         "DCQCN · incast-16 · fluid model",
         "Changed from incast-16: dcqcn.g = 0.5",
         "flow 0, 8 (blue)",
-        "Rate per flow: current rate Rc (solid), target Rt (dashed)",
+        "Rate per flow: sent on the wire (solid), DCQCN's current rate Rc (dashed), target Rt \
+         (dotted)",
     ] {
         assert!(
             texts.iter().any(|t| t.contains(wanted)),
@@ -781,5 +782,138 @@ async fn dcqcn_try_this_tasks_tick_off_when_a_run_shows_them() {
         .await;
     browser.screenshot("dcqcn-try-this-light").await;
     browser.assert_no_console_errors("the DCQCN tasks").await;
+    browser.close().await;
+}
+
+/// UX check 2026-12, Leo's item 12: at 375 px the first chart began about 1,850 px below
+/// the scenario select, under the whole parameter panel. The charts now come right after
+/// the controls on a phone, the parameters next (Tab goes from the time cursor to the
+/// first section), and a desktop still shows the parameters beside the charts with the
+/// results straight under the charts.
+#[tokio::test]
+async fn dcqcn_charts_follow_the_controls_on_a_phone_and_sit_beside_the_parameters_on_a_desktop() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((375, 812)).await;
+    open_fresh(&browser, &site, "scenario=ecn-above-xoff&model=fluid").await;
+    let phone = browser
+        .eval(
+            "const top = (el) => el.getBoundingClientRect().top + scrollY; \
+             const bottom = (el) => el.getBoundingClientRect().bottom + scrollY; \
+             const select = document.querySelector('.dcqcn-controls select'); \
+             const chart = document.getElementById('dcqcn-chart-rate'); \
+             const panel = document.querySelector('.dcqcn-panel'); \
+             return [top(chart) - bottom(select), top(panel) - bottom(chart), \
+               document.documentElement.scrollWidth - document.documentElement.clientWidth];",
+        )
+        .await;
+    let below_select = phone[0].as_f64().expect("a distance");
+    assert!(
+        below_select < 700.0,
+        "the rate chart starts {below_select} px below the scenario select"
+    );
+    assert!(
+        phone[1].as_f64().is_some_and(|d| d > 0.0),
+        "the parameters come after the charts: {phone}"
+    );
+    assert_eq!(phone[2], 0, "the page fits a 375 px screen");
+    browser
+        .eval("document.querySelector('.dcqcn-controls').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("dcqcn-phone-charts").await;
+
+    // The keyboard takes the same way: from the charts' time cursor to the parameters.
+    browser
+        .eval("document.getElementById('dcqcn-cursor').focus(); return null")
+        .await;
+    browser.press('\u{E004}').await;
+    let focused = browser
+        .eval(
+            "const el = document.activeElement; \
+             return el.matches('.dcqcn-group summary') \
+               && el === document.querySelector('.dcqcn-group summary');",
+        )
+        .await;
+    assert_eq!(
+        focused, true,
+        "Tab from the time cursor reaches the first section"
+    );
+
+    // A desktop: parameters on the left from the top of the charts' column, the results
+    // straight under the charts however long the panel is.
+    browser.resize((1280, 900)).await;
+    let desktop = browser
+        .eval(
+            "const box = (css) => document.querySelector(css).getBoundingClientRect(); \
+             const [panel, figures, results] = \
+               ['.dcqcn-panel', '.dcqcn-figures', '.dcqcn-results'].map(box); \
+             return [panel.right < figures.left, Math.abs(panel.top - figures.top) <= 1, \
+               Math.abs(results.top - figures.bottom) <= 1, results.left === figures.left];",
+        )
+        .await;
+    assert_eq!(
+        desktop,
+        serde_json::json!([true, true, true, true]),
+        "{desktop}"
+    );
+    browser.screenshot("dcqcn-desktop-layout").await;
+    browser.assert_no_console_errors("the DCQCN layout").await;
+    browser.close().await;
+}
+
+/// UX check 2026-12, item 11: the XOFF slider ran to 2 MiB past incast-16's 1 MiB buffer,
+/// and no text but an error message gave the buffer's size. The slider now ends at the
+/// buffer, of whichever scenario, and the row says the size and the headroom left.
+#[tokio::test]
+async fn dcqcn_the_xoff_slider_ends_at_the_buffer_its_row_names() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    open_fresh(&browser, &site, "scenario=incast-16&model=fluid").await;
+    // An element of the XOFF row, as JavaScript.
+    let xoff =
+        |what: &str| format!("document.querySelector(\"[data-key='cp.pfc.xoff_bytes'] {what}\")");
+    let (slider, note) = (xoff("input[type=range]"), xoff(".dcqcn-param-context"));
+    let max = browser.eval(&format!("return {slider}.max")).await;
+    assert_eq!(max, "1048576", "the slider ends at the 1 MiB buffer");
+    let note_text = format!("return {note}?.textContent");
+    let note = browser.eval(&note_text).await;
+    let note = note.as_str().unwrap_or_default();
+    for wanted in [
+        "1\u{202f}048\u{202f}576 bytes (1 MiB)",
+        "638\u{202f}976 bytes (624 KiB)",
+    ] {
+        assert!(note.contains(wanted), "{wanted:?} not in {note:?}");
+    }
+
+    // The slider at its end: XOFF at the buffer leaves no headroom, and the row says so.
+    browser
+        .set_value(
+            "[data-key='cp.pfc.xoff_bytes'] input[type=range]",
+            "1048576",
+            "input",
+        )
+        .await;
+    wait_until(
+        &browser,
+        &format!(
+            "{}?.textContent.includes('above XOFF, 0 bytes')",
+            xoff(".dcqcn-param-context")
+        ),
+    )
+    .await;
+
+    // Another scenario, another buffer: two-flow's is 2 MiB.
+    browser
+        .set_value(".dcqcn-controls select", "two-flow", "change")
+        .await;
+    wait_until(&browser, &format!("{slider}.max === '2097152'")).await;
+    let note = browser.eval(&note_text).await;
+    assert!(
+        note.as_str()
+            .is_some_and(|n| n.contains("2\u{202f}097\u{202f}152 bytes (2 MiB)")),
+        "{note}"
+    );
+    browser.assert_no_console_errors("the XOFF slider").await;
     browser.close().await;
 }

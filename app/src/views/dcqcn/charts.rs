@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use engine::dcqcn::{FlowSeries, Scenario, Series, Summary};
+use engine::dcqcn::{FlowSeries, Model, Scenario, Series, Summary};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -58,7 +58,10 @@ impl ChartKind {
 
     pub fn title(self) -> &'static str {
         match self {
-            ChartKind::Rate => "Rate per flow: current rate Rc (solid), target Rt (dashed)",
+            ChartKind::Rate => {
+                "Rate per flow: sent on the wire (solid), DCQCN's current rate Rc (dashed), \
+                 target Rt (dotted)"
+            }
             ChartKind::Alpha => "Alpha per flow",
             ChartKind::Queue => "Switch queue, with Kmin, Kmax and PFC XOFF",
             ChartKind::Cnps => "CNPs received per sample interval (all flows)",
@@ -557,7 +560,7 @@ fn rate_max(frame: &Frame) -> f64 {
         d.series
             .flows
             .iter()
-            .flat_map(|f| f.rc_gbps.iter().chain(f.rt_gbps.iter()))
+            .flat_map(|f| f.rc_gbps.iter().chain(&f.rt_gbps).chain(&f.sent_gbps))
             .fold(0.0_f64, |a, &b| a.max(b))
     };
     let mut y_max = peak(frame.run).max(frame.run.series.bottleneck_gbps);
@@ -574,19 +577,27 @@ fn rate(
     axes: &Axes,
 ) -> DrawResult {
     let t = &frame.run.series.time_us;
-    pinned_flows(ctx, &chart, frame, |f| &f.rc_gbps);
+    pinned_flows(ctx, &chart, frame, |f| &f.sent_gbps);
+    // What DCQCN allows (R_T, R_C) thin under what left the sender, which is less
+    // whenever PFC holds the sender or the flow has nothing more to send.
     for (i, f) in frame.run.series.flows.iter().enumerate() {
         let colour = frame.palette.flow(i);
         polyline(
             ctx,
             &chart,
             t.iter().zip(&f.rt_gbps).map(|(&t, &v)| (ms(t), v)),
-            &Stroke::dashed(colour, 1.0, [5.0, 4.0]),
+            &Stroke::dashed(colour, 1.0, [2.0, 3.0]),
         );
         polyline(
             ctx,
             &chart,
             t.iter().zip(&f.rc_gbps).map(|(&t, &v)| (ms(t), v)),
+            &Stroke::dashed(colour, 1.0, [6.0, 3.0]),
+        );
+        polyline(
+            ctx,
+            &chart,
+            t.iter().zip(&f.sent_gbps).map(|(&t, &v)| (ms(t), v)),
             &Stroke::solid(colour, 1.0, 2.0),
         );
     }
@@ -730,22 +741,53 @@ fn cnps(
     cursor_line(&mut chart, frame, axes.y.max)
 }
 
+/// When the upstream was paused, as (from, to) in µs. The packet model records each
+/// PAUSE to RESUME; the fluid model has no single pauses, only whether PFC was holding the
+/// senders at each sample, so its spans are the sample intervals in which it was.
+fn paused_spans_us(series: &Series) -> Vec<(f64, f64)> {
+    match series.model {
+        Model::Packet => series
+            .pause_intervals
+            .iter()
+            .map(|i| (i.start_us, i.end_us))
+            .collect(),
+        Model::Fluid => {
+            let dt = series.sample_interval_us;
+            let mut spans: Vec<(f64, f64)> = Vec::new();
+            for (&t, _) in series
+                .time_us
+                .iter()
+                .zip(&series.pfc_paused)
+                .filter(|(_, &p)| p)
+            {
+                match spans.last_mut() {
+                    // The sample before was paused too: one span.
+                    Some(last) if (last.1 - (t - dt)).abs() < dt * 1e-6 => last.1 = t,
+                    _ => spans.push(((t - dt).max(0.0), t)),
+                }
+            }
+            spans
+        }
+    }
+}
+
 fn pause(mut chart: Chart<'_>, frame: &Frame, axes: &Axes) -> DrawResult {
     let p = frame.palette;
     if let Some(pin) = frame.pinned {
-        chart.draw_series(pin.series.pause_intervals.iter().map(|i| {
-            Rectangle::new(
-                [(ms(i.start_us), 0.0), (ms(i.end_us), 0.35)],
-                p.muted.mix(0.5).filled(),
-            )
+        chart.draw_series(paused_spans_us(&pin.series).into_iter().map(|(from, to)| {
+            Rectangle::new([(ms(from), 0.0), (ms(to), 0.35)], p.muted.mix(0.5).filled())
         }))?;
     }
-    chart.draw_series(frame.run.series.pause_intervals.iter().map(|i| {
-        Rectangle::new(
-            [(ms(i.start_us), 0.45), (ms(i.end_us), 1.0)],
-            p.accent.mix(0.8).filled(),
-        )
-    }))?;
+    chart.draw_series(
+        paused_spans_us(&frame.run.series)
+            .into_iter()
+            .map(|(from, to)| {
+                Rectangle::new(
+                    [(ms(from), 0.45), (ms(to), 1.0)],
+                    p.accent.mix(0.8).filled(),
+                )
+            }),
+    )?;
     cursor_line(&mut chart, frame, axes.y.max)
 }
 
@@ -771,6 +813,35 @@ mod tests {
             push_point(&mut path, command, x, y);
         }
         assert_eq!(path, "M0 7L1234 -56L-2147483648 2147483647");
+    }
+
+    #[test]
+    fn the_fluid_models_paused_samples_make_spans_and_the_packet_models_pauses_are_its_own() {
+        let scenario = engine::dcqcn::named_scenario("ecn-above-xoff").expect("named");
+        let limits = engine::dcqcn::Limits::default();
+        let fluid = engine::dcqcn::simulate_fluid(&scenario, &limits).expect("runs");
+        let spans = paused_spans_us(&fluid);
+        // PFC holds the incast from its first step until the queue drains: one span, of
+        // about the pause time the summary gives (to a sample interval at either end).
+        assert_eq!(spans.len(), 1, "{spans:?}");
+        let (from, to) = spans[0];
+        assert_eq!(from, 0.0);
+        let slack = 2.0 * fluid.sample_interval_us;
+        assert!(
+            (to - from - fluid.pfc_pause_total_us).abs() <= slack,
+            "{spans:?}"
+        );
+
+        let mut short = scenario.clone();
+        short.duration_us = 500.0;
+        let packet = engine::dcqcn::simulate_packets(&short, &limits).expect("runs");
+        let own: Vec<(f64, f64)> = packet
+            .pause_intervals
+            .iter()
+            .map(|i| (i.start_us, i.end_us))
+            .collect();
+        assert!(own.len() > 5);
+        assert_eq!(paused_spans_us(&packet), own);
     }
 
     #[test]

@@ -221,7 +221,8 @@ pub fn png(
     y += LINE * caption.legend_rows() as f64;
     ctx.set_fill_style_str(&css(palette.muted));
     let _ = ctx.fill_text(
-        "solid: current rate R_C and alpha · dashed: target rate R_T",
+        "solid: rate sent on the wire, and alpha · dashed: current rate R_C · dotted: target \
+         rate R_T",
         PAD,
         y,
     );

@@ -48,7 +48,7 @@ pub struct Field {
     pub group: Group,
     /// Slider range; the number box accepts anything and the engine judges it.
     pub min: f64,
-    pub max: f64,
+    max: SliderMax,
     pub step: f64,
     /// Counts and byte sizes take whole numbers only.
     pub whole: bool,
@@ -60,6 +60,18 @@ pub struct Field {
     set: fn(&mut Scenario, f64),
     /// Which values the engine accepts here, and why, given the rest of the scenario.
     allowed: fn(&Scenario) -> String,
+    /// What the rest of the scenario means for this value, said beside the control (the
+    /// buffer an XOFF leaves headroom in), where no field of its own shows it.
+    context: Option<fn(&Scenario) -> String>,
+}
+
+/// Where a slider's range ends.
+#[derive(Debug, Clone, Copy)]
+enum SliderMax {
+    /// A fixed top, past the values worth trying.
+    Fixed(f64),
+    /// The switch port's buffer: a queue threshold past it is one the queue never reaches.
+    Buffer,
 }
 
 impl Field {
@@ -101,6 +113,19 @@ impl Field {
     /// Which values the engine accepts for this field in `scenario`, and why.
     pub fn allowed(&self, scenario: &Scenario) -> String {
         (self.allowed)(scenario)
+    }
+
+    /// The top of the slider's range in `scenario`.
+    pub fn slider_max(&self, scenario: &Scenario) -> f64 {
+        match self.max {
+            SliderMax::Fixed(max) => max,
+            SliderMax::Buffer => scenario.cp.buffer_bytes as f64,
+        }
+    }
+
+    /// What the rest of `scenario` means for this field, if the row should say it.
+    pub fn context(&self, scenario: &Scenario) -> Option<String> {
+        self.context.map(|context| context(scenario))
     }
 
     /// The value as the number box shows it.
@@ -154,6 +179,34 @@ fn zero_to(max: f64, unit: &str) -> String {
     format!("0 to {} {unit}", grouped(max))
 }
 
+/// A byte count as the panel writes it, with its binary size where that is round:
+/// "1 048 576 bytes (1 MiB)".
+fn bytes(b: u64) -> String {
+    let exact = grouped(b as f64);
+    match b {
+        0 => format!("{exact} bytes"),
+        b if b % (1 << 20) == 0 => format!("{exact} bytes ({} MiB)", b >> 20),
+        b if b % (1 << 10) == 0 => format!("{exact} bytes ({} KiB)", b >> 10),
+        _ => format!("{exact} bytes"),
+    }
+}
+
+/// The switch port's buffer and what of it XOFF leaves for the bytes still arriving once
+/// PAUSE is sent: nothing else on the page shows the buffer, and the headroom is what
+/// decides whether a lossless queue overflows.
+fn headroom_above_xoff(s: &Scenario) -> String {
+    let buffer = s.cp.buffer_bytes;
+    match &s.cp.pfc {
+        Some(pfc) => format!(
+            "This port's buffer holds {}; above XOFF, {} are left for what is still on the \
+             wire when PAUSE goes out.",
+            bytes(buffer),
+            bytes(buffer.saturating_sub(pfc.xoff_bytes))
+        ),
+        None => format!("This port's buffer holds {}.", bytes(buffer)),
+    }
+}
+
 fn u(v: f64) -> u64 {
     // `apply` has checked that whole-number fields hold a whole, non-negative value.
     v as u64
@@ -169,7 +222,7 @@ pub static FIELDS: &[Field] = &[
         help: "How many senders share the bottleneck; each has its own line-rate link.",
         group: Group::Workload,
         min: 1.0,
-        max: 32.0,
+        max: SliderMax::Fixed(32.0),
         step: 1.0,
         whole: true,
         cap: Some(MAX_FLOWS as f64),
@@ -184,6 +237,7 @@ pub static FIELDS: &[Field] = &[
                  the {MAX_FLOWS} the engine simulates"
             )
         },
+        context: None,
     },
     Field {
         key: "flow_stagger_us",
@@ -193,7 +247,7 @@ pub static FIELDS: &[Field] = &[
         help: "Flow i starts at i times this delay; 0 starts all together (incast).",
         group: Group::Workload,
         min: 0.0,
-        max: 10_000.0,
+        max: SliderMax::Fixed(10_000.0),
         step: 100.0,
         whole: false,
         cap: None,
@@ -213,6 +267,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(MAX_DURATION_US)
             )
         },
+        context: None,
     },
     Field {
         key: "sender_gbps",
@@ -222,7 +277,7 @@ pub static FIELDS: &[Field] = &[
         help: "Every sender's own link rate: the rate a flow starts at and may climb back to.",
         group: Group::Workload,
         min: 10.0,
-        max: 800.0,
+        max: SliderMax::Fixed(800.0),
         step: 10.0,
         whole: false,
         cap: None,
@@ -236,6 +291,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(s.dcqcn.rp_min_rate_mbps)
             )
         },
+        context: None,
     },
     Field {
         key: "bottleneck_gbps",
@@ -245,7 +301,7 @@ pub static FIELDS: &[Field] = &[
         help: "Rate of the switch port towards the receiver: the shared link.",
         group: Group::Workload,
         min: 10.0,
-        max: 400.0,
+        max: SliderMax::Fixed(400.0),
         step: 10.0,
         whole: false,
         cap: None,
@@ -257,6 +313,7 @@ pub static FIELDS: &[Field] = &[
                 up_to(MAX_LINK_GBPS, "Gb/s")
             )
         },
+        context: None,
     },
     Field {
         key: "prop_delay_us",
@@ -266,7 +323,7 @@ pub static FIELDS: &[Field] = &[
         help: "One-way propagation delay of every link; CNPs take three links to act.",
         group: Group::Workload,
         min: 0.0,
-        max: 50.0,
+        max: SliderMax::Fixed(50.0),
         step: 0.5,
         whole: false,
         cap: None,
@@ -278,6 +335,7 @@ pub static FIELDS: &[Field] = &[
                 zero_to(MAX_PROP_DELAY_US, "µs")
             )
         },
+        context: None,
     },
     Field {
         key: "duration_us",
@@ -287,7 +345,7 @@ pub static FIELDS: &[Field] = &[
         help: "How much time to simulate.",
         group: Group::Workload,
         min: 1_000.0,
-        max: 100_000.0,
+        max: SliderMax::Fixed(100_000.0),
         step: 1_000.0,
         whole: false,
         cap: None,
@@ -302,6 +360,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(MAX_SAMPLES as f64)
             )
         },
+        context: None,
     },
     Field {
         key: "cp.kmin_bytes",
@@ -311,7 +370,7 @@ pub static FIELDS: &[Field] = &[
         help: "Below this queue depth the switch marks nothing (paper Kmin, 5 KB).",
         group: Group::Switch,
         min: 0.0,
-        max: 1_048_576.0,
+        max: SliderMax::Buffer,
         step: 1024.0,
         whole: true,
         cap: None,
@@ -324,6 +383,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(s.cp.kmax_bytes as f64)
             )
         },
+        context: None,
     },
     Field {
         key: "cp.kmax_bytes",
@@ -334,7 +394,7 @@ pub static FIELDS: &[Field] = &[
                Between Kmin and Kmax the probability rises linearly to Pmax.",
         group: Group::Switch,
         min: 0.0,
-        max: 1_048_576.0,
+        max: SliderMax::Buffer,
         step: 1024.0,
         whole: true,
         cap: None,
@@ -348,6 +408,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(s.cp.buffer_bytes as f64)
             )
         },
+        context: None,
     },
     Field {
         key: "cp.pmax",
@@ -357,13 +418,14 @@ pub static FIELDS: &[Field] = &[
         help: "Marking probability at Kmax (paper 1 %).",
         group: Group::Switch,
         min: 0.001,
-        max: 1.0,
+        max: SliderMax::Fixed(1.0),
         step: 0.001,
         whole: false,
         cap: None,
         get: |s| Some(s.cp.pmax),
         set: |s, v| s.cp.pmax = v,
         allowed: |_| "more than 0 and at most 1: a probability".to_string(),
+        context: None,
     },
     Field {
         key: "cp.pfc.xoff_bytes",
@@ -374,7 +436,7 @@ pub static FIELDS: &[Field] = &[
                It must stay above Kmax so ECN acts first.",
         group: Group::Switch,
         min: 1024.0,
-        max: 2_097_152.0,
+        max: SliderMax::Buffer,
         step: 1024.0,
         whole: true,
         cap: None,
@@ -392,6 +454,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(s.cp.buffer_bytes.min(MAX_BUFFER_BYTES) as f64)
             )
         },
+        context: Some(headroom_above_xoff),
     },
     Field {
         key: "cp.pfc.xon_bytes",
@@ -401,7 +464,7 @@ pub static FIELDS: &[Field] = &[
         help: "When the queue falls to this depth the switch sends RESUME.",
         group: Group::Switch,
         min: 0.0,
-        max: 2_097_152.0,
+        max: SliderMax::Buffer,
         step: 1024.0,
         whole: true,
         cap: None,
@@ -419,6 +482,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(xoff as f64)
             )
         },
+        context: None,
     },
     Field {
         key: "dcqcn.g",
@@ -429,7 +493,7 @@ pub static FIELDS: &[Field] = &[
                each alpha period. Large g reacts harder and oscillates (paper 1/256).",
         group: Group::Reaction,
         min: 0.001,
-        max: 0.5,
+        max: SliderMax::Fixed(0.5),
         step: 0.001,
         whole: false,
         cap: None,
@@ -439,6 +503,7 @@ pub static FIELDS: &[Field] = &[
             "more than 0 and at most 1: the weight of the newest sample in alpha's average"
                 .to_string()
         },
+        context: None,
     },
     Field {
         key: "dcqcn.rp_dce_tcp_rtt_us",
@@ -448,13 +513,14 @@ pub static FIELDS: &[Field] = &[
         help: "How often alpha decays without CNPs (paper K = 55 µs).",
         group: Group::Reaction,
         min: 1.0,
-        max: 500.0,
+        max: SliderMax::Fixed(500.0),
         step: 1.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_dce_tcp_rtt_us),
         set: |s, v| s.dcqcn.rp_dce_tcp_rtt_us = v,
         allowed: |_| format!("{}: a period", up_to(1e6, "µs")),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_time_reset_us",
@@ -464,13 +530,14 @@ pub static FIELDS: &[Field] = &[
         help: "Period of the rate-increase timer (paper T = 55 µs).",
         group: Group::Reaction,
         min: 1.0,
-        max: 1_000.0,
+        max: SliderMax::Fixed(1_000.0),
         step: 1.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_time_reset_us),
         set: |s, v| s.dcqcn.rp_time_reset_us = v,
         allowed: |_| format!("{}: a period", up_to(1e6, "µs")),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_byte_reset_bytes",
@@ -480,13 +547,14 @@ pub static FIELDS: &[Field] = &[
         help: "Bytes sent between byte-counter increase events (paper B = 10 MB).",
         group: Group::Reaction,
         min: 1024.0,
-        max: 20_971_520.0,
+        max: SliderMax::Fixed(20_971_520.0),
         step: 1024.0,
         whole: true,
         cap: None,
         get: |s| Some(s.dcqcn.rp_byte_reset_bytes as f64),
         set: |s, v| s.dcqcn.rp_byte_reset_bytes = u(v),
         allowed: |_| "a whole number from 1 to 10¹² bytes: a count of bytes sent".to_string(),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_threshold",
@@ -497,13 +565,14 @@ pub static FIELDS: &[Field] = &[
                (paper F = 5).",
         group: Group::Reaction,
         min: 1.0,
-        max: 20.0,
+        max: SliderMax::Fixed(20.0),
         step: 1.0,
         whole: true,
         cap: None,
         get: |s| Some(f64::from(s.dcqcn.rp_threshold)),
         set: |s, v| s.dcqcn.rp_threshold = v as u32,
         allowed: |_| "a whole number from 1 to 1000: a count of increase events".to_string(),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_ai_rate_mbps",
@@ -513,13 +582,14 @@ pub static FIELDS: &[Field] = &[
         help: "Additive-increase step of the target rate (paper 40 Mb/s).",
         group: Group::Reaction,
         min: 0.0,
-        max: 1_000.0,
+        max: SliderMax::Fixed(1_000.0),
         step: 1.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_ai_rate_mbps),
         set: |s, v| s.dcqcn.rp_ai_rate_mbps = v,
         allowed: |_| format!("{}: a rate step", zero_to(1e6, "Mb/s")),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_hai_rate_mbps",
@@ -529,13 +599,14 @@ pub static FIELDS: &[Field] = &[
         help: "Hyper-increase step, used once both timer and byte counter passed F.",
         group: Group::Reaction,
         min: 0.0,
-        max: 5_000.0,
+        max: SliderMax::Fixed(5_000.0),
         step: 10.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_hai_rate_mbps),
         set: |s, v| s.dcqcn.rp_hai_rate_mbps = v,
         allowed: |_| format!("{}: a rate step", zero_to(1e6, "Mb/s")),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_min_dec_fac_pct",
@@ -545,13 +616,14 @@ pub static FIELDS: &[Field] = &[
         help: "A cut keeps at least this share of the current rate (50: at most halve).",
         group: Group::Reaction,
         min: 1.0,
-        max: 100.0,
+        max: SliderMax::Fixed(100.0),
         step: 1.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_min_dec_fac_pct),
         set: |s, v| s.dcqcn.rp_min_dec_fac_pct = v,
         allowed: |_| "1 to 100 %: a share of the current rate that a cut keeps".to_string(),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_rate_reduce_monitor_period_us",
@@ -561,13 +633,14 @@ pub static FIELDS: &[Field] = &[
         help: "At most one rate cut per period; 0 cuts on every CNP (the paper).",
         group: Group::Reaction,
         min: 0.0,
-        max: 200.0,
+        max: SliderMax::Fixed(200.0),
         step: 1.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_rate_reduce_monitor_period_us),
         set: |s, v| s.dcqcn.rp_rate_reduce_monitor_period_us = v,
         allowed: |_| format!("{}: a period (0 cuts on every CNP)", zero_to(1e6, "µs")),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_rate_to_set_on_first_cnp_mbps",
@@ -577,13 +650,14 @@ pub static FIELDS: &[Field] = &[
         help: "Rate set on a flow's first CNP; 0 cuts from line rate like any other CNP.",
         group: Group::Reaction,
         min: 0.0,
-        max: 100_000.0,
+        max: SliderMax::Fixed(100_000.0),
         step: 100.0,
         whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_rate_to_set_on_first_cnp_mbps),
         set: |s, v| s.dcqcn.rp_rate_to_set_on_first_cnp_mbps = v,
         allowed: |_| format!("{}: a rate (0 turns it off)", zero_to(1e7, "Mb/s")),
+        context: None,
     },
     Field {
         key: "dcqcn.rp_min_rate_mbps",
@@ -593,7 +667,7 @@ pub static FIELDS: &[Field] = &[
         help: "Floor of the current rate: cuts never go below it.",
         group: Group::Reaction,
         min: 1.0,
-        max: 10_000.0,
+        max: SliderMax::Fixed(10_000.0),
         step: 1.0,
         whole: false,
         cap: None,
@@ -611,6 +685,7 @@ pub static FIELDS: &[Field] = &[
                 grouped(slowest * 1e3)
             )
         },
+        context: None,
     },
     Field {
         key: "dcqcn.np_min_time_between_cnps_us",
@@ -620,7 +695,7 @@ pub static FIELDS: &[Field] = &[
         help: "The receiver sends at most one CNP per flow per this interval (paper N = 50 µs).",
         group: Group::Notification,
         min: 0.0,
-        max: 500.0,
+        max: SliderMax::Fixed(500.0),
         step: 1.0,
         whole: false,
         cap: None,
@@ -632,6 +707,7 @@ pub static FIELDS: &[Field] = &[
                 zero_to(1e6, "µs")
             )
         },
+        context: None,
     },
 ];
 
@@ -731,6 +807,47 @@ mod tests {
             assert!(f.allowed(&base).len() > 10, "{}", f.key);
         }
         assert_eq!(grouped(512.0), "512");
+    }
+
+    /// UX audit 2026-12, item 11: the XOFF slider ran to 2 MiB past a 1 MiB buffer, and
+    /// nothing but an error message gave the buffer's size.
+    #[test]
+    fn queue_thresholds_slide_as_far_as_the_buffer_and_xoff_says_what_is_left_above_it() {
+        let thresholds = [
+            "cp.kmin_bytes",
+            "cp.kmax_bytes",
+            "cp.pfc.xoff_bytes",
+            "cp.pfc.xon_bytes",
+        ];
+        for name in scenario_names() {
+            let s = named_scenario(name).expect("named");
+            for key in thresholds {
+                let f = field(key).expect(key);
+                assert_eq!(f.slider_max(&s), s.cp.buffer_bytes as f64, "{name}: {key}");
+            }
+            // Every value a named scenario ships lies on its slider.
+            for f in FIELDS {
+                let Some(v) = f.value(&s) else { continue };
+                assert!(
+                    (f.min..=f.slider_max(&s)).contains(&v),
+                    "{name}: {} = {v} is off its slider",
+                    f.key
+                );
+            }
+        }
+        let xoff = field("cp.pfc.xoff_bytes").expect("XOFF");
+        let incast = named_scenario("incast-16").expect("named");
+        let note = xoff.context(&incast).expect("XOFF says it");
+        let (buffer, left) = (
+            "1\u{202f}048\u{202f}576 bytes (1 MiB)",
+            "638\u{202f}976 bytes (624 KiB)",
+        );
+        assert!(note.contains(buffer) && note.contains(left), "{note}");
+        // Moving XOFF moves the headroom with it.
+        let higher = xoff.apply(&incast, "819200").expect("800 KiB");
+        let note = xoff.context(&higher).expect("XOFF says it");
+        assert!(note.contains("229\u{202f}376 bytes (224 KiB)"), "{note}");
+        assert_eq!(field("dcqcn.g").expect("g").context(&incast), None);
     }
 
     #[test]

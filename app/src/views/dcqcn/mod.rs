@@ -71,12 +71,20 @@ pub fn DcqcnView() -> Html {
             <p class="dcqcn-description">{ state.current.description.clone() }</p>
             <TryThis view="dcqcn" attempts={attempts(&EXERCISES, state.tried)} />
             <ScenarioControls scenario={state.scenario_name.clone()} model={state.model} dispatch={dispatch.clone()} />
+            // The charts come first in the page's order, so a narrow screen shows them right
+            // under the scenario and model; a wide one puts the parameters beside them
+            // (the layout's grid areas in style.css).
             <div class="dcqcn-layout">
-                <ParamPanel groups={group_views(&state)} dispatch={dispatch.clone()} />
-                <div class="dcqcn-results">
+                <div class="dcqcn-figures">
                     <RunStatus running={state.running} error={state.run_error.clone()} />
                     if let Some(d) = &state.shown {
-                        <FlowLegend flows={d.series.flows.len()} dark={state.dark} pinned={state.pinned.is_some()} />
+                        <FlowLegend
+                            flows={d.series.flows.len()}
+                            dark={state.dark}
+                            pinned={state.pinned.is_some()}
+                            model={d.series.model}
+                            sample_interval_us={d.series.sample_interval_us}
+                        />
                     }
                     <ChartStack
                         refs={charts.clone()}
@@ -86,6 +94,11 @@ pub fn DcqcnView() -> Html {
                     />
                     if let Some(d) = &state.shown {
                         <TimeCursor run={d.clone()} time_us={cursor_us} dispatch={dispatch.clone()} />
+                    }
+                </div>
+                <ParamPanel groups={group_views(&state)} dispatch={dispatch.clone()} />
+                <div class="dcqcn-results">
+                    if let Some(d) = &state.shown {
                         <CursorReadout run={d.clone()} time_us={cursor_us} dark={state.dark} />
                         <RunSummary run={d.clone()} />
                         <FlowTable run={d.clone()} dark={state.dark} />

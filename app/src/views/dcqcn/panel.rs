@@ -35,6 +35,18 @@ pub struct RowView {
     /// What the number box shows (as typed, or the live value); `None`: not applicable.
     pub text: Option<String>,
     pub refusal: Option<Refusal>,
+    /// The slider's top in this scenario (a threshold's is the switch's buffer).
+    pub slider_max: f64,
+    /// What the rest of the scenario means for this value ([`super::fields::Field::context`]).
+    pub context: Option<String>,
+}
+
+/// The row's note on the rest of the scenario, if it has one.
+fn context_note(context: &Option<String>) -> Html {
+    match context {
+        Some(text) => html! { <p class="dcqcn-param-context">{ text.clone() }</p> },
+        None => html! {},
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -66,6 +78,7 @@ pub fn ParamRow(props: &ParamRowProps) -> Html {
             <div class="dcqcn-param dcqcn-param-off" data-key={field.key}>
                 <span class="dcqcn-param-label">{ field.label }</span>
                 <span class="dcqcn-param-note">{ "not used in this run" }</span>
+                { context_note(&props.row.context) }
             </div>
         };
     };
@@ -136,7 +149,7 @@ pub fn ParamRow(props: &ParamRowProps) -> Html {
         .parse::<f64>()
         .ok()
         .filter(|v| v.is_finite())
-        .map(|v| v.clamp(field.min, field.max))
+        .map(|v| v.clamp(field.min, props.row.slider_max))
         .unwrap_or(field.min);
     let refusal = props.row.refusal.as_ref();
     let invalid = refusal.is_some();
@@ -152,7 +165,7 @@ pub fn ParamRow(props: &ParamRowProps) -> Html {
                     aria-label={format!("{} slider", field.label)}
                     title={field.help}
                     min={field.min.to_string()}
-                    max={field.max.to_string()}
+                    max={props.row.slider_max.to_string()}
                     step={field.step.to_string()}
                     value={slider_value.to_string()}
                     oninput={on_slide}
@@ -173,6 +186,7 @@ pub fn ParamRow(props: &ParamRowProps) -> Html {
                 <span class="dcqcn-unit">{ field.unit }</span>
             </div>
             <p class="dcqcn-param-help">{ field.help }</p>
+            { context_note(&props.row.context) }
             if let Some(refusal) = refusal {
                 <div class="dcqcn-error" id={error_id} role="alert">
                     <p>{ refusal.message.clone() }</p>
@@ -244,6 +258,8 @@ pub fn group_views(state: &DcqcnState) -> Vec<GroupView> {
                 .map(|f| RowView {
                     key: f.key,
                     text: state.text(f.key),
+                    slider_max: f.slider_max(&state.current),
+                    context: f.context(&state.current),
                     refusal: state.errors.get(f.key).map(|message| Refusal {
                         message: message.clone(),
                         allowed: f.allowed(&state.current),

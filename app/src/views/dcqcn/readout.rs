@@ -52,6 +52,7 @@ pub fn CursorReadout(props: &CursorProps) -> Html {
                             <th scope="col">{ "Rc Gb/s" }</th>
                             <th scope="col">{ "Rt Gb/s" }</th>
                             <th scope="col">{ "alpha" }</th>
+                            <th scope="col">{ "sent Gb/s" }</th>
                             <th scope="col">{ "goodput Gb/s" }</th>
                             <th scope="col">{ "CNPs so far" }</th>
                         </tr>
@@ -63,6 +64,7 @@ pub fn CursorReadout(props: &CursorProps) -> Html {
                                 <td>{ format!("{:.2}", at(&f.rc_gbps)) }</td>
                                 <td>{ format!("{:.2}", at(&f.rt_gbps)) }</td>
                                 <td>{ format!("{:.3}", at(&f.alpha)) }</td>
+                                <td>{ format!("{:.2}", at(&f.sent_gbps)) }</td>
                                 <td>{ format!("{:.2}", at(&f.goodput_gbps)) }</td>
                                 <td>{ f.cnps.get(k).copied().unwrap_or(0) }</td>
                             </tr>
