@@ -47,7 +47,7 @@ pub(super) struct Qp {
     /// A background flow: it never finishes.
     pub endless: bool,
     pub last_tx_ps: u64,
-    pub last_tx_bytes: u32,
+    pub last_tx_bytes: u16,
 }
 
 impl Qp {
@@ -86,7 +86,7 @@ pub(super) struct NicQueue {
 pub(super) enum NextPacket {
     Send {
         qp: u32,
-        bytes: u32,
+        bytes: u16,
     },
     /// Nothing is ready; the earliest QP is ready at this time.
     WaitUntil(u64),
@@ -111,7 +111,8 @@ impl NicQueue {
                 continue;
             }
             self.turn = (i + 1) % n;
-            let bytes = backlog.min(mtu) as u32;
+            // The MTU is at most 9216, so a packet's size fits 16 bits.
+            let bytes = backlog.min(mtu) as u16;
             return NextPacket::Send {
                 qp: self.qps[i],
                 bytes,

@@ -115,26 +115,33 @@ impl SwitchSpec {
     }
 }
 
-/// A packet in flight or queued. CNPs carry no payload accounting but their own size.
+/// A packet on a link or in a queue: 12 bytes, so an event carrying one stays small.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Packet {
     pub qp: u32,
-    pub bytes: u32,
     pub dst: u32,
-    /// The port it came in on at the node holding it (`u32::MAX` at its source).
-    pub ingress: u32,
+    /// At most the MTU (9216) or a CNP's 64.
+    pub bytes: u16,
     pub ce: bool,
     pub cnp: bool,
+}
+
+/// A packet held by a node, with the port it came in on (`u32::MAX` at its source), whose
+/// PFC share it counts against until it leaves.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Queued {
+    pub pkt: Packet,
+    pub ingress: u32,
 }
 
 /// One egress port's queues, for hosts and switches alike.
 #[derive(Debug, Default)]
 pub(super) struct Egress {
     pub control: VecDeque<Packet>,
-    pub data: VecDeque<Packet>,
+    pub data: VecDeque<Queued>,
     pub data_bytes: u64,
     /// The packet being serialized, until its `TxDone`.
-    pub sending: Option<Packet>,
+    pub sending: Option<Queued>,
     pub busy: bool,
     /// PAUSE received for the data class.
     pub paused: bool,
