@@ -3,6 +3,7 @@
 
 pub mod dcqcn;
 pub mod decode;
+pub mod netsim;
 pub mod probe;
 pub mod site;
 

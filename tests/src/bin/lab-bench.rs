@@ -15,7 +15,9 @@
 //! - capture decode: frames/s and MB/s over a generated capture of a million RoCE v2
 //!   frames, natively and on the /roce page (see `lab_tests::bench::decode`);
 //! - DCQCN: simulated events per second natively and in the page's worker, the fluid
-//!   model's solve time for 16 flows over 100 ms, and the work of one slider drag.
+//!   model's solve time for 16 flows over 100 ms, and the work of one slider drag;
+//! - netsim: the fabric simulator's events per second beside the DCQCN packet model's on
+//!   the same scenarios, natively and in its worker, and a 1,024-GPU ring all-reduce.
 //!
 //! A missed target is printed (`MISSES TARGET`); the exit status is non-zero only when a
 //! figure could not be measured. `lab-bench SECTION…` runs only the named sections (see
@@ -26,7 +28,7 @@ use std::process::ExitCode;
 use lab_tests::site::Site;
 
 /// Sections by name; `./lab bench dcqcn` runs one, no name runs them all.
-const SECTIONS: &[&str] = &["site", "decode", "dcqcn", "probe"];
+const SECTIONS: &[&str] = &["site", "decode", "dcqcn", "netsim", "probe"];
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -40,7 +42,7 @@ async fn main() -> ExitCode {
     }
     let wants = |name: &str| asked.is_empty() || asked.iter().any(|a| a == name);
     // The probe's own figures need neither the site nor a browser.
-    if wants("site") || wants("decode") || wants("dcqcn") {
+    if wants("site") || wants("decode") || wants("dcqcn") || wants("netsim") {
         let site = Site::start();
         if wants("site") && !lab_tests::bench::site::run(&site).await {
             return ExitCode::FAILURE;
@@ -50,6 +52,9 @@ async fn main() -> ExitCode {
         }
         if wants("dcqcn") {
             lab_tests::bench::dcqcn::report(&site).await;
+        }
+        if wants("netsim") {
+            lab_tests::bench::netsim::report(&site).await;
         }
     }
     if wants("probe") {
