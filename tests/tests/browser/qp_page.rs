@@ -314,15 +314,24 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         .eval("const w = document.documentElement.clientWidth; return [...document.querySelectorAll('.qp-view *')].filter(e => !(e.closest('.qp-diagram') && !e.matches('.qp-diagram')) && e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + ': ' + e.textContent.slice(0, 40))")
         .await;
     assert_eq!(wide, serde_json::json!([]), "wider than the screen");
-    let label_px = browser
-        .eval("return document.querySelector('.qp-diagram .qp-node text').getBoundingClientRect().height")
-        .await
-        .as_f64()
-        .expect("a label's height");
+    // Every label, the notes ("current", "not UD") included, is 10 px or more: its size in
+    // the drawing's units times the drawing's scale. The box has scrolled the current state
+    // (RTS, right of the middle) into view.
+    let diagram = browser
+        .eval(
+            "const svg = document.querySelector('.qp-diagram > svg'); \
+             const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; \
+             const box = svg.parentElement.getBoundingClientRect(); \
+             const rts = document.querySelector('.qp-diagram g.qp-node[data-state=RTS] rect').getBoundingClientRect(); \
+             return { smallest_px: Math.min(...[...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * k)), \
+                      current_shown: rts.left >= box.left && rts.right <= box.right }",
+        )
+        .await;
     assert!(
-        label_px >= 8.0,
-        "diagram labels are {label_px} px high at 375"
+        diagram["smallest_px"].as_f64().is_some_and(|px| px >= 10.0),
+        "diagram labels at 375: {diagram}"
     );
+    assert_eq!(diagram["current_shown"], true, "{diagram}");
     show(&browser, ".qp-builder").await;
     browser.screenshot("qp-phone-builder").await;
     show(&browser, ".qp-walk").await;
