@@ -256,11 +256,7 @@ async fn a_pasted_log_is_explained_in_the_page() {
         tables["shown"]
             .as_array()
             .map(|s| s.iter().take(3).cloned().collect::<Vec<_>>()),
-        Some(vec![
-            "Via".into(),
-            "GDR".into(),
-            "From → to (rank[device])".into()
-        ]),
+        Some(vec!["Via".into(), "GDR".into(), "From → to".into()]),
         "{tables}"
     );
     assert!(

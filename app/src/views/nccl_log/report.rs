@@ -226,6 +226,7 @@ fn Channels(props: &ChannelsProps) -> Html {
     html! {
         <>
             <h3>{ "Channels" }</h3>
+            <p class="ncclog-channels-note">{ "Each row is one connection of a channel, its ends written rank[CUDA device] as NCCL logs them." }</p>
             <ChannelTable id="ncclog-channels-net" network={true}
                 title={format!("Through a NIC ({})", count(network.len() as u64, "connection", "connections"))}
                 rows={Rc::new(network.into_iter().cloned().collect::<Vec<_>>())} />
@@ -277,9 +278,9 @@ fn ChannelTable(props: &ChannelTableProps) -> Html {
                     <thead><tr>
                         if network {
                             <th scope="col">{ "Via" }</th><th scope="col">{ "GDR" }</th>
-                            <th scope="col">{ "From → to (rank[device])" }</th><th scope="col">{ "Between hosts" }</th>
+                            <th scope="col">{ "From → to" }</th><th scope="col">{ "Between hosts" }</th>
                         } else {
-                            <th scope="col">{ "From → to (rank[device])" }</th><th scope="col">{ "Via" }</th>
+                            <th scope="col">{ "From → to" }</th><th scope="col">{ "Via" }</th>
                         }
                         <th scope="col">{ "Channel" }</th><th scope="col">{ "Lines" }</th>
                     </tr></thead>
