@@ -832,7 +832,8 @@ mod tests {
     }
 
     /// What the "try this" tasks see: nothing from the page's own connection until the
-    /// learner scrolls to a chart, then that port; a reading once they connected; the loss.
+    /// learner scrolls to a chart, then that port; a reading once they connected; nothing
+    /// while they connect again (it is not the probe stopping); the loss when it stops.
     #[test]
     fn the_tasks_see_what_the_learner_brought_about() {
         use engine::probe::exercise::Sight;
@@ -840,33 +841,36 @@ mod tests {
         let sample = r#"{"schema_version": 2, "source": "demo", "type": "sample", "timestamp_ms": 1000, "elapsed_ms": 200,
             "ports": [{"device": "mlx5_0", "port": 1, "state": null, "counters": {}, "tx_bytes_per_second": null, "rx_bytes_per_second": null,
                 "hw_counters": {"np_cnp_sent": {"value": 40, "per_second": 20.0, "status": "ok"}}}], "netdevs": []}"#;
+        let sights = super::super::sights;
+        let none = BTreeSet::new();
+        let mlx5_0 = BTreeSet::from(["mlx5_0:1".to_string()]);
         let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
         let view = received(
             received(view.reduce(ProbeAction::Opened), HELLO, 1_000.0),
             sample,
             1_200.0,
         );
-        let shown = view.readings.clone().zip(view.freshness());
-        let none = BTreeSet::new();
-        let mlx5_0 = BTreeSet::from(["mlx5_0:1".to_string()]);
-        let sights =
-            |by_learner, on_screen| super::super::sights(shown.as_ref(), by_learner, on_screen);
-        assert_eq!(sights(false, &none), [], "the page as it opens");
-        let watched = sights(false, &mlx5_0);
+        assert_eq!(sights(&view, &none), [], "the page as it opens");
+        let watched = sights(&view, &mlx5_0);
         assert!(
             matches!(&watched[..], [Sight::Watched(p)] if p.device == "mlx5_0"),
             "{watched:?}"
         );
-        assert!(matches!(sights(true, &none)[..], [Sight::Live(_)]));
-        let view = view.reduce(ProbeAction::Closed {
+        let again = view
+            .clone()
+            .reduce(ProbeAction::Connect("ws://127.0.0.1:7878/ws".into()));
+        assert_eq!(sights(&again, &mlx5_0), [], "connecting again");
+        let again = received(
+            received(again.reduce(ProbeAction::Opened), HELLO, 2_000.0),
+            sample,
+            2_200.0,
+        );
+        assert!(matches!(sights(&again, &none)[..], [Sight::Live(_)]));
+        let gone = again.reduce(ProbeAction::Closed {
             code: 1006,
             reason: String::new(),
         });
-        let gone = view.readings.clone().zip(view.freshness());
-        assert_eq!(
-            super::super::sights(gone.as_ref(), true, &mlx5_0),
-            [Sight::Lost]
-        );
+        assert_eq!(sights(&gone, &mlx5_0), [Sight::Lost]);
     }
 
     #[test]

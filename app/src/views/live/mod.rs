@@ -192,7 +192,7 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
     // The "try this" tasks are checked on what the learner brought about (what the page
     // shows as it opens ticks nothing, UX check 2026-12): a live reading on a connection they
     // made, the congestion charts they have scrolled to, readings that are no longer live.
-    let sights = sights(readings.as_ref(), probe.by_learner, &on_screen.0);
+    let sights = sights(&probe, &on_screen.0);
     use_effect_with(sights, move |sights| {
         for sight in sights {
             observe.emit(sight.clone());
@@ -229,17 +229,18 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
     }
 }
 
-/// What the view shows the learner, for the "try this" tasks.
-fn sights(
-    readings: Option<&(connection::Readings, Freshness)>,
-    by_learner: bool,
-    on_screen: &BTreeSet<String>,
-) -> Vec<Sight> {
-    let Some((readings, freshness)) = readings else {
+/// What the view shows the learner, for the "try this" tasks: a reading on a connection
+/// they made, the ports whose congestion chart is `on_screen`, or the readings of a probe
+/// that has failed or gone quiet (not those of one being connected again).
+fn sights(probe: &ProbeView, on_screen: &BTreeSet<String>) -> Vec<Sight> {
+    let (Some(readings), Some(freshness)) = (&probe.readings, probe.freshness()) else {
         return Vec::new();
     };
-    if !freshness.is_live() {
-        return vec![Sight::Lost];
+    match freshness {
+        Freshness::Live => {}
+        Freshness::Silent { .. } => return vec![Sight::Lost],
+        Freshness::Disconnected { .. } if probe.last_failure.is_some() => return vec![Sight::Lost],
+        Freshness::Disconnected { .. } => return Vec::new(),
     }
     let Some(latest) = &readings.latest else {
         return Vec::new();
@@ -249,7 +250,8 @@ fn sights(
         .iter()
         .filter(|port| on_screen.contains(&port_key(port)))
         .map(|port| Sight::Watched(port.clone()));
-    by_learner
+    probe
+        .by_learner
         .then(|| Sight::Live(latest.clone()))
         .into_iter()
         .chain(watched)
