@@ -123,6 +123,25 @@ fn every_step_names_existing_actors_and_a_topic() {
     }
 }
 
+/// A count agrees with its noun: "1 TCP segment crosses", never "1 TCP segment(s)" (UX
+/// check 2026-12). The 64-byte set sends one packet and one segment.
+#[test]
+fn step_titles_count_in_words_not_with_a_plural_in_brackets() {
+    for p in param_sets() {
+        for s in all(&p) {
+            for step in &s.steps {
+                assert!(!step.title.contains("(s)"), "{}: {}", s.id, step.title);
+                assert!(
+                    !step.title.starts_with("1 ") || !step.title.contains("s cross"),
+                    "{}: {}",
+                    s.id,
+                    step.title
+                );
+            }
+        }
+    }
+}
+
 /// Recomputes each step's duration from its timing model and the link table.
 #[test]
 fn durations_match_the_link_model() {

@@ -9,6 +9,7 @@ use super::stage::{
 };
 use super::staging::{cuda_memcpy, CudaMemcpyText};
 use super::FlowError;
+use crate::prose::count;
 
 /// Bytes of a NIC transmit descriptor (a typical Ethernet TX descriptor size).
 const TX_DESCRIPTOR_BYTES: u64 = 16;
@@ -114,7 +115,10 @@ pub(crate) fn tcp_socket(p: &ScenarioParams) -> Result<Flow, FlowError> {
             Who::Nic,
             Who::RemoteNic,
             StepKind::Packet,
-            format!("{segments} TCP segment(s) cross the network"),
+            format!(
+                "{} the network",
+                count(segments, "TCP segment crosses", "TCP segments cross")
+            ),
             fabric(&net, wire, PATH_CABLES, PATH_SWITCHES),
             "/bandwidth",
             "Ethernet, IPv4 and TCP headers (with timestamps) on every MSS of data.",

@@ -1,14 +1,19 @@
-//! The /live view's tasks, checked on what the view shows: a live reading, or the last one of
-//! a probe that has gone.
+//! The /live view's tasks, checked on what the learner has brought about: a connection they
+//! made, a port's congestion chart they scrolled to, a probe they stopped. What the page
+//! shows as it opens (it joins the probe that served it by itself) ticks nothing.
 
-use super::Sample;
+use super::{PortSample, Sample};
 use crate::exercise::Exercise;
 
-/// What the /live view is showing.
+/// What the /live view is showing the learner.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sight {
-    /// A reading the probe has just sent.
+    /// A reading the probe has just sent, on a connection the learner made: by Connect, or
+    /// by starting a probe while the page waited for one.
     Live(Sample),
+    /// A port whose congestion chart the learner has on screen, as the latest live reading
+    /// has it.
+    Watched(PortSample),
     /// The last reading of a probe that is no longer connected (or has gone quiet).
     Lost,
 }
@@ -17,14 +22,12 @@ pub enum Sight {
 /// point, and CNPs it acted on as the reaction point.
 pub const DCQCN_COUNTERS: [&str; 2] = ["np_cnp_sent", "rp_cnp_handled"];
 
-fn dcqcn_moving(sample: &Sample) -> bool {
-    sample.ports.iter().any(|port| {
-        DCQCN_COUNTERS.iter().any(|name| {
-            port.hw_counters
-                .get(*name)
-                .and_then(|c| c.per_second)
-                .is_some_and(|rate| rate > 0.0)
-        })
+fn dcqcn_moving(port: &PortSample) -> bool {
+    DCQCN_COUNTERS.iter().any(|name| {
+        port.hw_counters
+            .get(*name)
+            .and_then(|c| c.per_second)
+            .is_some_and(|rate| rate > 0.0)
     })
 }
 
@@ -32,20 +35,22 @@ fn dcqcn_moving(sample: &Sample) -> bool {
 pub const EXERCISES: [Exercise<Sight>; 3] = [
     Exercise {
         id: "connect",
-        task: "Connect the page to a probe: ./lab run starts one on recorded data, \
-               native-probe serve reads this machine.",
+        task: "Connect the page to a probe yourself: press Connect by its address (a page \
+               a probe served joins it by itself), or start one while the page waits. \
+               ./lab run starts one on recorded data, native-probe serve reads this machine.",
         lesson: "The probe reads the NIC's counters from /sys at every interval, works out \
                  each rate, and sends the reading to the page, which only draws it.",
         done: |s| matches!(s, Sight::Live(_)),
     },
     Exercise {
         id: "dcqcn-at-work",
-        task: "Find DCQCN at work: a port whose np_cnp_sent or rp_cnp_handled is rising.",
+        task: "Find DCQCN at work: scroll to the congestion chart of a port whose \
+               np_cnp_sent or rp_cnp_handled is rising.",
         lesson: "np_cnp_sent counts CNPs a NIC sent back after receiving ECN-marked packets \
                  (it is the notification point); rp_cnp_handled counts CNPs it received as a \
                  sender and answered by cutting its rate (the reaction point). One NIC can \
                  be both, for different flows.",
-        done: |s| matches!(s, Sight::Live(sample) if dcqcn_moving(sample)),
+        done: |s| matches!(s, Sight::Watched(port) if dcqcn_moving(port)),
     },
     Exercise {
         id: "stop-the-probe",
@@ -92,19 +97,24 @@ mod tests {
         }
     }
 
+    /// UX check 2026-12: on the demo two of the three tasks were done on arrival. A
+    /// reading connects; only a port the learner watches shows DCQCN, and only while its
+    /// CNP counters move; a lost probe is the third.
     #[test]
-    fn a_live_reading_connects_moving_cnps_show_dcqcn_and_a_lost_probe_is_the_third() {
-        let idle = sample(vec![
-            port_with("np_cnp_sent", Some(0.0)),
-            port_with("rx_write_requests", Some(9.0)),
-        ]);
-        let p = Progress::default().observe(&EXERCISES, &Sight::Live(idle));
+    fn a_reading_connects_a_watched_busy_port_shows_dcqcn_and_a_lost_probe_is_the_third() {
+        let busy = port_with("rp_cnp_handled", Some(120.0));
+        let p = Progress::default().observe(&EXERCISES, &Sight::Live(sample(vec![busy.clone()])));
         assert!(
             p.is_done(0) && p.count() == 1,
-            "idle CNP counters are not DCQCN at work"
+            "a reading alone is not DCQCN found"
         );
-        let busy = sample(vec![port_with("rp_cnp_handled", Some(120.0))]);
-        let p = p.observe(&EXERCISES, &Sight::Live(busy));
+        let idle = port_with("np_cnp_sent", Some(0.0));
+        let p = p.observe(&EXERCISES, &Sight::Watched(idle));
+        assert_eq!(p.count(), 1, "idle CNP counters are not DCQCN at work");
+        let quiet = port_with("rx_write_requests", Some(9.0));
+        let p = p.observe(&EXERCISES, &Sight::Watched(quiet));
+        assert_eq!(p.count(), 1, "other counters moving are not DCQCN at work");
+        let p = p.observe(&EXERCISES, &Sight::Watched(busy));
         assert!(p.is_done(1));
         let p = p.observe(&EXERCISES, &Sight::Lost);
         assert_eq!(p.count(), 3);

@@ -376,9 +376,66 @@ async fn every_flow_plays_steps_and_links() {
     frame_player(&browser).await;
     browser.screenshot("flow-375").await;
 
+    // UX check 2026-12: at 375 px the diagram's text was about 5.7 px and the remote half
+    // lay off to the right. The stage turns tall: all of it in its box, every text 10 px or
+    // more, the moving label over no actor.
+    browser
+        .goto(&site.url("/flows?scenario=gpudirect-write&step=8"))
+        .await;
+    browser
+        .wait_until(
+            "return !!document.querySelector('svg.flow-stage.tall .flow-message text')",
+            "the stage drawn tall with its message",
+        )
+        .await;
+    let stage = browser.eval(STAGE_CHECK).await;
+    assert!(
+        stage["smallest_px"].as_f64().is_some_and(|px| px >= 10.0),
+        "text at 375 px: {stage}"
+    );
+    assert_eq!(stage["fits"], true, "the whole stage in its box: {stage}");
+    assert_eq!(stage["covered"], serde_json::json!([]), "{stage}");
+    frame_player(&browser).await;
+    browser.screenshot("flow-375-tall").await;
+    // Back at desktop width the stage is drawn across again; a 1 GiB WRITE's packets, the
+    // step whose label ran over "Spine switch", cover no actor either.
+    browser.resize((1280, 900)).await;
+    browser
+        .goto(&site.url("/flows?scenario=gpudirect-write&size=1GiB&network=roce-400g&step=9"))
+        .await;
+    browser
+        .wait_until(
+            "return !!document.querySelector('svg.flow-stage:not(.tall) .flow-message text')",
+            "the stage drawn across with its message",
+        )
+        .await;
+    let stage = browser.eval(STAGE_CHECK).await;
+    assert_eq!(stage["covered"], serde_json::json!([]), "{stage}");
+    assert!(
+        browser
+            .text(".flow-step-title")
+            .await
+            .contains("packets of an RDMA WRITE"),
+        "step 9 is the packets' step"
+    );
+
     browser.assert_no_console_errors("flows page").await;
     browser.close().await;
 }
+
+/// The first stage as drawn: its smallest text in CSS pixels (the SVG's own units times its
+/// scale), whether it fits its box, and the actors the message's label covers.
+const STAGE_CHECK: &str = "const svg = document.querySelector('svg.flow-stage'); \
+    const box = svg.closest('.flow-stage-scroll'); \
+    const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; \
+    const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * k); \
+    const label = svg.querySelector('.flow-message text').getBoundingClientRect(); \
+    const covered = [...svg.querySelectorAll('.flow-actor')].filter(a => { \
+        const r = a.querySelector('rect').getBoundingClientRect(); \
+        return label.left < r.right - 0.5 && r.left < label.right - 0.5 \
+            && label.top < r.bottom - 0.5 && r.top < label.bottom - 0.5; \
+    }).map(a => a.dataset.actor); \
+    return { smallest_px: Math.min(...sizes), fits: box.scrollWidth <= box.clientWidth + 1, covered };";
 
 /// Focuses `css` (scrolled to the middle of the screen, clear of the sticky header) and
 /// returns the page's scroll position after that.

@@ -468,8 +468,23 @@ async fn a_probe_that_stops_leaves_its_data_marked_not_live_until_another_addres
                 .all(|t| !t.as_str().unwrap_or_default().contains("not live"))),
         "{live}"
     );
-    // The demo's mlx5_0 sends and handles CNPs: two of the view's tasks are done, the third
-    // (stop the probe) is not yet.
+    // The page joined the probe that served it, and the demo's mlx5_0 sends and handles
+    // CNPs, but no task is done on arrival (UX check 2026-12: two of three were): each waits
+    // for the learner. Connect, pressed, is the first.
+    assert_eq!(browser.exercises_done().await, Vec::<String>::new());
+    browser
+        .click_in_view(".live-connect button[type=submit]")
+        .await;
+    browser.wait_for_exercise("connect").await;
+    // DCQCN at work is found by scrolling to a port's congestion chart while its CNPs rise.
+    assert_eq!(browser.exercises_done().await, ["connect"]);
+    browser
+        .wait_until(
+            "const f = [...document.querySelectorAll('.live-chart')].find(f => f.querySelector('figcaption').textContent.startsWith('mlx5_0:1 congestion')); \
+             if (f) f.scrollIntoView({block: 'center'}); return !!f",
+            "mlx5_0's congestion chart on screen",
+        )
+        .await;
     browser.wait_for_exercise("dcqcn-at-work").await;
     assert_eq!(browser.exercises_done().await, ["connect", "dcqcn-at-work"]);
 

@@ -22,6 +22,16 @@ fn grouped(n: u64) -> String {
     out
 }
 
+/// Pairs of fields that begin level but whose boxes do not, by their labels.
+const UNEVEN_BOXES: &str =
+    "const fields = [...document.querySelectorAll('.lossless-field')].map(f => ({ \
+        label: f.querySelector('label').textContent, \
+        top: f.getBoundingClientRect().top, \
+        box: f.querySelector('input').getBoundingClientRect().top })); \
+    return fields.flatMap((a, i) => fields.slice(i + 1) \
+        .filter(b => Math.abs(a.top - b.top) < 1 && Math.abs(a.box - b.box) >= 1) \
+        .map(b => a.label + ' / ' + b.label));";
+
 #[tokio::test]
 async fn qos_and_headroom_calculators_answer_as_typed() {
     let site = Site::start();
@@ -43,6 +53,16 @@ async fn qos_and_headroom_calculators_answer_as_typed() {
             .await,
         0
     );
+
+    // Fields that begin on one line have their boxes on one line, whether or not a label
+    // wraps (UX check 2026-12: "ECN / DCQCN on priorities" wrapped and its box sat lower).
+    // At 1024 px "ECN marking from, bytes" takes two lines beside one-line labels.
+    for width in [1280, 1024] {
+        browser.resize((width, 860)).await;
+        let uneven = browser.eval(UNEVEN_BOXES).await;
+        assert_eq!(uneven, serde_json::json!([]), "at {width} px");
+    }
+    browser.resize((1280, 860)).await;
 
     // 300 m of cable, typed digit by digit: three times the cable term.
     browser.type_keys("#headroom-cable_m", "300").await;

@@ -3,7 +3,7 @@
 //! read in slices while the page keeps answering, garbage is kept and counted, and the page
 //! fits a phone.
 
-use engine::nccl_log::{diagnose, parse};
+use engine::nccl_log::{diagnose, parse, Transport};
 use lab_tests::{
     browser::{Browser, PHONE},
     site::Site,
@@ -48,6 +48,57 @@ fn big_log_js(lines: usize) -> String {
         HEAD.lines().count()
     )
 }
+
+/// Two hosts of eight GPUs: each GPU's P2P connection to the next on two channels, then the
+/// ring's two crossings between the hosts over NET/IB, each logged by its sender and its
+/// receiver. Format strings, NVIDIA/nccl v2.29.3-1: src/transport/p2p.cc:389-409 (`via
+/// P2P/...`, as the engine's tests cite them), src/transport/net.cc:316 and 362.
+fn mixed_log() -> String {
+    let mut text = String::new();
+    for (host, first) in [("node-a:4101:4130", 0u32), ("node-b:5202:5231", 8)] {
+        for gpu in 0..7u32 {
+            for channel in 0..2 {
+                text.push_str(&format!(
+                    "{host} [{gpu}] NCCL INFO Channel {channel:02}/0 : {}[{gpu}] -> {}[{}] via P2P/CUMEM/read\n",
+                    first + gpu,
+                    first + gpu + 1,
+                    gpu + 1
+                ));
+            }
+        }
+    }
+    for (from, to, sender, receiver) in [
+        (
+            "7[7]",
+            "8[0]",
+            "node-a:4101:4130 [7]",
+            "node-b:5202:5231 [0]",
+        ),
+        (
+            "15[7]",
+            "0[0]",
+            "node-b:5202:5231 [7]",
+            "node-a:4101:4130 [0]",
+        ),
+    ] {
+        text.push_str(&format!(
+            "{sender} NCCL INFO Channel 00/0 : {from} -> {to} [send] via NET/IB/0/GDRDMA\n\
+             {receiver} NCCL INFO Channel 00/0 : {from} -> {to} [receive] via NET/IB/0/GDRDMA\n"
+        ));
+    }
+    text
+}
+
+/// The channel tables as shown: whether the first lists the channels through a NIC, the
+/// rows of each, the first table's headers inside its box, and the second's headers.
+const CHANNEL_TABLES: &str = "const tables = [...document.querySelectorAll('.ncclog-table')]; \
+    const [net, host] = tables; \
+    const box = net.closest('.ncclog-table-box').getBoundingClientRect(); \
+    return { first_is_net: net.classList.contains('ncclog-net'), \
+        net_rows: net.querySelectorAll('tbody tr').length, \
+        host_rows: host ? host.querySelectorAll('tbody tr').length : 0, \
+        shown: [...net.querySelectorAll('thead th')].filter(th => th.getBoundingClientRect().right <= box.right + 0.5).map(th => th.textContent), \
+        host_heads: host ? [...host.querySelectorAll('thead th')].map(th => th.textContent) : [] };";
 
 #[tokio::test]
 async fn a_pasted_log_is_explained_in_the_page() {
@@ -171,6 +222,53 @@ async fn a_pasted_log_is_explained_in_the_page() {
         .eval("document.querySelector('.ncclog-findings').scrollIntoView(); return true")
         .await;
     browser.screenshot("nccl-log-375-dark").await;
+
+    // Mina's two hosts of eight GPUs: 28 P2P connections inside the hosts, logged first, and
+    // the few that cross between them. The crossing ones come first, in a table of their
+    // own whose first columns (the path, GPUDirect RDMA, the ranks) a phone shows whole;
+    // the P2P table has no GDR column, which does not apply to it (UX check 2026-12).
+    let log = mixed_log();
+    let channels = parse(&log).summary().channels;
+    let through_nic = channels
+        .iter()
+        .filter(|c| matches!(c.transport, Transport::NET))
+        .count();
+    paste(
+        &browser,
+        &serde_json::to_string(&log).expect("a JSON string"),
+    )
+    .await;
+    browser
+        .wait_for_text_containing(
+            "#ncclog-status",
+            &format!("Read {} lines", log.lines().count()),
+        )
+        .await;
+    let tables = browser.eval(CHANNEL_TABLES).await;
+    assert_eq!(tables["first_is_net"], true, "{tables}");
+    assert_eq!(tables["net_rows"], through_nic, "{tables}");
+    assert_eq!(
+        tables["host_rows"],
+        channels.len() - through_nic,
+        "{tables}"
+    );
+    assert_eq!(
+        tables["shown"]
+            .as_array()
+            .map(|s| s.iter().take(3).cloned().collect::<Vec<_>>()),
+        Some(vec!["Via".into(), "GDR".into(), "From → to".into()]),
+        "{tables}"
+    );
+    assert!(
+        !tables["host_heads"]
+            .as_array()
+            .is_some_and(|h| h.iter().any(|t| t == "GDR")),
+        "{tables}"
+    );
+    browser
+        .eval("document.querySelector('.ncclog-net').scrollIntoView(); return true")
+        .await;
+    browser.screenshot("nccl-log-375-channels").await;
 
     browser.assert_no_console_errors("nccl-log page").await;
     browser.close().await;

@@ -120,6 +120,32 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     show(&browser, ".nccl-compare").await;
     browser.screenshot("nccl-compare-gdr-off").await;
 
+    // GPUDirect RDMA off in the configuration itself: the LL128 rows carry a long note,
+    // which wraps; the table fits its box at 1280 px (UX check 2026-12: "NCCL's choice" was
+    // cut 23 px short).
+    browser
+        .goto(
+            &site.url(
+                "/nccl?gpu=h100&gpn=8&nodes=2&nic=roce-400&nics=8&gdr=0&op=all_reduce&size=1G",
+            ),
+        )
+        .await;
+    let note = wait(
+        &browser,
+        "[...document.querySelectorAll('.nccl-pairs .nccl-why')].map(c => c.textContent).find(t => t.includes('without GPUDirect RDMA'))",
+    )
+    .await;
+    assert!(
+        note.as_str().is_some_and(|n| n.starts_with("off:")),
+        "{note}"
+    );
+    let fits = browser
+        .eval("const b = document.querySelector('.nccl-results .nccl-scroll'); return b.scrollWidth <= b.clientWidth + 1")
+        .await;
+    assert_eq!(fits, true, "the pairs table fits its box at 1280 px");
+    show(&browser, ".nccl-results").await;
+    browser.screenshot("nccl-table-gdr-off").await;
+
     browser.goto(&site.url(LINK)).await;
 
     // The link's machines: the chosen pair and its busbw are the engine's.

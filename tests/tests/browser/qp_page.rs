@@ -308,21 +308,33 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
         .await;
     browser.wait_for_text(".qp-current", "RTS").await;
     // Nothing in the view reaches past the right edge of a 375 px screen, but the state
-    // diagram, which scrolls sideways in its own box to keep its labels readable (UX check
-    // 2026-12: about 6 px at 375).
+    // diagram's drawing, which scrolls sideways in its own box to keep its labels readable
+    // (UX check 2026-12: about 6 px at 375).
     let wide = browser
-        .eval("const w = document.documentElement.clientWidth; return [...document.querySelectorAll('.qp-view *')].filter(e => !(e.closest('.qp-diagram') && !e.matches('.qp-diagram')) && e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + ': ' + e.textContent.slice(0, 40))")
+        .eval("const w = document.documentElement.clientWidth; return [...document.querySelectorAll('.qp-view *')].filter(e => !(e.closest('.qp-diagram-scroll') && !e.matches('.qp-diagram-scroll')) && e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + ': ' + e.textContent.slice(0, 40))")
         .await;
     assert_eq!(wide, serde_json::json!([]), "wider than the screen");
-    let label_px = browser
-        .eval("return document.querySelector('.qp-diagram .qp-node text').getBoundingClientRect().height")
-        .await
-        .as_f64()
-        .expect("a label's height");
+    // Every label, the notes ("current", "not UD") included, is 10 px or more: its size in
+    // the drawing's units times the drawing's scale. The box has scrolled the current state
+    // (RTS, right of the middle) into view, and the caption under it has not moved.
+    let diagram = browser
+        .eval(
+            "const svg = document.querySelector('.qp-diagram-scroll > svg'); \
+             const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width; \
+             const box = svg.parentElement.getBoundingClientRect(); \
+             const rts = document.querySelector('.qp-diagram g.qp-node[data-state=RTS] rect').getBoundingClientRect(); \
+             const caption = document.querySelector('.qp-diagram figcaption').getBoundingClientRect(); \
+             return { smallest_px: Math.min(...[...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * k)), \
+                      current_shown: rts.left >= box.left && rts.right <= box.right, \
+                      caption_in_place: caption.left >= box.left - 0.5 && caption.right <= box.right + 0.5 }",
+        )
+        .await;
     assert!(
-        label_px >= 8.0,
-        "diagram labels are {label_px} px high at 375"
+        diagram["smallest_px"].as_f64().is_some_and(|px| px >= 10.0),
+        "diagram labels at 375: {diagram}"
     );
+    assert_eq!(diagram["current_shown"], true, "{diagram}");
+    assert_eq!(diagram["caption_in_place"], true, "{diagram}");
     show(&browser, ".qp-builder").await;
     browser.screenshot("qp-phone-builder").await;
     show(&browser, ".qp-walk").await;
@@ -539,7 +551,7 @@ async fn diagram_states_pick_the_target_and_arrows_explain_on_focus_and_hover() 
     browser.find(".qp-pick.refused").await;
     assert!(focus(&browser, ".qp-edge-hit[data-from=RTS][data-to=SQE]").await);
     let wide = browser
-        .eval("const w = document.documentElement.clientWidth; return [...document.querySelectorAll('.qp-diagram, .qp-diagram *')].filter(e => e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + ': ' + e.textContent.slice(0, 40))")
+        .eval("const w = document.documentElement.clientWidth; return [...document.querySelectorAll('.qp-diagram, .qp-diagram *')].filter(e => !(e.closest('.qp-diagram-scroll') && !e.matches('.qp-diagram-scroll')) && e.getBoundingClientRect().right > w + 0.5).map(e => e.tagName + ': ' + e.textContent.slice(0, 40))")
         .await;
     assert_eq!(wide, serde_json::json!([]), "wider than the screen");
     show(&browser, ".qp-diagram").await;

@@ -8,6 +8,7 @@ mod controls;
 mod fields;
 mod form;
 mod keys;
+mod layout;
 mod panel;
 mod player;
 mod stage;

@@ -1,17 +1,15 @@
-//! The stage: actors on the scenario's grid, the wires its steps use, and the message of
-//! the step under way travelling its route.
+//! The stage: actors on the scenario's grid (turned tall in a narrow box, see
+//! [`super::layout`]), the wires its steps use, and the message of the step under way
+//! travelling its route, its label clear of every actor.
 
 use std::rc::Rc;
 
 use engine::flows::{ActorKind, Scenario, Side, Step, StepKind};
+use gloo::events::EventListener;
 use yew::prelude::*;
 
+use super::layout::{Grid, Orientation, Rect, DOT_R};
 use super::text::bytes_text;
-
-const CELL_W: f64 = 120.0;
-const CELL_H: f64 = 84.0;
-const BOX_W: f64 = 108.0;
-const BOX_H: f64 = 46.0;
 
 #[derive(Properties, PartialEq)]
 pub struct StageProps {
@@ -24,53 +22,28 @@ pub struct StageProps {
     pub label: AttrValue,
 }
 
-fn centre(scenario: &Scenario, id: &str) -> Option<(f64, f64)> {
-    let actor = scenario.actor(id)?;
-    Some((
-        f64::from(actor.layout.column) * CELL_W + CELL_W / 2.0,
-        f64::from(actor.layout.row) * CELL_H + CELL_H / 2.0,
-    ))
-}
-
-/// The point `progress` of the way along the polyline through `points`.
-fn along(points: &[(f64, f64)], progress: f64) -> Option<(f64, f64)> {
-    let first = *points.first()?;
-    let lengths: Vec<f64> = points
-        .windows(2)
-        .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
-        .collect();
-    let total: f64 = lengths.iter().sum();
-    if total <= 0.0 {
-        return Some(first);
+/// The orientation for the width of the box `node`: measured when the stage appears and
+/// whenever the window changes size.
+#[hook]
+fn use_orientation(node: NodeRef) -> Orientation {
+    let orientation = use_state_eq(|| Orientation::Wide);
+    {
+        let orientation = orientation.clone();
+        use_effect_with(node, move |node| {
+            let measure = {
+                let node = node.clone();
+                move || {
+                    if let Some(el) = node.cast::<web_sys::Element>() {
+                        orientation.set(Orientation::for_width(f64::from(el.client_width())));
+                    }
+                }
+            };
+            measure();
+            let listener = EventListener::new(&gloo::utils::window(), "resize", move |_| measure());
+            move || drop(listener)
+        });
     }
-    let mut left = total * progress.clamp(0.0, 1.0);
-    for (pair, length) in points.windows(2).zip(&lengths) {
-        if left <= *length && *length > 0.0 {
-            let f = left / length;
-            return Some((
-                pair[0].0 + (pair[1].0 - pair[0].0) * f,
-                pair[0].1 + (pair[1].1 - pair[0].1) * f,
-            ));
-        }
-        left -= length;
-    }
-    points.last().copied()
-}
-
-/// Splits a label into at most two lines near its middle.
-fn two_lines(label: &str) -> (String, Option<String>) {
-    if label.chars().count() <= 16 {
-        return (label.to_string(), None);
-    }
-    let middle = label.len() / 2;
-    let split = label
-        .match_indices(' ')
-        .map(|(i, _)| i)
-        .min_by_key(|i| i.abs_diff(middle));
-    match split {
-        Some(i) => (label[..i].to_string(), Some(label[i + 1..].to_string())),
-        None => (label.to_string(), None),
-    }
+    *orientation
 }
 
 /// What moves, in a word or two.
@@ -100,6 +73,15 @@ pub fn kind_text(kind: StepKind) -> &'static str {
     }
 }
 
+/// The moving message's label: what moves, and how much.
+pub fn message_text(step: &Step) -> String {
+    if step.bytes > 0 {
+        format!("{} · {}", kind_text(step.kind), bytes_text(step.bytes))
+    } else {
+        kind_text(step.kind).to_string()
+    }
+}
+
 fn kind_class(kind: ActorKind) -> &'static str {
     match kind {
         ActorKind::Application | ActorKind::Kernel => "cpu",
@@ -121,13 +103,15 @@ fn on_route(step: Option<&Step>, a: &str, b: &str) -> bool {
 #[function_component]
 pub fn Stage(props: &StageProps) -> Html {
     let s = &*props.scenario;
-    let width = f64::from(s.columns.max(1)) * CELL_W;
-    let height = f64::from(s.rows.max(1)) * CELL_H;
+    let node = use_node_ref();
+    let orientation = use_orientation(node.clone());
+    let grid = Grid::new(orientation, s);
     let step = props.step.and_then(|i| s.steps.get(i));
     let wires = use_memo(props.scenario.clone(), |s| s.wires());
+    let centre = |id: &str| s.actor(id).map(|a| grid.centre(a.layout));
 
     let wire_lines = wires.iter().filter_map(|w| {
-        let (a, b) = (centre(s, &w.a)?, centre(s, &w.b)?);
+        let (a, b) = (centre(&w.a)?, centre(&w.b)?);
         let active = on_route(step, &w.a, &w.b);
         let class = classes!("flow-wire", active.then_some("active"));
         let title = w.link.map(|l| l.link().name).unwrap_or("on the host");
@@ -139,7 +123,8 @@ pub fn Stage(props: &StageProps) -> Html {
     });
 
     let actors = s.actors.iter().map(|actor| {
-        let (x, y) = centre(s, &actor.id).unwrap_or_default();
+        let (x, y) = grid.centre(actor.layout);
+        let outline = grid.actor_box((x, y));
         let involved = step.is_some_and(|st| st.from == actor.id || st.to == actor.id);
         let remote = actor.side == Side::Remote;
         let class = classes!(
@@ -148,45 +133,54 @@ pub fn Stage(props: &StageProps) -> Html {
             remote.then_some("remote"),
             involved.then_some("active")
         );
-        let (first, second) = two_lines(&actor.label);
-        let dy = if second.is_some() { -6.0 } else { 4.0 };
+        let lines = grid.lines(&actor.label);
+        let first = grid.first_baseline(y, lines.len());
         html! {
             <g {class} data-actor={actor.id.clone()}>
-                <rect x={(x - BOX_W / 2.0).to_string()} y={(y - BOX_H / 2.0).to_string()}
-                      width={BOX_W.to_string()} height={BOX_H.to_string()} rx="7" />
-                <text x={x.to_string()} y={(y + dy).to_string()} text-anchor="middle">
-                    <tspan>{ first }</tspan>
-                    if let Some(second) = second {
-                        <tspan x={x.to_string()} dy="14">{ second }</tspan>
-                    }
+                <rect x={outline.x.to_string()} y={outline.y.to_string()}
+                      width={outline.w.to_string()} height={outline.h.to_string()} rx="7" />
+                <text x={x.to_string()} y={first.to_string()} text-anchor="middle">
+                    { for lines.into_iter().enumerate().map(|(i, line)| html! {
+                        <tspan x={x.to_string()} dy={if i == 0 { "0".to_string() } else { grid.line_step.to_string() }}>{ line }</tspan>
+                    }) }
                 </text>
             </g>
         }
     });
 
+    // The message: its dot (under the boxes while it crosses them, on top when it rests on
+    // an actor) and its label, placed clear of every box.
     let message = step.and_then(|st| {
-        let points: Vec<(f64, f64)> = st.route().iter().filter_map(|id| centre(s, id)).collect();
-        let (x, y) = along(&points, props.progress)?;
-        // Work on one actor shows on its top edge, clear of its name.
-        let y = if points.len() == 1 {
-            y - BOX_H / 2.0
-        } else {
-            y
-        };
-        let label = if st.bytes > 0 {
-            format!("{} · {}", kind_text(st.kind), bytes_text(st.bytes))
-        } else {
-            kind_text(st.kind).to_string()
-        };
-        let dropped = st.kind == StepKind::PacketDrop;
-        let class = classes!("flow-message", dropped.then_some("dropped"));
-        Some(html! {
-            <g {class} transform={format!("translate({x:.1} {y:.1})")}>
-                <circle r="8" />
-                <text y="-28" text-anchor="middle">{ label }</text>
+        let points: Vec<(f64, f64)> = st.route().iter().filter_map(|id| centre(id)).collect();
+        let ((x, y), resting) = grid.dot(&points, props.progress)?;
+        let text = message_text(st);
+        let boxes: Vec<Rect> = s
+            .actors
+            .iter()
+            .map(|a| grid.actor_box(grid.centre(a.layout)))
+            .collect();
+        let at = grid.place_label((x, y), text.chars().count(), &boxes);
+        let class = classes!(
+            "flow-message",
+            (st.kind == StepKind::PacketDrop).then_some("dropped")
+        );
+        let dot = html! {
+            <g class={class.clone()}>
+                <circle cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={DOT_R.to_string()} />
             </g>
-        })
+        };
+        let label = html! {
+            <g {class}>
+                <text x={format!("{:.1}", at.x)} y={format!("{:.1}", at.y)} text-anchor="middle">{ text }</text>
+            </g>
+        };
+        Some((dot, resting, label))
     });
+    let (dot_under, dot_over, label) = match message {
+        Some((dot, false, label)) => (dot, Html::default(), label),
+        Some((dot, true, label)) => (Html::default(), dot, label),
+        None => (Html::default(), Html::default(), Html::default()),
+    };
 
     let description = match step {
         Some(st) => format!(
@@ -201,41 +195,22 @@ pub fn Stage(props: &StageProps) -> Html {
         ),
         None => format!("{}. Not started.", props.label),
     };
+    let bounds = grid.bounds();
+    let view_box = format!("{} {} {} {}", bounds.x, bounds.y, bounds.w, bounds.h);
+    let tall = orientation == Orientation::Tall;
 
     html! {
-        <div class="flow-stage-scroll" tabindex="0">
-            <svg class="flow-stage" role="img" viewBox={format!("0 -18 {width} {}", height + 18.0)}
+        <div class="flow-stage-scroll" tabindex="0" ref={node}>
+            <svg class={classes!("flow-stage", tall.then_some("tall"))} role="img" viewBox={view_box}
+                 font-size={grid.font.to_string()}
                  aria-label={description.clone()} data-scenario={s.id.clone()}>
                 <title>{ description }</title>
                 <g class="flow-wires">{ for wire_lines }</g>
+                { dot_under }
                 <g class="flow-actors">{ for actors }</g>
-                { message.unwrap_or_default() }
+                { dot_over }
+                { label }
             </svg>
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn along_walks_the_polyline() {
-        let points = [(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)];
-        assert_eq!(along(&points, 0.0), Some((0.0, 0.0)));
-        assert_eq!(along(&points, 0.5), Some((10.0, 0.0)));
-        assert_eq!(along(&points, 0.75), Some((10.0, 5.0)));
-        assert_eq!(along(&points, 1.0), Some((10.0, 10.0)));
-        assert_eq!(along(&[(3.0, 4.0)], 0.5), Some((3.0, 4.0)));
-        assert_eq!(along(&[], 0.5), None);
-    }
-
-    #[test]
-    fn long_labels_split_near_the_middle() {
-        let (a, b) = two_lines("Remote application (CPU)");
-        let b = b.unwrap_or_default();
-        assert_eq!(format!("{a} {b}"), "Remote application (CPU)");
-        assert!(a.len() <= 18 && b.len() <= 18, "{a} / {b}");
-        assert_eq!(two_lines("NIC"), ("NIC".to_string(), None));
     }
 }

@@ -266,6 +266,10 @@ pub struct ProbeView {
     /// says does not flicker away and back with every retry.
     pub last_failure: Option<Failure>,
     failures: u32,
+    /// Whether the learner brought the connection about: pressed Connect, or started a
+    /// probe while the page waited for one (a connection that opens after a failure). The
+    /// one a page makes by itself to the probe that served it is not theirs.
+    pub by_learner: bool,
 }
 
 impl ProbeView {
@@ -281,6 +285,7 @@ impl ProbeView {
             error: None,
             last_failure: None,
             failures: 0,
+            by_learner: false,
         }
     }
 
@@ -449,10 +454,14 @@ impl Reducible for ProbeView {
                     next.error = None;
                 }
                 next.try_url(url);
+                next.by_learner = true;
             }
             ProbeAction::Opened => {
                 if next.asking_home() {
                     next.home = Home::Probe;
+                }
+                if next.last_failure.is_some() {
+                    next.by_learner = true;
                 }
                 next.state = ConnectionState::Open;
                 next.failures = 0;
@@ -796,6 +805,72 @@ mod tests {
             text: text.into(),
             at_ms,
         })
+    }
+
+    /// The "try this" tasks count a connection the learner made, not the one a page served
+    /// by a probe opens by itself (UX check 2026-12: "connect" was done on arrival).
+    #[test]
+    fn a_connection_is_the_learners_after_connect_or_after_the_page_waited() {
+        let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        let view = view.reduce(ProbeAction::Opened);
+        assert!(!view.by_learner, "the page joined the probe that served it");
+        let pressed = view
+            .clone()
+            .reduce(ProbeAction::Connect("ws://127.0.0.1:7878/ws".into()))
+            .reduce(ProbeAction::Opened);
+        assert!(pressed.by_learner, "Connect pressed");
+        // The probe stops, and the learner starts it again while the page retries.
+        let view = view
+            .reduce(ProbeAction::Closed {
+                code: 1006,
+                reason: String::new(),
+            })
+            .reduce(ProbeAction::Retry);
+        assert!(!view.by_learner);
+        let view = view.reduce(ProbeAction::Opened);
+        assert!(view.by_learner, "a probe started while the page waited");
+    }
+
+    /// What the "try this" tasks see: nothing from the page's own connection until the
+    /// learner scrolls to a chart, then that port; a reading once they connected; nothing
+    /// while they connect again (it is not the probe stopping); the loss when it stops.
+    #[test]
+    fn the_tasks_see_what_the_learner_brought_about() {
+        use engine::probe::exercise::Sight;
+        use std::collections::BTreeSet;
+        let sample = r#"{"schema_version": 2, "source": "demo", "type": "sample", "timestamp_ms": 1000, "elapsed_ms": 200,
+            "ports": [{"device": "mlx5_0", "port": 1, "state": null, "counters": {}, "tx_bytes_per_second": null, "rx_bytes_per_second": null,
+                "hw_counters": {"np_cnp_sent": {"value": 40, "per_second": 20.0, "status": "ok"}}}], "netdevs": []}"#;
+        let sights = super::super::sights;
+        let none = BTreeSet::new();
+        let mlx5_0 = BTreeSet::from(["mlx5_0:1".to_string()]);
+        let view = view_at("http://127.0.0.1:7878", "http://127.0.0.1:7878/live");
+        let view = received(
+            received(view.reduce(ProbeAction::Opened), HELLO, 1_000.0),
+            sample,
+            1_200.0,
+        );
+        assert_eq!(sights(&view, &none), [], "the page as it opens");
+        let watched = sights(&view, &mlx5_0);
+        assert!(
+            matches!(&watched[..], [Sight::Watched(p)] if p.device == "mlx5_0"),
+            "{watched:?}"
+        );
+        let again = view
+            .clone()
+            .reduce(ProbeAction::Connect("ws://127.0.0.1:7878/ws".into()));
+        assert_eq!(sights(&again, &mlx5_0), [], "connecting again");
+        let again = received(
+            received(again.reduce(ProbeAction::Opened), HELLO, 2_000.0),
+            sample,
+            2_200.0,
+        );
+        assert!(matches!(sights(&again, &none)[..], [Sight::Live(_)]));
+        let gone = again.reduce(ProbeAction::Closed {
+            code: 1006,
+            reason: String::new(),
+        });
+        assert_eq!(sights(&gone, &mlx5_0), [Sight::Lost]);
     }
 
     #[test]

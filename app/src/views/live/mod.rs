@@ -21,6 +21,10 @@ mod hosted;
 mod inventory;
 mod presence;
 mod readings;
+mod watch;
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use engine::probe::exercise::{Sight, EXERCISES};
 use yew::prelude::*;
@@ -30,7 +34,7 @@ use super::try_this::{attempts, use_tried, TryThis};
 use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl, ProbeView};
 use failure::Advice;
 use hosted::{ConnectProblem, HostedIntro};
-use readings::ReadingsView;
+use readings::{port_key, ReadingsView};
 
 /// What the page's address asks the view to show.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,6 +107,28 @@ fn status(probe: &ProbeView) -> Html {
     }
 }
 
+/// The ports whose congestion chart is on the learner's screen.
+#[derive(Debug, Default, PartialEq)]
+struct OnScreen(BTreeSet<String>);
+
+impl Reducible for OnScreen {
+    /// A port's chart came on screen (`true`) or left it.
+    type Action = (String, bool);
+
+    fn reduce(self: Rc<Self>, (port, shown): (String, bool)) -> Rc<Self> {
+        if self.0.contains(&port) == shown {
+            return self;
+        }
+        let mut ports = self.0.clone();
+        if shown {
+            ports.insert(port);
+        } else {
+            ports.remove(&port);
+        }
+        Rc::new(OnScreen(ports))
+    }
+}
+
 #[derive(Properties, PartialEq)]
 struct ProbeLiveProps {
     /// The probe the page's address names, as a WebSocket URL.
@@ -114,6 +140,11 @@ struct ProbeLiveProps {
 fn ProbeLive(props: &ProbeLiveProps) -> Html {
     let probe = use_probe(props.named.clone());
     let (tried, observe) = use_tried(&EXERCISES);
+    let on_screen = use_reducer_eq(OnScreen::default);
+    let on_watch = {
+        let on_screen = on_screen.dispatcher();
+        Callback::from(move |change| on_screen.dispatch(change))
+    };
     let draft = use_state(|| probe.url.clone());
     // A hosted page moves on to this machine's probe by itself; the field follows it there.
     {
@@ -158,17 +189,12 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
     let allow = probe.page.allow_flag();
     let readings = probe.readings.clone().zip(probe.freshness());
 
-    // The "try this" tasks are checked on what the view shows: a live reading, or readings
-    // that are no longer live.
-    let sight = readings.as_ref().and_then(|(r, freshness)| {
-        if freshness.is_live() {
-            r.latest.clone().map(Sight::Live)
-        } else {
-            Some(Sight::Lost)
-        }
-    });
-    use_effect_with(sight, move |sight| {
-        if let Some(sight) = sight {
+    // The "try this" tasks are checked on what the learner brought about (what the page
+    // shows as it opens ticks nothing, UX check 2026-12): a live reading on a connection they
+    // made, the congestion charts they have scrolled to, readings that are no longer live.
+    let sights = sights(&probe, &on_screen.0);
+    use_effect_with(sights, move |sights| {
+        for sight in sights {
             observe.emit(sight.clone());
         }
     });
@@ -197,10 +223,39 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
                 <p class="live-error" role="alert">{ error.clone() }</p>
             }
             if let Some((readings, freshness)) = readings {
-                <ReadingsView {readings} {freshness} />
+                <ReadingsView {readings} {freshness} {on_watch} />
             }
         </section>
     }
+}
+
+/// What the view shows the learner, for the "try this" tasks: a reading on a connection
+/// they made, the ports whose congestion chart is `on_screen`, or the readings of a probe
+/// that has failed or gone quiet (not those of one being connected again).
+fn sights(probe: &ProbeView, on_screen: &BTreeSet<String>) -> Vec<Sight> {
+    let (Some(readings), Some(freshness)) = (&probe.readings, probe.freshness()) else {
+        return Vec::new();
+    };
+    match freshness {
+        Freshness::Live => {}
+        Freshness::Silent { .. } => return vec![Sight::Lost],
+        Freshness::Disconnected { .. } if probe.last_failure.is_some() => return vec![Sight::Lost],
+        Freshness::Disconnected { .. } => return Vec::new(),
+    }
+    let Some(latest) = &readings.latest else {
+        return Vec::new();
+    };
+    let watched = latest
+        .ports
+        .iter()
+        .filter(|port| on_screen.contains(&port_key(port)))
+        .map(|port| Sight::Watched(port.clone()));
+    probe
+        .by_learner
+        .then(|| Sight::Live(latest.clone()))
+        .into_iter()
+        .chain(watched)
+        .collect()
 }
 
 #[cfg(test)]

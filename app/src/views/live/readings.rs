@@ -11,6 +11,7 @@ use super::connection::{Freshness, Readings};
 use super::doctor::HostChecks;
 use super::history::History;
 use super::inventory::{CounterTable, DeviceTables, GidTable, NetdevTable};
+use super::watch::Watched;
 
 /// Counters that show DCQCN at work, charted per port.
 const CONGESTION: &[&str] = &[
@@ -30,7 +31,7 @@ const ERRORS: &[&str] = &[
 /// The id of the note that says the readings are not live, which every panel points to.
 const STALE_NOTE_ID: &str = "live-stale-note";
 
-fn port_key(port: &PortSample) -> String {
+pub fn port_key(port: &PortSample) -> String {
     format!("{}:{}", port.device, port.port)
 }
 
@@ -38,6 +39,8 @@ fn port_key(port: &PortSample) -> String {
 pub struct ReadingsProps {
     pub readings: Readings,
     pub freshness: Freshness,
+    /// Told when a port's congestion chart comes on screen (`(port, true)`) or leaves it.
+    pub on_watch: Callback<(String, bool)>,
 }
 
 #[function_component]
@@ -94,8 +97,10 @@ pub fn ReadingsView(props: &ReadingsProps) -> Html {
                         { title(format!("RDMA port {} {}", port.device, port.port)) }
                         <LineChart title={format!("{key} throughput")} unit="bytes/s" series={traffic_series(history, &key)} />
                         if port.hw_counters.keys().any(|c| CONGESTION.contains(&c.as_str())) {
-                            <LineChart title={format!("{key} congestion (DCQCN)")} unit="per second"
-                                series={counter_series(history, &key, CONGESTION)} />
+                            <Watched name={key.clone()} on_change={props.on_watch.clone()}>
+                                <LineChart title={format!("{key} congestion (DCQCN)")} unit="per second"
+                                    series={counter_series(history, &key, CONGESTION)} />
+                            </Watched>
                         }
                         if port.hw_counters.keys().any(|c| ERRORS.contains(&c.as_str())) {
                             <LineChart title={format!("{key} loss and errors")} unit="per second"

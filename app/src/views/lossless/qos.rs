@@ -16,8 +16,8 @@ fn label(key: &str) -> (&'static str, &'static str) {
         ),
         "pfc_priorities" => ("PFC on priorities", "e.g. 3, or 3, 4; empty for none"),
         "ecn_priorities" => (
-            "ECN / DCQCN on priorities",
-            "switch marking and the NIC's roce_np / roce_rp enable",
+            "ECN on priorities",
+            "for DCQCN: switch marking and the NIC's roce_np / roce_rp enable",
         ),
         "cnp_dscp" => ("CNP DSCP", "mlx5 np_cnp_dscp: the DSCP the receiver writes in CNPs"),
         "ecn_kmin_bytes" => ("ECN marking from, bytes", "the queue's K_min"),

@@ -173,8 +173,8 @@ fn pair_row(req: &CollectiveRequest, e: &Estimate, chosen: Option<Choice>) -> Ht
             data-chosen={is_chosen.to_string()}
         >
             <th scope="row">
-                { pair_name(e.algorithm, e.protocol) }
-                if is_chosen { <span class="nccl-badge">{ "chosen" }</span> }
+                <span class="nccl-pair">{ pair_name(e.algorithm, e.protocol) }</span>
+                if is_chosen { { " " }<span class="nccl-badge">{ "chosen" }</span> }
             </th>
             <td class="num nccl-busbw">{ format::gbs(e.busbw_gbs) }</td>
             <td class="num">{ format::time(e.time_us) }</td>

@@ -207,46 +207,104 @@ struct ChannelsProps {
     channels: Rc<Vec<ChannelLink>>,
 }
 
+/// Whether a channel goes through a NIC (NET, CollNet): the ones that cross hosts, and the
+/// only ones GPUDirect RDMA applies to.
+fn through_a_nic(c: &ChannelLink) -> bool {
+    matches!(c.transport, Transport::NET | Transport::COLLNET)
+}
+
+/// The channels in two tables: through a NIC first (the few that cross hosts, which a
+/// network problem is about), then inside a host. Each leads with the columns read first,
+/// which a phone shows before its box scrolls.
 #[function_component]
 fn Channels(props: &ChannelsProps) -> Html {
-    let channels = &props.channels;
-    if channels.is_empty() {
+    if props.channels.is_empty() {
         return html! {};
     }
-    let more = channels.len().saturating_sub(CHANNEL_ROWS);
+    let (network, host): (Vec<&ChannelLink>, Vec<&ChannelLink>) =
+        props.channels.iter().partition(|c| through_a_nic(c));
     html! {
         <>
             <h3>{ "Channels" }</h3>
-            <div class="ncclog-table-box" tabindex="0" role="region" aria-label="Channels NCCL set up">
-                <table class="ncclog-table">
+            <p class="ncclog-channels-note">{ "Each row is one connection of a channel, its ends written rank[CUDA device] as NCCL logs them." }</p>
+            <ChannelTable id="ncclog-channels-net" network={true}
+                title={format!("Through a NIC ({})", count(network.len() as u64, "connection", "connections"))}
+                rows={Rc::new(network.into_iter().cloned().collect::<Vec<_>>())} />
+            <ChannelTable id="ncclog-channels-host" network={false}
+                title={format!("Inside a host: P2P and SHM ({})", count(host.len() as u64, "connection", "connections"))}
+                rows={Rc::new(host.into_iter().cloned().collect::<Vec<_>>())} />
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ChannelTableProps {
+    /// The id of the title, which names the table and its scrolling box.
+    id: AttrValue,
+    title: String,
+    rows: Rc<Vec<ChannelLink>>,
+    /// Channels through a NIC: with GPUDirect RDMA and whether the ends are on two hosts.
+    network: bool,
+}
+
+/// "0[0]": a rank, with its CUDA device when the log gives it.
+fn peer(p: &engine::nccl_log::Peer) -> String {
+    match &p.device {
+        Some(d) => format!("{}[{d}]", p.rank),
+        None => p.rank.to_string(),
+    }
+}
+
+fn between_hosts(c: &ChannelLink) -> &'static str {
+    match c.inter_node {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "?",
+    }
+}
+
+#[function_component]
+fn ChannelTable(props: &ChannelTableProps) -> Html {
+    if props.rows.is_empty() {
+        return html! {};
+    }
+    let more = props.rows.len().saturating_sub(CHANNEL_ROWS);
+    let network = props.network;
+    html! {
+        <>
+            <p class="ncclog-table-title" id={props.id.clone()}>{ props.title.clone() }</p>
+            <div class="ncclog-table-box" tabindex="0" role="region" aria-labelledby={props.id.clone()}>
+                <table class={classes!("ncclog-table", network.then_some("ncclog-net"))} aria-labelledby={props.id.clone()}>
                     <thead><tr>
-                        <th scope="col">{ "Channel" }</th><th scope="col">{ "From → to (rank[device])" }</th>
-                        <th scope="col">{ "Transport" }</th><th scope="col">{ "Via" }</th>
-                        <th scope="col">{ "Between hosts" }</th><th scope="col">{ "GDR" }</th><th scope="col">{ "Lines" }</th>
+                        if network {
+                            <th scope="col">{ "Via" }</th><th scope="col">{ "GDR" }</th>
+                            <th scope="col">{ "From → to" }</th><th scope="col">{ "Between hosts" }</th>
+                        } else {
+                            <th scope="col">{ "From → to" }</th><th scope="col">{ "Via" }</th>
+                        }
+                        <th scope="col">{ "Channel" }</th><th scope="col">{ "Lines" }</th>
                     </tr></thead>
                     <tbody>
-                        { for channels.iter().take(CHANNEL_ROWS).map(|c| {
-                            let peer = |p: &engine::nccl_log::Peer| match &p.device {
-                                Some(d) => format!("{}[{d}]", p.rank),
-                                None => p.rank.to_string(),
-                            };
-                            html! {
-                                <tr>
-                                    <td>{ c.channel }</td>
-                                    <td>{ format!("{} → {}", peer(&c.from), peer(&c.to)) }</td>
-                                    <td>{ transport(c.transport) }</td>
+                        { for props.rows.iter().take(CHANNEL_ROWS).map(|c| html! {
+                            <tr data-transport={transport(c.transport)}>
+                                if network {
                                     <td><code>{ c.via.clone() }</code></td>
-                                    <td>{ match c.inter_node { Some(true) => "yes", Some(false) => "no", None => "?" } }</td>
                                     <td>{ channel_gdr(c.transport, c.gdr) }</td>
-                                    <td>{ c.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ") }</td>
-                                </tr>
-                            }
+                                    <td>{ format!("{} → {}", peer(&c.from), peer(&c.to)) }</td>
+                                    <td>{ between_hosts(c) }</td>
+                                } else {
+                                    <td>{ format!("{} → {}", peer(&c.from), peer(&c.to)) }</td>
+                                    <td><code>{ c.via.clone() }</code></td>
+                                }
+                                <td>{ c.channel }</td>
+                                <td>{ c.lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ") }</td>
+                            </tr>
                         }) }
                     </tbody>
                 </table>
             </div>
             if more > 0 {
-                <p class="ncclog-more">{ format!("and {more} more channels (the CLI's --json lists them all)") }</p>
+                <p class="ncclog-more">{ format!("and {} more (the CLI's --json lists them all)", count(more as u64, "connection", "connections")) }</p>
             }
         </>
     }

@@ -13,6 +13,8 @@ use super::Pick;
 
 const NODE_W: f64 = 84.0;
 const NODE_H: f64 = 40.0;
+/// The drawing's width, in its own units.
+const VIEW_W: f64 = 730.0;
 
 /// Where each state sits: the bring-up path along the top, the side states below.
 fn position(state: QpState) -> (f64, f64) {
@@ -153,9 +155,34 @@ fn node_label(
     label
 }
 
+/// On a phone the drawing scrolls sideways in its own box (`scroller`; the caption below
+/// stays put): whenever the QP changes state, the box brings that state into view, centred
+/// where it can be.
+#[hook]
+fn use_current_in_view(scroller: NodeRef, current: QpState) {
+    use_effect_with(current, move |current| {
+        let Some(el) = scroller.cast::<web_sys::Element>() else {
+            return;
+        };
+        let shown = f64::from(el.client_width());
+        let Some(svg) = el.query_selector("svg").ok().flatten() else {
+            return;
+        };
+        if f64::from(el.scroll_width()) <= shown + 1.0 {
+            return;
+        }
+        let drawing = svg.get_bounding_client_rect();
+        let left =
+            drawing.left() - el.get_bounding_client_rect().left() + f64::from(el.scroll_left());
+        let x = left + position(*current).0 / VIEW_W * drawing.width();
+        el.set_scroll_left((x - shown / 2.0).max(0.0) as i32);
+    });
+}
+
 #[function_component]
 pub fn StateDiagram(props: &StateDiagramProps) -> Html {
     let (qp_type, current, target) = (props.qp_type, props.current, props.target);
+    let scroller = use_node_ref();
     // Which arrow the pointer is on and which has focus: the caption shows the first.
     let hovered = use_state(|| None::<usize>);
     let focused = use_state(|| None::<usize>);
@@ -273,6 +300,7 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
         }
     });
     let shown_edge = (*hovered).or(*focused).and_then(|i| edges.get(i));
+    use_current_in_view(scroller.clone(), current);
     let caption = match shown_edge {
         Some(e) => html! {
             <p class="qp-edge-caption shown" data-from={e.from.name()} data-to={e.to.name()}>{ e.text.clone() }</p>
@@ -293,22 +321,24 @@ pub fn StateDiagram(props: &StateDiagramProps) -> Html {
 
     html! {
         <figure class="qp-diagram">
-            <svg viewBox="0 0 730 325" role="group" aria-label={label}>
-                <defs>
-                    <marker id="qp-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                        <path d="M0,0 L10,5 L0,10 z" class="qp-arrow" />
-                    </marker>
-                    <marker id="qp-arrow-open" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                        <path d="M0,0 L10,5 L0,10 z" class="qp-arrow open" />
-                    </marker>
-                    <marker id="qp-arrow-implicit" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                        <path d="M0,0 L10,5 L0,10 z" class="qp-arrow implicit" />
-                    </marker>
-                </defs>
-                { for drawn_edges }
-                { for nodes }
-                { for hit_edges }
-            </svg>
+            <div class="qp-diagram-scroll" ref={scroller}>
+                <svg viewBox={format!("0 0 {VIEW_W} 325")} role="group" aria-label={label}>
+                    <defs>
+                        <marker id="qp-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                            <path d="M0,0 L10,5 L0,10 z" class="qp-arrow" />
+                        </marker>
+                        <marker id="qp-arrow-open" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                            <path d="M0,0 L10,5 L0,10 z" class="qp-arrow open" />
+                        </marker>
+                        <marker id="qp-arrow-implicit" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                            <path d="M0,0 L10,5 L0,10 z" class="qp-arrow implicit" />
+                        </marker>
+                    </defs>
+                    { for drawn_edges }
+                    { for nodes }
+                    { for hit_edges }
+                </svg>
+            </div>
             <figcaption>
                 { caption }
                 <div class="qp-pick-area" role="status">{ pick }</div>
