@@ -98,8 +98,9 @@ impl NicQueue {
     pub fn next(&mut self, qps: &[Qp], now: u64, mtu: u64) -> NextPacket {
         let n = self.qps.len();
         let mut earliest: Option<u64> = None;
-        for k in 0..n {
-            let i = (self.turn + k) % n;
+        let turn = self.turn.min(n);
+        // In turn from `turn`, wrapping round, with no division per packet.
+        for i in (turn..n).chain(0..turn) {
             let qp = &qps[self.qps[i] as usize];
             let backlog = qp.backlog();
             if backlog == 0 {
@@ -110,7 +111,7 @@ impl NicQueue {
                 earliest = Some(earliest.map_or(qp.next_tx_ps, |e| e.min(qp.next_tx_ps)));
                 continue;
             }
-            self.turn = (i + 1) % n;
+            self.turn = i + 1;
             // The MTU is at most 9216, so a packet's size fits 16 bits.
             let bytes = backlog.min(mtu) as u16;
             return NextPacket::Send {

@@ -661,23 +661,27 @@ impl Sim {
         self.out.received_bytes += bytes;
         self.out.in_network_bytes -= bytes;
         let q = &mut self.qps[pkt.qp as usize];
-        let before = q.delivered_messages();
-        q.received_bytes += bytes;
+        // Messages complete only matter to a QP that feeds another (a ring's step).
+        let newly_delivered = q.feeds.map(|next| {
+            let before = q.delivered_messages();
+            q.received_bytes += bytes;
+            (next, q.delivered_messages() - before)
+        });
+        if newly_delivered.is_none() {
+            q.received_bytes += bytes;
+        }
         q.delivered_since_sample += bytes;
-        let after = q.delivered_messages();
         let done = !q.endless && q.received_bytes >= q.total_bytes() && q.finish_ps.is_none();
         if done {
             q.finish_ps = Some(now);
             self.unfinished -= 1;
         }
-        let (src, dst, feeds) = (q.src, q.dst, q.feeds);
-        if let Some(next) = feeds {
-            if after > before {
-                let n = &mut self.qps[next as usize];
-                n.posted = (n.posted + (after - before)).min(n.messages);
-                let port = n.port;
-                self.try_start(port);
-            }
+        let (src, dst) = (q.src, q.dst);
+        if let Some((next, messages)) = newly_delivered.filter(|&(_, m)| m > 0) {
+            let n = &mut self.qps[next as usize];
+            n.posted = (n.posted + messages).min(n.messages);
+            let port = n.port;
+            self.try_start(port);
         }
         if self.dcqcn.is_some() && self.np.on_packet(pkt.qp as usize, pkt.ce, now) {
             let ports = self.topo.next_ports(dst, src);
