@@ -27,8 +27,16 @@ pub(super) struct Qp {
     pub hash: u64,
     pub message_bytes: u64,
     pub messages: u32,
-    /// Messages posted so far (never above `messages`).
+    /// Messages posted so far (never above `messages`): see [`Qp::repost`].
     pub posted: u32,
+    /// Messages posted once the QP is open, before any is fed.
+    pub initial: u32,
+    /// Messages the QP it is fed by has delivered.
+    pub fed: u32,
+    /// False until the QP that opens it (a collective's earlier phase) has delivered enough.
+    pub open: bool,
+    /// The QP this one opens, and after how many of its own messages delivered.
+    pub opens: Option<(u32, u32)>,
     pub sent_bytes: u64,
     pub received_bytes: u64,
     /// The QP this one posts a message to for each message it delivers.
@@ -65,6 +73,16 @@ impl Qp {
         self.rp
             .as_ref()
             .map_or(line_bps, |rp| rp.rc_bps().min(line_bps))
+    }
+
+    /// Posts what its state allows: nothing while closed, then its initial messages and one
+    /// per message fed, at most all of them.
+    pub fn repost(&mut self) {
+        self.posted = if self.open {
+            self.initial.saturating_add(self.fed).min(self.messages)
+        } else {
+            0
+        };
     }
 
     /// Messages fully delivered.

@@ -8,7 +8,8 @@
 //! - [`switch`]: queues, RED marking, PFC per ingress port, the routing choices;
 //! - [`host`]: NICs, queue pairs, DCQCN's reaction and notification points (reused from
 //!   [`crate::dcqcn`]);
-//! - [`traffic`]: incast, permutation, all-to-all, single flows, ring all-reduce;
+//! - [`traffic`]: incast, permutation, all-to-all, single flows, ring all-reduce (rail-aligned,
+//!   with or without PXN) and the hierarchical all-reduce;
 //! - [`run`]: the event loop, its stops (a deadlock among them) and progress;
 //! - [`outputs`]: the report;
 //! - [`scenario`]: the inputs and the named cases.

@@ -231,7 +231,11 @@ impl Sim {
                 hash,
                 message_bytes: p.message_bytes,
                 messages: p.messages,
-                posted: p.initial.min(p.messages),
+                posted: 0,
+                initial: p.initial,
+                fed: 0,
+                open: p.opened_by.is_none(),
+                opens: None,
                 sent_bytes: 0,
                 received_bytes: 0,
                 feeds: p.feeds.map(|f| f as u32),
@@ -248,6 +252,12 @@ impl Sim {
                 last_tx_bytes: 0,
             });
         }
+        for (i, p) in plans.iter().enumerate() {
+            if let Some((by, at)) = p.opened_by {
+                qps[by].opens = Some((i as u32, at));
+            }
+        }
+        qps.iter_mut().for_each(Qp::repost);
         let rules: Vec<Option<Rules>> = topo
             .nodes
             .iter()
@@ -661,27 +671,40 @@ impl Sim {
         self.out.received_bytes += bytes;
         self.out.in_network_bytes -= bytes;
         let q = &mut self.qps[pkt.qp as usize];
-        // Messages complete only matter to a QP that feeds another (a ring's step).
-        let newly_delivered = q.feeds.map(|next| {
-            let before = q.delivered_messages();
-            q.received_bytes += bytes;
-            (next, q.delivered_messages() - before)
-        });
-        if newly_delivered.is_none() {
-            q.received_bytes += bytes;
-        }
+        // Messages complete only matter to a QP that feeds or opens another.
+        let before = if q.feeds.is_some() || q.opens.is_some() {
+            Some(q.delivered_messages())
+        } else {
+            None
+        };
+        q.received_bytes += bytes;
         q.delivered_since_sample += bytes;
         let done = !q.endless && q.received_bytes >= q.total_bytes() && q.finish_ps.is_none();
         if done {
             q.finish_ps = Some(now);
             self.unfinished -= 1;
         }
-        let (src, dst) = (q.src, q.dst);
-        if let Some((next, messages)) = newly_delivered.filter(|&(_, m)| m > 0) {
-            let n = &mut self.qps[next as usize];
-            n.posted = (n.posted + messages).min(n.messages);
-            let port = n.port;
-            self.try_start(port);
+        let (src, dst, feeds, opens) = (q.src, q.dst, q.feeds, q.opens);
+        if let Some(before) = before {
+            let after = self.qps[pkt.qp as usize].delivered_messages();
+            if after > before {
+                if let Some(next) = feeds {
+                    let n = &mut self.qps[next as usize];
+                    n.fed += after - before;
+                    n.repost();
+                    let port = n.port;
+                    self.try_start(port);
+                }
+                if let Some((next, at)) = opens {
+                    if before < at && after >= at {
+                        let n = &mut self.qps[next as usize];
+                        n.open = true;
+                        n.repost();
+                        let port = n.port;
+                        self.try_start(port);
+                    }
+                }
+            }
         }
         if self.dcqcn.is_some() && self.np.on_packet(pkt.qp as usize, pkt.ce, now) {
             let ports = self.topo.next_ports(dst, src);

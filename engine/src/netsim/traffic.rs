@@ -11,6 +11,11 @@
 //!   by default since NCCL 2.12) the last GPU of a server hands its data over NVLink to the
 //!   GPU on the next server's rail, whose NIC sends it (NCCL User Guide, `NCCL_PXN_DISABLE`).
 //!
+//! - The rail-aligned hierarchical all-reduce: a ring reduce-scatter over NVLink inside each
+//!   server, then on each rail a ring all-reduce of that rail's 1/G of the data across the
+//!   servers, then a ring all-gather over NVLink; each phase starts on a GPU once its part of
+//!   the phase before is done there, so the phases overlap across GPUs as they would.
+//!
 //! Left out: NCCL's tree and NVLS algorithms, its chunking into slices and its protocols
 //! (a step is one message), the time a GPU takes to reduce.
 
@@ -60,6 +65,13 @@ pub enum TrafficSpec {
         #[serde(default = "yes")]
         pxn: bool,
     },
+    /// The hierarchical all-reduce of `bytes_per_gpu` over every host: NVLink inside each
+    /// server, one ring per rail across servers.
+    HierarchicalAllReduce {
+        bytes_per_gpu: u64,
+        #[serde(default = "one")]
+        qps_per_connection: u32,
+    },
 }
 
 fn one() -> u32 {
@@ -80,6 +92,9 @@ pub(super) struct QpPlan {
     /// Messages posted at the start.
     pub initial: u32,
     pub feeds: Option<usize>,
+    /// Closed until this QP has delivered this many messages; at most one QP opens each,
+    /// and each opens at most one.
+    pub opened_by: Option<(usize, u32)>,
     pub start_ps: u64,
     pub traffic: u32,
     pub endless: bool,
@@ -148,6 +163,7 @@ fn single(src: u32, dst: u32, bytes: u64, start_ps: u64, traffic: u32) -> QpPlan
         messages: 1,
         initial: 1,
         feeds: None,
+        opened_by: None,
         start_ps,
         traffic,
         endless: false,
@@ -287,6 +303,25 @@ pub(super) fn plan(
                     bytes_per_gpu: bytes,
                 });
             }
+            TrafficSpec::HierarchicalAllReduce {
+                bytes_per_gpu,
+                qps_per_connection,
+            } => {
+                let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
+                if *qps_per_connection == 0 || *qps_per_connection > 16 {
+                    return Err(SimError::invalid(
+                        at("qps_per_connection"),
+                        format!("{qps_per_connection} is outside [1, 16]"),
+                    ));
+                }
+                hierarchical(&mut qps, topo, ti, bytes, *qps_per_connection)
+                    .map_err(|reason| SimError::invalid(at("hierarchical_all_reduce"), reason))?;
+                collectives.push(CollectivePlan {
+                    traffic: ti,
+                    ranks: topo.hosts,
+                    bytes_per_gpu: bytes,
+                });
+            }
         }
         if qps.len() > MAX_QPS {
             return Err(SimError::invalid(
@@ -312,6 +347,118 @@ fn derangement(n: u32, seed: u64) -> Vec<u32> {
         next[order[k] as usize] = order[(k + 1) % n as usize];
     }
     next
+}
+
+/// Servers of equal size in host order: (servers, GPUs per server).
+fn servers(topo: &Topology) -> Result<(u32, u32), String> {
+    let n = topo.hosts;
+    // Hosts without a server are servers of one.
+    let server_of = |h: u32| topo.nodes[h as usize].server.unwrap_or(h);
+    let per_server = (0..n).take_while(|&h| server_of(h) == server_of(0)).count() as u32;
+    if !n.is_multiple_of(per_server)
+        || (0..n).any(|h| server_of(h) != server_of(h - h % per_server))
+    {
+        return Err("the hosts do not form servers of equal size in order".into());
+    }
+    Ok((n / per_server, per_server))
+}
+
+fn check_legs(topo: &Topology, legs: &[(u32, u32)]) -> Result<(), String> {
+    for &(src, dst) in legs {
+        if src == dst || topo.next_ports(src, dst).is_empty() {
+            return Err(format!("no route from host {src} to host {dst}"));
+        }
+    }
+    Ok(())
+}
+
+/// The three phases' legs for each QP of a connection; see the module's notes.
+fn hierarchical(
+    qps: &mut Vec<QpPlan>,
+    topo: &Topology,
+    traffic: u32,
+    bytes: u64,
+    per_connection: u32,
+) -> Result<(), String> {
+    let (servers, per_server) = servers(topo)?;
+    if servers < 2 || per_server < 2 {
+        return Err(format!(
+            "needs at least two servers of two GPUs ({servers} of {per_server} here); use ring_all_reduce"
+        ));
+    }
+    let gpu = |server: u32, local: u32| server * per_server + local % per_server;
+    let q = u64::from(per_connection);
+    let inside = bytes.div_ceil(u64::from(per_server) * q);
+    let across = bytes.div_ceil(u64::from(per_server) * u64::from(servers) * q);
+    let (steps_inside, steps_across) = (per_server - 1, 2 * (servers - 1));
+    let plan = |src, dst, message_bytes, messages, feeds, opened_by| QpPlan {
+        src,
+        dst,
+        message_bytes,
+        messages,
+        initial: 1,
+        feeds: Some(feeds),
+        opened_by,
+        start_ps: 0,
+        traffic,
+        endless: false,
+    };
+    for _ in 0..per_connection {
+        // Index of each phase's leg out of (server, local) or (rail, server).
+        let base1 = qps.len();
+        let leg1 = |k: u32, i: u32| base1 + (k * per_server + i % per_server) as usize;
+        let base2 = base1 + (servers * per_server) as usize;
+        let leg2 = |r: u32, k: u32| base2 + (r * servers + k % servers) as usize;
+        let base3 = base2 + (per_server * servers) as usize;
+        let leg3 = |k: u32, i: u32| base3 + (k * per_server + i % per_server) as usize;
+        let mut legs = Vec::new();
+        for k in 0..servers {
+            for i in 0..per_server {
+                legs.push((gpu(k, i), gpu(k, i + 1)));
+                qps.push(plan(
+                    gpu(k, i),
+                    gpu(k, i + 1),
+                    inside,
+                    steps_inside,
+                    leg1(k, i + 1),
+                    None,
+                ));
+            }
+        }
+        for r in 0..per_server {
+            for k in 0..servers {
+                let next = (k + 1) % servers;
+                legs.push((gpu(k, r), gpu(next, r)));
+                // Opened when this GPU's share of its server is reduced: the last message of
+                // the reduce-scatter into it.
+                let into = leg1(k, r + per_server - 1);
+                qps.push(plan(
+                    gpu(k, r),
+                    gpu(next, r),
+                    across,
+                    steps_across,
+                    leg2(r, k + 1),
+                    Some((into, steps_inside)),
+                ));
+            }
+        }
+        for k in 0..servers {
+            for i in 0..per_server {
+                // Opened when this GPU's share is reduced across the servers of its rail.
+                let into = leg2(i, k + servers - 1);
+                qps.push(plan(
+                    gpu(k, i),
+                    gpu(k, i + 1),
+                    inside,
+                    steps_inside,
+                    leg3(k, i + 1),
+                    Some((into, steps_across)),
+                ));
+            }
+        }
+        check_legs(topo, &legs)?;
+    }
+    Ok(())
 }
 
 /// The ring's legs for every channel and QP, chained so each step waits for the last.
@@ -373,6 +520,7 @@ fn ring(
                     messages: steps,
                     initial,
                     feeds: Some(first + (k + 1) % m),
+                    opened_by: None,
                     start_ps: 0,
                     traffic,
                     endless: false,
