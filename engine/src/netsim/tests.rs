@@ -668,3 +668,33 @@ fn pfc_alone_spreads_an_incast_to_a_victim_and_dcqcn_spares_it() {
         "{pauses_dcqcn} PAUSE frames with DCQCN, {pauses_alone} without"
     );
 }
+
+#[test]
+fn scenario_json_refuses_unknown_fields_at_every_level() {
+    let json = serde_json::to_value(named_scenario("ring-allreduce-16").unwrap()).unwrap();
+    for at in [
+        "",
+        "/topology/fabric",
+        "/topology/fabric/fabric",
+        "/switch",
+        "/switch/ecn",
+        "/switch/pfc",
+        "/dcqcn",
+        "/traffic/0/ring_all_reduce",
+    ] {
+        let mut v = json.clone();
+        v.pointer_mut(at)
+            .and_then(serde_json::Value::as_object_mut)
+            .unwrap_or_else(|| panic!("{at} is an object"))
+            .insert("surplus".into(), 1.into());
+        let err = serde_json::from_value::<Scenario>(v)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("surplus"), "{at}: {err}");
+    }
+    // And it reads back what it wrote.
+    assert_eq!(
+        serde_json::from_value::<Scenario>(json).unwrap(),
+        named_scenario("ring-allreduce-16").unwrap()
+    );
+}
