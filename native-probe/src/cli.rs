@@ -45,7 +45,7 @@ pub enum Command {
     /// NVLink inside a server). Traffic: incast, permutation, all-to-all, single flows and
     /// NCCL's ring all-reduce. A PFC deadlock is reported with its cycle of switches instead
     /// of a run that never ends; the same scenario and seed give the same report. Left out:
-    /// three tiers and planes, NCCL's tree algorithm and protocols, per-port buffer limits.
+    /// three tiers, a second plane, NCCL's tree algorithm and protocols, per-port buffer limits.
     /// The scenario file is documented in native-probe/NETSIM.md. Example, the ring of
     /// switches that deadlocks, then a variant of your own:
     ///
