@@ -35,6 +35,26 @@ pub enum Command {
     QpTable(QpTableArgs),
     /// Run a DCQCN scenario (engine model) and print its time series and summary.
     Dcqcn(DcqcnArgs),
+    /// Simulate a whole fabric packet by packet and say what happened on it: the stop (a
+    /// deadlock among them), the collectives' bandwidth, the busiest links, the slowest flows.
+    ///
+    /// Hosts are NICs with RoCE v2 queue pairs, DCQCN's reaction and notification points or
+    /// no congestion control; switches have a shared buffer, ECN marking with RED, PFC per
+    /// ingress port, and ECMP on the 5-tuple, adaptive routing or packet spraying. Topologies:
+    /// a dumbbell, a ring of switches, or a leaf–spine GPU fabric (rail-optimized or not,
+    /// NVLink inside a server). Traffic: incast, permutation, all-to-all, single flows and
+    /// NCCL's ring all-reduce. A PFC deadlock is reported with its cycle of switches instead
+    /// of a run that never ends; the same scenario and seed give the same report. Left out:
+    /// three tiers, a second plane, NCCL's tree algorithm and protocols, per-port buffer limits.
+    /// The scenario file is documented in native-probe/NETSIM.md. Example, the ring of
+    /// switches that deadlocks, then a variant of your own:
+    ///
+    ///   native-probe netsim --scenario ring-deadlock
+    ///
+    ///   native-probe netsim --scenario ring-deadlock --dump > ring.json
+    ///
+    ///   native-probe netsim --file ring.json --csv > links.csv
+    Netsim(NetsimArgs),
     /// Decode a pcap/pcapng capture frame by frame with the lab's RoCE v2 dissector.
     Decode(DecodeArgs),
     /// Build the packets a JSON spec describes (see CRAFT.md) into a pcap file.
@@ -426,6 +446,52 @@ pub struct DcqcnArgs {
     /// Print the scenario itself as JSON and exit (a starting point for --file).
     #[arg(long, conflicts_with_all = ["csv", "json"])]
     pub dump: bool,
+}
+
+/// `native-probe netsim`: one run of the fabric simulator, from a named scenario or a file.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["scenario", "file"])))]
+pub struct NetsimArgs {
+    /// A named scenario.
+    #[arg(long, value_name = "NAME", value_parser = netsim_scenarios())]
+    pub scenario: Option<String>,
+
+    /// A scenario as JSON (native-probe/NETSIM.md; `--scenario NAME --dump` prints one).
+    #[arg(long, value_name = "SCENARIO.json")]
+    pub file: Option<PathBuf>,
+
+    /// Print the links' series as CSV on stdout (one row per link per sample) and the
+    /// summary on stderr.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+
+    /// Print the whole report as JSON on stdout (one line) instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the scenario itself as JSON and exit (a starting point for --file).
+    #[arg(long, conflicts_with_all = ["csv", "json"])]
+    pub dump: bool,
+
+    /// Stop the run after this many events, a guard against a run far longer than meant
+    /// (rail-1024, the largest named scenario, takes about 150 million).
+    #[arg(long, value_name = "N", default_value_t = NETSIM_MAX_EVENTS,
+          value_parser = clap::value_parser!(u64).range(1..=engine::dcqcn::MAX_EVENTS_CAP))]
+    pub max_events: u64,
+}
+
+/// `netsim`'s default event cap: ten times the engine's default for one bottleneck, so every
+/// named scenario runs to its end (a few minutes at most on a laptop).
+const NETSIM_MAX_EVENTS: u64 = 1_000_000_000;
+
+/// The named scenarios, each with the engine's own description, which `--help` lists and
+/// an unknown name is answered with.
+fn netsim_scenarios() -> clap::builder::PossibleValuesParser {
+    use engine::netsim::{named_scenario, scenario_names};
+    clap::builder::PossibleValuesParser::new(scenario_names().iter().map(|&name| {
+        let description = named_scenario(name).map_or_else(|e| e.to_string(), |s| s.description);
+        clap::builder::PossibleValue::new(name).help(description)
+    }))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

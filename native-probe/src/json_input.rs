@@ -1,4 +1,4 @@
-//! JSON input files (craft specs, DCQCN scenarios) read into the engine's types strictly:
+//! JSON input files (craft specs, DCQCN and netsim scenarios) read into the engine's types strictly:
 //! an error names the file, the JSON path (`packets[0].opcode`), the line and column, and
 //! where to look next.
 

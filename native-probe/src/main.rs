@@ -12,6 +12,7 @@ mod fabric;
 mod json_input;
 mod lossless;
 mod nccl_log;
+mod netsim;
 mod output;
 mod qp_table;
 mod sampler;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Command::Craft(args) => craft::run(&args),
         Command::QpTable(args) => qp_table::run(&args),
         Command::Dcqcn(args) => dcqcn::run(&args),
+        Command::Netsim(args) => netsim::run(&args),
         Command::Fabric(args) => fabric::run(&args),
         Command::Collective(args) => collective::run(&args),
         Command::NcclLog(args) => nccl_log::run(&args),

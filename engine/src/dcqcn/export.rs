@@ -150,7 +150,7 @@ fn same_flow(a: &FlowSpec, b: &FlowSpec) -> bool {
 
 /// Text on one line: a scenario read from a file may carry line breaks in its name or
 /// description, which would end a comment line early.
-fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

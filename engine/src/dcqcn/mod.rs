@@ -27,7 +27,7 @@ mod series;
 
 pub use cp::{red_probability, Admission, CongestionPoint, PfcSignal, RedCurve};
 pub use error::SimError;
-pub use export::{csv_comments, parameters, run_csv, run_title, Parameter};
+pub use export::{csv_comments, one_line, parameters, run_csv, run_title, Parameter};
 pub use fluid::simulate_fluid;
 pub use np::NotificationPoint;
 pub use packet_sim::simulate_packets;
