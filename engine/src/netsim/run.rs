@@ -206,7 +206,11 @@ impl Sim {
     ) -> Result<Sim, SimError> {
         let ports = topo.ports.len();
         let mut nic: Vec<NicQueue> = (0..ports).map(|_| NicQueue::default()).collect();
-        let mut next_qpn = vec![0x100u32; topo.hosts as usize];
+        // Each NIC's QP numbers start where its history left them: seeded per host, so two
+        // hosts' first QPs do not share a number (and a UDP source port) by construction.
+        let mut next_qpn: Vec<u32> = (0..topo.hosts)
+            .map(|h| 0x100 + (mix(s.seed ^ (u64::from(h) << 32)) % 0x10_0000) as u32)
+            .collect();
         let mut qps = Vec::with_capacity(plans.len());
         for (i, p) in plans.iter().enumerate() {
             let first = topo.next_ports(p.src, p.dst);

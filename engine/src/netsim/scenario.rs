@@ -265,7 +265,16 @@ pub fn named_scenario(name: &str) -> Result<Scenario, SimError> {
                 seed: 1,
             }
         }
-        other => return Err(SimError::UnknownScenario { name: other.into() }),
+        other => {
+            // Not `SimError::UnknownScenario`, whose message lists the DCQCN scenarios.
+            return Err(SimError::invalid(
+                "scenario",
+                format!(
+                    "no scenario is named {other:?}; the named scenarios are {}",
+                    scenario_names().join(", ")
+                ),
+            ));
+        }
     };
     Ok(s)
 }
