@@ -47,6 +47,7 @@ mod tests;
 
 pub use error::FabricError;
 pub use path::{Hop, Path};
+pub(crate) use presets::superpod_h100;
 pub use presets::{preset, presets, ClusterPreset};
 pub use sizing::{
     build, leaf_ports, Fabric, FullUnits, HopCounts, Links, Optics, ScalableUnits, SwitchTier,

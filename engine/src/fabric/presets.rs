@@ -39,7 +39,7 @@ impl ClusterPreset {
 /// A DGX H100 SuperPOD compute fabric of `units` scalable units: 32 DGX H100 per unit, one
 /// of whose places goes to the UFM appliance (Table 4 lists 31, 63, 95, 127 nodes), 8 ×
 /// 400G ConnectX-7 per node, QM9700 switches (64 × 400G NDR), rail-optimized, non-blocking.
-fn superpod_h100(nodes: u32) -> FabricSpec {
+pub(crate) fn superpod_h100(nodes: u32) -> FabricSpec {
     FabricSpec {
         gpus: nodes * 8,
         gpus_per_node: 8,

@@ -8,7 +8,7 @@ use super::topology::{Topology, TopologySpec};
 use super::traffic::TrafficSpec;
 use super::SimError;
 use crate::dcqcn::{self, DcqcnParams, PfcThresholds, MAX_DURATION_US, MAX_SAMPLES, MTU_RANGE};
-use crate::fabric::{FabricSpec, Tiers};
+use crate::fabric::{superpod_h100, FabricSpec, Tiers};
 use serde::{Deserialize, Serialize};
 
 /// A run's inputs. In JSON every field is required but `description`; unknown fields are
@@ -145,25 +145,6 @@ pub fn scenario_names() -> &'static [&'static str] {
     ]
 }
 
-/// A rail-optimized fabric of `servers` 8-GPU servers with 400G NICs and 64-port switches
-/// (the DGX H100 SuperPOD's parts: NVIDIA, "DGX SuperPOD Reference Architecture, DGX H100").
-fn rail_fabric(servers: u32) -> FabricSpec {
-    FabricSpec {
-        gpus: servers * 8,
-        gpus_per_node: 8,
-        nics_per_node: 8,
-        nic_ports: 1,
-        nic_port_gbps: 400.0,
-        switch_ports: 64,
-        switch_port_gbps: 400.0,
-        switch_port_split: 1,
-        tiers: Tiers::Auto,
-        oversubscription: 1.0,
-        rail_optimized: true,
-        planes: 1,
-    }
-}
-
 /// Shared-buffer switch with the DCQCN paper's RED profile (K_min 5 KB, K_max 200 KB,
 /// P_max 1 %, §5) and PFC thresholds well inside the buffer.
 fn lossless_switch(buffer_bytes: u64) -> SwitchSpec {
@@ -241,13 +222,13 @@ pub fn named_scenario(name: &str) -> Result<Scenario, SimError> {
             Scenario {
                 name: name.into(),
                 description: format!(
-                    "A ring all-reduce of {} MiB per GPU over {servers} servers of 8 GPUs on a \
-                     rail-optimized 400G fabric of 64-port switches: NVLink inside each \
-                     server, one rail per channel between them.",
+                    "A ring all-reduce of {} MiB per GPU over {servers} DGX H100 on their \
+                     SuperPOD fabric (rail-optimized, 400G, 64-port switches): NVLink inside \
+                     each server, one rail per channel between them.",
                     bytes >> 20
                 ),
                 topology: TopologySpec::Fabric {
-                    fabric: rail_fabric(servers),
+                    fabric: superpod_h100(servers),
                     nvlink_gbps: H100_NVLINK_GBPS,
                     delay_us: 1.0,
                 },

@@ -292,7 +292,8 @@ fn delay_ps(field: &str, us: f64) -> Result<u64, SimError> {
     Ok((us * 1e6).round() as u64)
 }
 
-fn count(field: &str, value: u32, min: u32, max: usize) -> Result<(), SimError> {
+/// `value` within [min, max], or refused at `field`.
+pub(super) fn count(field: &str, value: u32, min: u32, max: usize) -> Result<(), SimError> {
     if value < min || value as usize > max {
         return Err(SimError::invalid(
             field,

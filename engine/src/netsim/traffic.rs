@@ -19,7 +19,7 @@
 //! Left out: NCCL's tree and NVLS algorithms, its chunking into slices and its protocols
 //! (a step is one message), the time a GPU takes to reduce.
 
-use super::topology::Topology;
+use super::topology::{count, Topology};
 use super::SimError;
 use serde::{Deserialize, Serialize};
 
@@ -231,24 +231,19 @@ pub(super) fn plan(
                 to,
                 bytes,
                 start_us,
-                qps: count,
+                qps: per_flow,
             } => {
                 let src = host(at("from"), *from, topo)?;
                 let dst = host(at("to"), *to, topo)?;
                 route_exists(at("to"), topo, src, dst)?;
                 let start_ps = start(at("start_us"), *start_us, duration_us)?;
-                if *count == 0 || *count > 64 {
-                    return Err(SimError::invalid(
-                        at("qps"),
-                        format!("{count} is outside [1, 64]"),
-                    ));
-                }
-                for _ in 0..*count {
+                count(&at("qps"), *per_flow, 1, 64)?;
+                for _ in 0..*per_flow {
                     let mut plan = match bytes {
                         Some(b) => single(
                             src,
                             dst,
-                            size(at("bytes"), *b)?.div_ceil(u64::from(*count)),
+                            size(at("bytes"), *b)?.div_ceil(u64::from(*per_flow)),
                             start_ps,
                             ti,
                         ),
@@ -271,18 +266,8 @@ pub(super) fn plan(
                 pxn,
             } => {
                 let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
-                if *channels == 0 || *channels > 64 {
-                    return Err(SimError::invalid(
-                        at("channels"),
-                        format!("{channels} is outside [1, 64]"),
-                    ));
-                }
-                if *qps_per_connection == 0 || *qps_per_connection > 16 {
-                    return Err(SimError::invalid(
-                        at("qps_per_connection"),
-                        format!("{qps_per_connection} is outside [1, 16]"),
-                    ));
-                }
+                count(&at("channels"), *channels, 1, 64)?;
+                count(&at("qps_per_connection"), *qps_per_connection, 1, 16)?;
                 let n = topo.hosts;
                 if n < 2 {
                     return Err(SimError::invalid(at("ring_all_reduce"), "needs two hosts"));
@@ -308,12 +293,7 @@ pub(super) fn plan(
                 qps_per_connection,
             } => {
                 let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
-                if *qps_per_connection == 0 || *qps_per_connection > 16 {
-                    return Err(SimError::invalid(
-                        at("qps_per_connection"),
-                        format!("{qps_per_connection} is outside [1, 16]"),
-                    ));
-                }
+                count(&at("qps_per_connection"), *qps_per_connection, 1, 16)?;
                 hierarchical(&mut qps, topo, ti, bytes, *qps_per_connection)
                     .map_err(|reason| SimError::invalid(at("hierarchical_all_reduce"), reason))?;
                 collectives.push(CollectivePlan {
@@ -472,15 +452,8 @@ fn ring(
     pxn: bool,
 ) -> Result<(), String> {
     let n = topo.hosts;
-    // Servers in host order; hosts without a server are servers of one.
-    let server_of = |h: u32| topo.nodes[h as usize].server.unwrap_or(h);
-    let per_server = (0..n).take_while(|&h| server_of(h) == server_of(0)).count() as u32;
-    if !n.is_multiple_of(per_server)
-        || (0..n).any(|h| server_of(h) != server_of(h - h % per_server))
-    {
-        return Err("the hosts do not form servers of equal size in order".into());
-    }
-    let servers = n / per_server;
+    let (servers, per_server) = servers(topo)?;
+    let server_of = |h: u32| h / per_server;
     let steps = 2 * (n - 1);
     let message = bytes.div_ceil(u64::from(n) * u64::from(channels) * u64::from(per_connection));
     for c in 0..channels {
@@ -504,11 +477,8 @@ fn ring(
                 legs.push((a, b, 1));
             }
         }
-        for &(src, dst, _) in &legs {
-            if src == dst || topo.next_ports(src, dst).is_empty() {
-                return Err(format!("no route from host {src} to host {dst}"));
-            }
-        }
+        let pairs: Vec<(u32, u32)> = legs.iter().map(|&(src, dst, _)| (src, dst)).collect();
+        check_legs(topo, &pairs)?;
         for _ in 0..per_connection {
             let first = qps.len();
             let m = legs.len();
