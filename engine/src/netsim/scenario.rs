@@ -145,6 +145,29 @@ pub fn scenario_names() -> &'static [&'static str] {
     ]
 }
 
+/// A non-blocking two-tier leaf–spine of `hosts` single-GPU servers on `switch_ports`-port
+/// switches, every link at `gbps` and 1 µs (no NVLink: one GPU per server).
+pub(super) fn leaf_spine(hosts: u32, switch_ports: u32, gbps: f64) -> TopologySpec {
+    TopologySpec::Fabric {
+        fabric: FabricSpec {
+            gpus: hosts,
+            gpus_per_node: 1,
+            nics_per_node: 1,
+            nic_ports: 1,
+            nic_port_gbps: gbps,
+            switch_ports,
+            switch_port_gbps: gbps,
+            switch_port_split: 1,
+            tiers: Tiers::Two,
+            oversubscription: 1.0,
+            rail_optimized: false,
+            planes: 1,
+        },
+        nvlink_gbps: gbps,
+        delay_us: 1.0,
+    }
+}
+
 /// Shared-buffer switch with the DCQCN paper's RED profile (K_min 5 KB, K_max 200 KB,
 /// P_max 1 %, §5) and PFC thresholds well inside the buffer.
 fn lossless_switch(buffer_bytes: u64) -> SwitchSpec {
@@ -177,24 +200,7 @@ pub fn named_scenario(name: &str) -> Result<Scenario, SimError> {
                           ECMP over eight uplinks: some uplinks carry two or three flows, others \
                           none, and the flows sharing one finish late."
                 .into(),
-            topology: TopologySpec::Fabric {
-                fabric: FabricSpec {
-                    gpus: 16,
-                    gpus_per_node: 1,
-                    nics_per_node: 1,
-                    nic_ports: 1,
-                    nic_port_gbps: 400.0,
-                    switch_ports: 16,
-                    switch_port_gbps: 400.0,
-                    switch_port_split: 1,
-                    tiers: Tiers::Two,
-                    oversubscription: 1.0,
-                    rail_optimized: false,
-                    planes: 1,
-                },
-                nvlink_gbps: H100_NVLINK_GBPS,
-                delay_us: 1.0,
-            },
+            topology: leaf_spine(16, 16, 400.0),
             switch: lossless_switch(16 * 1024 * 1024),
             dcqcn: Some(DcqcnParams::mlx5_default()),
             traffic: (0..8)
@@ -274,24 +280,7 @@ fn deadlock_case(name: &str) -> Scenario {
             delay_us: 1.0,
         }
     } else {
-        TopologySpec::Fabric {
-            fabric: FabricSpec {
-                gpus: 8,
-                gpus_per_node: 1,
-                nics_per_node: 1,
-                nic_ports: 1,
-                nic_port_gbps: 100.0,
-                switch_ports: 4,
-                switch_port_gbps: 100.0,
-                switch_port_split: 1,
-                tiers: Tiers::Two,
-                oversubscription: 1.0,
-                rail_optimized: false,
-                planes: 1,
-            },
-            nvlink_gbps: 100.0,
-            delay_us: 1.0,
-        }
+        leaf_spine(8, 4, 100.0)
     };
     // Host h sends to the host two switches on (4 hosts further in order), twice over.
     let traffic = (0..8u32)

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::dcqcn;
-use crate::fabric::{FabricSpec, Tiers};
 
 fn window_mean(
     time: &[f64],
@@ -103,29 +102,6 @@ fn one_bottleneck_agrees_with_the_dcqcn_packet_and_fluid_models() {
     }
 }
 
-/// A non-blocking two-leaf fabric of `hosts` single-GPU servers whose leaves have their
-/// uplinks as parallel links to one spine.
-fn two_leaves(hosts: u32, switch_ports: u32) -> TopologySpec {
-    TopologySpec::Fabric {
-        fabric: FabricSpec {
-            gpus: hosts,
-            gpus_per_node: 1,
-            nics_per_node: 1,
-            nic_ports: 1,
-            nic_port_gbps: 400.0,
-            switch_ports,
-            switch_port_gbps: 400.0,
-            switch_port_split: 1,
-            tiers: Tiers::Two,
-            oversubscription: 1.0,
-            rail_optimized: false,
-            planes: 1,
-        },
-        nvlink_gbps: 400.0,
-        delay_us: 1.0,
-    }
-}
-
 /// E[max load] of `balls` thrown uniformly into `bins`: Σ_k P(max ≥ k), with
 /// P(max < k) = balls!/bins^balls · [x^balls] (Σ_{j<k} x^j/j!)^bins.
 fn expected_max_load(balls: usize, bins: usize) -> f64 {
@@ -165,7 +141,7 @@ fn ecmp_spreads_flows_like_balls_into_bins() {
         let s = Scenario {
             name: "ecmp".into(),
             description: String::new(),
-            topology: two_leaves(16, 16),
+            topology: scenario::leaf_spine(16, 16, 400.0),
             switch: SwitchSpec {
                 buffer_bytes: 1 << 24,
                 ecn: None,
@@ -538,7 +514,7 @@ fn more_qps_per_connection_spread_ecmp() {
         let s = Scenario {
             name: "qps".into(),
             description: String::new(),
-            topology: two_leaves(16, 16),
+            topology: scenario::leaf_spine(16, 16, 400.0),
             switch: SwitchSpec {
                 buffer_bytes: 1 << 24,
                 ecn: None,
@@ -624,7 +600,7 @@ fn pfc_alone_spreads_an_incast_to_a_victim_and_dcqcn_spares_it() {
         let s = Scenario {
             name: "victim".into(),
             description: String::new(),
-            topology: two_leaves(16, 16),
+            topology: scenario::leaf_spine(16, 16, 400.0),
             switch: SwitchSpec {
                 buffer_bytes: 4 << 20,
                 ecn: Some(EcnSpec {
