@@ -24,10 +24,13 @@ fn rates(flow: &FlowReport) -> impl Iterator<Item = f64> + '_ {
 }
 
 /// Two long flows on one bottleneck, the same scenario in both packet models, averaged over
-/// seeds (one run's marks are random, and a single seed's flows can differ by 5 %).
+/// seeds: one run's marks are random, so a single seed's flows can differ by 5 % and its
+/// time-averaged queue (rare spikes over a near-empty queue) by more. Over 32 seeds the
+/// models' flow rates still differed by 2.3 % (the models share no random stream); over 128
+/// they differ by under 1 % and their queues by 0.5 %, so 128 seeds hold the 2 %.
 #[test]
 fn one_bottleneck_agrees_with_the_dcqcn_packet_and_fluid_models() {
-    let seeds = 32;
+    let seeds = 128;
     let (from, to) = (20_000.0, 40_000.0);
     let mut ours = [0.0; 2];
     let mut theirs = [0.0; 2];
@@ -64,15 +67,13 @@ fn one_bottleneck_agrees_with_the_dcqcn_packet_and_fluid_models() {
     for f in 0..2 {
         let (a, b) = (ours[f] / seeds as f64, theirs[f] / seeds as f64);
         assert!(
-            (a / b - 1.0).abs() < 0.03,
+            (a / b - 1.0).abs() < 0.02,
             "flow {f}: {a:.3} Gb/s here, {b:.3} in engine::dcqcn"
         );
     }
-    // The time-averaged queue in this regime is a few rare spikes over a near-empty queue:
-    // over 32 seeds its standard error is about 3 %, so the check allows 10 %.
     let (a, b) = (queue[1] / seeds as f64, queue[0] / seeds as f64);
     assert!(
-        (a / b - 1.0).abs() < 0.10,
+        (a / b - 1.0).abs() < 0.02,
         "queue {a:.0} B here, {b:.0} B in engine::dcqcn"
     );
 
