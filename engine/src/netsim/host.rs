@@ -5,8 +5,9 @@
 //!
 //! A QP's RoCE v2 UDP source port is the entropy ECMP hashes (with the addresses and the
 //! destination port 4791 that are fixed per host pair). Messages are posted in order; a QP
-//! may feed another, posting one message there for each it delivers (how a ring's step
-//! waits for the step before it).
+//! may feed others: a QP posts one more message each time all the QPs it is fed by have
+//! delivered one more (how a ring's step waits for the step before it, and a tree's parent
+//! for all its children).
 //!
 //! The NIC serves its QPs round-robin, one packet at a time, skipping a QP whose rate
 //! limiter has not yet released its next packet. Left out: ACKs and retransmission (the
@@ -31,16 +32,18 @@ pub(super) struct Qp {
     pub posted: u32,
     /// Messages posted once the QP is open, before any is fed.
     pub initial: u32,
-    /// Messages the QP it is fed by has delivered.
+    /// Messages every one of its inputs has delivered (the least of their counts).
     pub fed: u32,
+    /// The QPs whose delivered messages post this one's: see `QpPlan::inputs`.
+    pub inputs: Vec<u32>,
     /// False until the QP that opens it (a collective's earlier phase) has delivered enough.
     pub open: bool,
     /// The QP this one opens, and after how many of its own messages delivered.
     pub opens: Option<(u32, u32)>,
     pub sent_bytes: u64,
     pub received_bytes: u64,
-    /// The QP this one posts a message to for each message it delivers.
-    pub feeds: Option<u32>,
+    /// The QPs that have this one among their inputs.
+    pub feeds: Vec<u32>,
     pub start_ps: u64,
     pub finish_ps: Option<u64>,
     /// Earliest time the rate limiter lets the next packet go.

@@ -9,7 +9,7 @@
 
 use super::host::Qp;
 use super::scenario::Scenario;
-use super::switch::{Egress, Ingress, SwitchState};
+use super::switch::{lossless_headroom, Egress, Ingress, SwitchState};
 use super::topology::{NodeKind, Topology};
 use super::traffic::CollectivePlan;
 use super::SimError;
@@ -53,6 +53,11 @@ pub struct LinkReport {
     /// PAUSE frames this port received (its sender was held).
     pub pause_frames: u64,
     pub paused_us: f64,
+    /// Into a lossless switch: the most bytes that still arrived after one of its PAUSEs.
+    pub headroom_used_bytes: u64,
+    /// Into a lossless Ethernet switch: the headroom `engine::lossless` computes for this
+    /// link (IEEE 802.1Qbb Annex N), bytes.
+    pub headroom_bytes: Option<u64>,
 }
 
 /// One QP's flow.
@@ -153,6 +158,8 @@ pub(super) struct Outputs {
     utilisation: Vec<Vec<f32>>,
     queue: Vec<Vec<f32>>,
     rates: Vec<Vec<f32>>,
+    /// Per port, the headroom its link needs at the far switch, if that switch is lossless.
+    headroom: Vec<Option<u64>>,
     pub events: u64,
     pub stop: Option<Stop>,
     pub sent_bytes: u64,
@@ -199,6 +206,17 @@ impl Outputs {
             utilisation: vec![Vec::new(); ports],
             queue: vec![Vec::new(); ports],
             rates: vec![Vec::new(); flows],
+            headroom: (0..topo.ports.len() as u32)
+                .map(|p| {
+                    let port = &topo.ports[p as usize];
+                    let far = topo.nodes[topo.far_node(p) as usize].kind;
+                    let ethernet =
+                        matches!(far, NodeKind::Leaf | NodeKind::Spine | NodeKind::Switch);
+                    (s.switch.pfc.is_some() && ethernet)
+                        .then(|| lossless_headroom(port.bps, port.delay_ps, s.mtu_bytes))
+                        .flatten()
+                })
+                .collect(),
             events: 0,
             stop: None,
             sent_bytes: 0,
@@ -274,6 +292,8 @@ impl Outputs {
                     ecn_marks: e.ecn_marks,
                     pause_frames: e.pause_frames_received,
                     paused_us: us(paused),
+                    headroom_used_bytes: ingress[port.peer as usize].max_since_pause,
+                    headroom_bytes: self.headroom[p],
                 }
             })
             .collect();

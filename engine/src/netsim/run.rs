@@ -242,7 +242,8 @@ impl Sim {
                 opens: None,
                 sent_bytes: 0,
                 received_bytes: 0,
-                feeds: p.feeds.map(|f| f as u32),
+                inputs: p.inputs.iter().map(|&f| f as u32).collect(),
+                feeds: Vec::new(),
                 start_ps: p.start_ps,
                 finish_ps: None,
                 next_tx_ps: p.start_ps,
@@ -259,6 +260,9 @@ impl Sim {
         for (i, p) in plans.iter().enumerate() {
             if let Some((by, at)) = p.opened_by {
                 qps[by].opens = Some((i as u32, at));
+            }
+            for &input in &p.inputs {
+                qps[input].feeds.push(i as u32);
             }
         }
         qps.iter_mut().for_each(Qp::repost);
@@ -444,12 +448,17 @@ impl Sim {
         eg.data.push_back(Queued { pkt, ingress: port });
         let ing = &mut self.ingress[port as usize];
         ing.bytes += bytes;
+        if ing.holding {
+            ing.since_pause += bytes;
+            ing.max_since_pause = ing.max_since_pause.max(ing.since_pause);
+        }
         let xoff = rules
             .pfc
             .is_some_and(|pfc| !ing.holding && ing.bytes >= pfc.xoff_bytes);
         if xoff {
             ing.holding = true;
             ing.holding_since = self.now;
+            ing.since_pause = 0;
             ing.pause_frames_sent += 1;
             let p = &self.topo.ports[port as usize];
             let (upstream, delay) = (p.peer, p.delay_ps);
@@ -676,7 +685,7 @@ impl Sim {
         self.out.in_network_bytes -= bytes;
         let q = &mut self.qps[pkt.qp as usize];
         // Messages complete only matter to a QP that feeds or opens another.
-        let before = if q.feeds.is_some() || q.opens.is_some() {
+        let before = if !q.feeds.is_empty() || q.opens.is_some() {
             Some(q.delivered_messages())
         } else {
             None
@@ -688,13 +697,20 @@ impl Sim {
             q.finish_ps = Some(now);
             self.unfinished -= 1;
         }
-        let (src, dst, feeds, opens) = (q.src, q.dst, q.feeds, q.opens);
+        let (src, dst, opens) = (q.src, q.dst, q.opens);
         if let Some(before) = before {
             let after = self.qps[pkt.qp as usize].delivered_messages();
             if after > before {
-                if let Some(next) = feeds {
-                    let n = &mut self.qps[next as usize];
-                    n.fed += after - before;
+                for k in 0..self.qps[pkt.qp as usize].feeds.len() {
+                    let next = self.qps[pkt.qp as usize].feeds[k] as usize;
+                    let fed = self.qps[next]
+                        .inputs
+                        .iter()
+                        .map(|&i| self.qps[i as usize].delivered_messages())
+                        .min()
+                        .unwrap_or(0);
+                    let n = &mut self.qps[next];
+                    n.fed = fed;
                     n.repost();
                     let port = n.port;
                     self.try_start(port);

@@ -9,6 +9,11 @@
 //! on a lossless switch is counted as a headroom overrun, not dropped. A lossy switch
 //! (`pfc: null`) drops a data packet that does not fit.
 //!
+//! Each link into a lossless switch reports the most bytes that still came in after a PAUSE
+//! (headroom used) beside the headroom `engine::lossless` computes for it from IEEE 802.1Qbb
+//! Annex N: the model sends PAUSE at once and stops the upstream port after its frame in
+//! progress, so it needs the cable both ways and one frame, inside the Annex's sum.
+//!
 //! Left out: per-port buffer limits and dynamic thresholds, PFC quanta and refresh (a pause
 //! lasts until RESUME), more than one lossless priority, switch latency beyond
 //! store-and-forward.
@@ -165,6 +170,10 @@ pub(super) struct Ingress {
     pub holding_since: u64,
     pub held_ps: u64,
     pub pause_frames_sent: u64,
+    /// Bytes that have come in since the PAUSE went upstream (the headroom in use), and the
+    /// most of any pause.
+    pub since_pause: u64,
+    pub max_since_pause: u64,
 }
 
 /// A switch's buffer and what it refused.
@@ -221,4 +230,21 @@ impl Rules {
             _ => false,
         }
     }
+}
+
+/// The PFC headroom `engine::lossless` computes for a link of `bps` and `delay_ps` carrying
+/// frames of up to `mtu` bytes (the delay read as fibre at 5 ns/m; no interface or response
+/// delay, as this model has none). `None` when the link is outside what that model takes.
+pub(super) fn lossless_headroom(bps: f64, delay_ps: u64, mtu: u32) -> Option<u64> {
+    let ns_per_m = 5.0;
+    crate::lossless::Headroom {
+        link_gbps: bps / 1e9,
+        cable_m: delay_ps as f64 / 1e3 / ns_per_m,
+        ns_per_m,
+        max_frame_bytes: u64::from(mtu),
+        response_ns: 0.0,
+    }
+    .bytes()
+    .ok()
+    .map(|b| b.total)
 }

@@ -579,50 +579,56 @@ fn more_qps_per_connection_spread_ecmp() {
 /// wait behind the incast's; with DCQCN the senders slow down first and the victim runs.
 /// Packets are sprayed over the uplinks, so the victim shares the paused links by
 /// construction rather than by where a hash put it.
-#[test]
-fn pfc_alone_spreads_an_incast_to_a_victim_and_dcqcn_spares_it() {
-    let victim_gbps = |dcqcn: Option<crate::dcqcn::DcqcnParams>| {
-        let mut traffic: Vec<TrafficSpec> = (1..8)
-            .map(|i| TrafficSpec::Flow {
-                from: i,
-                to: 8,
-                bytes: None,
-                start_us: 0.0,
-                qps: 1,
-            })
-            .collect();
-        traffic.push(TrafficSpec::Flow {
-            from: 0,
-            to: 9,
+/// Seven hosts send to host 8 without end while host 0 sends to host 9, all on one
+/// leaf–spine with PFC (packets sprayed, so the victim shares the paused links).
+fn incast_with_victim(dcqcn: Option<crate::dcqcn::DcqcnParams>) -> Scenario {
+    let mut traffic: Vec<TrafficSpec> = (1..8)
+        .map(|i| TrafficSpec::Flow {
+            from: i,
+            to: 8,
             bytes: None,
             start_us: 0.0,
             qps: 1,
-        });
-        let s = Scenario {
-            name: "victim".into(),
-            description: String::new(),
-            topology: scenario::leaf_spine(16, 16, 400.0),
-            switch: SwitchSpec {
-                buffer_bytes: 4 << 20,
-                ecn: Some(EcnSpec {
-                    kmin_bytes: 5_000,
-                    kmax_bytes: 200_000,
-                    pmax: 0.01,
-                    at: MarkAt::Enqueue,
-                }),
-                pfc: Some(crate::dcqcn::PfcThresholds {
-                    xoff_bytes: 256 << 10,
-                    xon_bytes: 224 << 10,
-                }),
-                routing: Routing::Spray,
-            },
-            dcqcn,
-            traffic,
-            mtu_bytes: 4096,
-            duration_us: 20_000.0,
-            sample_interval_us: 100.0,
-            seed: 1,
-        };
+        })
+        .collect();
+    traffic.push(TrafficSpec::Flow {
+        from: 0,
+        to: 9,
+        bytes: None,
+        start_us: 0.0,
+        qps: 1,
+    });
+    Scenario {
+        name: "victim".into(),
+        description: String::new(),
+        topology: scenario::leaf_spine(16, 16, 400.0),
+        switch: SwitchSpec {
+            buffer_bytes: 4 << 20,
+            ecn: Some(EcnSpec {
+                kmin_bytes: 5_000,
+                kmax_bytes: 200_000,
+                pmax: 0.01,
+                at: MarkAt::Enqueue,
+            }),
+            pfc: Some(crate::dcqcn::PfcThresholds {
+                xoff_bytes: 256 << 10,
+                xon_bytes: 224 << 10,
+            }),
+            routing: Routing::Spray,
+        },
+        dcqcn,
+        traffic,
+        mtu_bytes: 4096,
+        duration_us: 20_000.0,
+        sample_interval_us: 100.0,
+        seed: 1,
+    }
+}
+
+#[test]
+fn pfc_alone_spreads_an_incast_to_a_victim_and_dcqcn_spares_it() {
+    let victim_gbps = |dcqcn: Option<crate::dcqcn::DcqcnParams>| {
+        let s = incast_with_victim(dcqcn);
         let r = simulate(&s, &Limits::default()).unwrap();
         let victim = r.flows.last().unwrap();
         (
@@ -697,5 +703,134 @@ fn qps_get_the_kernels_udp_source_ports_and_unknown_names_list_this_simulators()
     assert!(
         err.contains("ring-deadlock") && !err.contains("incast-16"),
         "{err}"
+    );
+}
+
+/// The trees NCCL's own comments draw (src/graph/trees.cc at v2.29.3-1): 14 ranks, and the
+/// mirrored second tree of 12.
+#[test]
+fn the_double_binary_tree_is_the_one_nccls_source_draws() {
+    use super::traffic::{binary_tree, double_binary_tree};
+    let drawn: [(u32, Option<u32>, &[u32]); 14] = [
+        (0, None, &[8]),
+        (8, Some(0), &[4, 12]),
+        (4, Some(8), &[2, 6]),
+        (12, Some(8), &[10, 13]),
+        (2, Some(4), &[1, 3]),
+        (6, Some(4), &[5, 7]),
+        (10, Some(12), &[9, 11]),
+        (1, Some(2), &[]),
+        (3, Some(2), &[]),
+        (5, Some(6), &[]),
+        (7, Some(6), &[]),
+        (9, Some(10), &[]),
+        (11, Some(10), &[]),
+        (13, Some(12), &[]),
+    ];
+    for (rank, parent, children) in drawn {
+        assert_eq!(
+            binary_tree(14, rank),
+            (parent, children.to_vec()),
+            "rank {rank}"
+        );
+    }
+    // Mirrored for 12: 11 is the root, over 3, whose children are 1 and 7 (listed here as
+    // the mirrors of 8's children 4 and 10, in that order).
+    assert_eq!(double_binary_tree(12, 1, 11), (None, vec![3]));
+    assert_eq!(double_binary_tree(12, 1, 3), (Some(11), vec![7, 1]));
+    assert_eq!(double_binary_tree(12, 1, 0), (Some(1), vec![]));
+    // Shifted for 13: 1 is the root over 9, which has 5 and 0 below it, and 0 has 11.
+    assert_eq!(double_binary_tree(13, 1, 1), (None, vec![9]));
+    assert_eq!(double_binary_tree(13, 1, 9), (Some(1), vec![5, 0]));
+    assert_eq!(double_binary_tree(13, 1, 0), (Some(9), vec![11]));
+    // Every rank but the root has one parent, and the parent lists it as a child.
+    for n in 2..=40 {
+        for t in 0..2 {
+            let roots = (0..n)
+                .filter(|&r| double_binary_tree(n, t, r).0.is_none())
+                .count();
+            assert_eq!(roots, 1, "{n} ranks, tree {t}");
+            for r in 0..n {
+                if let (Some(p), _) = double_binary_tree(n, t, r) {
+                    assert!(double_binary_tree(n, t, p).1.contains(&r), "{n}/{t}: {r}");
+                }
+            }
+        }
+    }
+}
+
+/// A tree all-reduce on two servers (each the root of one tree and a leaf of the other)
+/// runs at the rate of its busiest link, NVLink here; on four, the inner servers' NICs take
+/// two children's chunks at once, and that incast, not any link's capacity, sets the time.
+#[test]
+fn a_tree_all_reduce_runs_at_its_busiest_link_until_inner_servers_take_two_children() {
+    let run = |servers: u32| {
+        let mut s = named_scenario("ring-allreduce-16").unwrap();
+        if let TopologySpec::Fabric { fabric, .. } = &mut s.topology {
+            *fabric = crate::fabric::superpod_h100(servers);
+        }
+        s.traffic = vec![TrafficSpec::TreeAllReduce {
+            bytes_per_gpu: 256 << 20,
+            channels: 16,
+            qps_per_connection: 1,
+        }];
+        let r = simulate(&s, &Limits::default()).unwrap();
+        assert_eq!(r.stop, Stop::Finished);
+        assert!(r.flows.iter().all(|f| Some(f.received_bytes) == f.bytes));
+        let busiest_us = r
+            .links
+            .iter()
+            .map(|l| l.tx_bytes as f64 * 8.0 / (l.gbps * 1e3))
+            .fold(0.0, f64::max);
+        let marks: u64 = r.links.iter().map(|l| l.ecn_marks).sum();
+        (r.collectives[0].time_us.unwrap(), busiest_us, marks)
+    };
+    let (time, busiest, marks) = run(2);
+    assert_eq!(marks, 0);
+    assert!(
+        (time / busiest - 1.0).abs() < 0.02,
+        "two servers: {time:.0} µs, the busiest link is busy {busiest:.0} µs"
+    );
+    let (time, busiest, marks) = run(4);
+    assert!(marks > 0);
+    assert!(
+        time > 1.3 * busiest,
+        "four servers: {time:.0} µs, the busiest link is busy {busiest:.0} µs"
+    );
+}
+
+/// After a PAUSE a link still delivers what was on the wire and what its sender put on it
+/// while the PAUSE travelled: inside the headroom `engine::lossless` computes for the link,
+/// and most of it.
+#[test]
+fn pause_needs_no_more_headroom_than_the_lossless_model_computes() {
+    let mut s = incast_with_victim(None);
+    s.duration_us = 2_000.0;
+    let r = simulate(&s, &Limits::default()).unwrap();
+    assert!(r.totals.pause_frames > 0);
+    let mut fullest = 0.0f64;
+    for l in &r.links {
+        if let Some(h) = l.headroom_bytes {
+            assert!(
+                l.headroom_used_bytes <= h,
+                "{} → {}: {} bytes after PAUSE, headroom {h}",
+                l.from,
+                l.to,
+                l.headroom_used_bytes
+            );
+            fullest = fullest.max(l.headroom_used_bytes as f64 / h as f64);
+        } else {
+            assert!(
+                l.to.starts_with("gpu") || l.to.starts_with("host"),
+                "{}",
+                l.to
+            );
+        }
+    }
+    // 400 Gb/s and 1 µs each way: the cable term alone is 100 000 of 108 256 bytes.
+    assert!(
+        fullest > 0.9,
+        "the fullest headroom was {:.0} % used",
+        fullest * 100.0
     );
 }

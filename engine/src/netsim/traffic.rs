@@ -16,8 +16,20 @@
 //!   servers, then a ring all-gather over NVLink; each phase starts on a GPU once its part of
 //!   the phase before is done there, so the phases overlap across GPUs as they would.
 //!
-//! Left out: NCCL's tree and NVLS algorithms, its chunking into slices and its protocols
-//! (a step is one message), the time a GPU takes to reduce.
+//! - Tree all-reduce with NCCL's double binary tree across servers (`ncclGetDtree`,
+//!   src/graph/trees.cc at v2.29.3-1: the second tree mirrors the first for an even number
+//!   of servers and shifts it by one for an odd number) and a chain through the GPUs inside
+//!   each server (src/graph/connect.cc): channel c uses tree c mod 2, and its chain starts
+//!   at the GPU on rail ⌊c/2⌋ mod G, whose NIC carries the channel's traffic between servers.
+//!   Data goes up in chunks of 512 KiB (NCCL's Simple-protocol step, `DEFAULT_BUFFSIZE`
+//!   4 MiB / `NCCL_STEPS` 8, with one step a chunk for Tree in enqueue.cc): a GPU sends chunk
+//!   k up once chunk k has come from all its children; the root's head GPU then sends each
+//!   chunk down, and every GPU passes a chunk down as soon as it has it.
+//!
+//! Left out: NVLS; NCCL's balanced tree pattern, which hands one child server to the second
+//! GPU of the chain (here the chain's first GPU takes both); a connection's 8-step credit
+//! (a leaf sends all its chunks at once); the ring's slices and the LL/LL128 protocols (a
+//! ring step is one message); the time a GPU takes to reduce.
 
 use super::topology::{count, Topology};
 use super::SimError;
@@ -65,6 +77,14 @@ pub enum TrafficSpec {
         #[serde(default = "yes")]
         pxn: bool,
     },
+    /// A tree all-reduce of `bytes_per_gpu` over every host: NCCL's double binary tree
+    /// across servers, a chain inside each.
+    TreeAllReduce {
+        bytes_per_gpu: u64,
+        channels: u32,
+        #[serde(default = "one")]
+        qps_per_connection: u32,
+    },
     /// The hierarchical all-reduce of `bytes_per_gpu` over every host: NVLink inside each
     /// server, one ring per rail across servers.
     HierarchicalAllReduce {
@@ -91,7 +111,9 @@ pub(super) struct QpPlan {
     pub messages: u32,
     /// Messages posted at the start.
     pub initial: u32,
-    pub feeds: Option<usize>,
+    /// One more message is posted each time every one of these QPs has delivered one more
+    /// (a ring's step waits for the step before; a tree's parent for all its children).
+    pub inputs: Vec<usize>,
     /// Closed until this QP has delivered this many messages; at most one QP opens each,
     /// and each opens at most one.
     pub opened_by: Option<(usize, u32)>,
@@ -162,7 +184,7 @@ fn single(src: u32, dst: u32, bytes: u64, start_ps: u64, traffic: u32) -> QpPlan
         message_bytes: bytes,
         messages: 1,
         initial: 1,
-        feeds: None,
+        inputs: Vec::new(),
         opened_by: None,
         start_ps,
         traffic,
@@ -288,6 +310,25 @@ pub(super) fn plan(
                     bytes_per_gpu: bytes,
                 });
             }
+            TrafficSpec::TreeAllReduce {
+                bytes_per_gpu,
+                channels,
+                qps_per_connection,
+            } => {
+                let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
+                count(&at("channels"), *channels, 1, 64)?;
+                count(&at("qps_per_connection"), *qps_per_connection, 1, 16)?;
+                if topo.hosts < 2 {
+                    return Err(SimError::invalid(at("tree_all_reduce"), "needs two hosts"));
+                }
+                tree(&mut qps, topo, ti, bytes, *channels, *qps_per_connection)
+                    .map_err(|reason| SimError::invalid(at("tree_all_reduce"), reason))?;
+                collectives.push(CollectivePlan {
+                    traffic: ti,
+                    ranks: topo.hosts,
+                    bytes_per_gpu: bytes,
+                });
+            }
             TrafficSpec::HierarchicalAllReduce {
                 bytes_per_gpu,
                 qps_per_connection,
@@ -371,13 +412,13 @@ fn hierarchical(
     let inside = bytes.div_ceil(u64::from(per_server) * q);
     let across = bytes.div_ceil(u64::from(per_server) * u64::from(servers) * q);
     let (steps_inside, steps_across) = (per_server - 1, 2 * (servers - 1));
-    let plan = |src, dst, message_bytes, messages, feeds, opened_by| QpPlan {
+    let plan = |src, dst, message_bytes, messages, input, opened_by| QpPlan {
         src,
         dst,
         message_bytes,
         messages,
         initial: 1,
-        feeds: Some(feeds),
+        inputs: vec![input],
         opened_by,
         start_ps: 0,
         traffic,
@@ -400,7 +441,7 @@ fn hierarchical(
                     gpu(k, i + 1),
                     inside,
                     steps_inside,
-                    leg1(k, i + 1),
+                    leg1(k, i + per_server - 1),
                     None,
                 ));
             }
@@ -417,7 +458,7 @@ fn hierarchical(
                     gpu(next, r),
                     across,
                     steps_across,
-                    leg2(r, k + 1),
+                    leg2(r, k + servers - 1),
                     Some((into, steps_inside)),
                 ));
             }
@@ -431,7 +472,7 @@ fn hierarchical(
                     gpu(k, i + 1),
                     inside,
                     steps_inside,
-                    leg3(k, i + 1),
+                    leg3(k, i + per_server - 1),
                     Some((into, steps_across)),
                 ));
             }
@@ -489,7 +530,7 @@ fn ring(
                     message_bytes: message,
                     messages: steps,
                     initial,
-                    feeds: Some(first + (k + 1) % m),
+                    inputs: vec![first + (k + m - 1) % m],
                     opened_by: None,
                     start_ps: 0,
                     traffic,
@@ -499,4 +540,150 @@ fn ring(
         }
     }
     Ok(())
+}
+
+/// NCCL's chunk for Tree with the Simple protocol, bytes: one step of the 4 MiB buffer's 8
+/// (`DEFAULT_BUFFSIZE` in src/init.cc, `NCCL_STEPS` in src/include/device.h, chunkSteps 1
+/// for Tree in `calcCollChunking`, src/enqueue.cc, all at v2.29.3-1).
+pub const TREE_CHUNK_BYTES: u64 = (4 << 20) / 8;
+
+/// Parent and children of `rank` in NCCL's binary tree over `n` ranks (`ncclGetBtree`): rank
+/// 0 is the root with one child; otherwise, with b the lowest set bit of the rank, the
+/// parent is rank − b + 2b (or rank − b when that is out of range), and the children are
+/// rank ∓ b/2, the upper one moved down by halving until it is in range.
+pub fn binary_tree(n: u32, rank: u32) -> (Option<u32>, Vec<u32>) {
+    if rank == 0 {
+        let top = n.next_power_of_two();
+        return (None, if n > 1 { vec![top / 2] } else { Vec::new() });
+    }
+    let bit = 1 << rank.trailing_zeros();
+    let up = (rank ^ bit) | (bit << 1);
+    let parent = if up >= n { rank ^ bit } else { up };
+    let mut children = Vec::new();
+    let mut low = bit >> 1;
+    if low > 0 {
+        children.push(rank - low);
+    }
+    while low > 0 && rank + low >= n {
+        low >>= 1;
+    }
+    if low > 0 {
+        children.push(rank + low);
+    }
+    (Some(parent), children)
+}
+
+/// Tree `t` (0 or 1) of NCCL's double binary tree over `n` ranks (`ncclGetDtree`): the
+/// second is the first mirrored (n even) or shifted by one rank (n odd), so that no rank is
+/// an inner node of both.
+pub fn double_binary_tree(n: u32, t: u32, rank: u32) -> (Option<u32>, Vec<u32>) {
+    if t == 0 {
+        return binary_tree(n, rank);
+    }
+    // The second tree in the first one's numbering, and back.
+    let mirror = n.is_multiple_of(2);
+    let into = |r: u32| if mirror { n - 1 - r } else { (r + n - 1) % n };
+    let back = |r: u32| if mirror { n - 1 - r } else { (r + 1) % n };
+    let (parent, children) = binary_tree(n, into(rank));
+    (parent.map(back), children.into_iter().map(back).collect())
+}
+
+/// The tree all-reduce's legs for every channel and QP; see the module's notes.
+fn tree(
+    qps: &mut Vec<QpPlan>,
+    topo: &Topology,
+    traffic: u32,
+    bytes: u64,
+    channels: u32,
+    per_connection: u32,
+) -> Result<(), String> {
+    let (servers, per_server) = servers(topo)?;
+    let first = qps.len();
+    let share = bytes.div_ceil(u64::from(channels) * u64::from(per_connection));
+    let messages = share.div_ceil(TREE_CHUNK_BYTES);
+    let chunk = share.div_ceil(messages);
+    let messages = u32::try_from(messages).map_err(|_| "too many chunks".to_string())?;
+    for c in 0..channels {
+        let rail = (c / 2) % per_server;
+        // The chain of server s: its i-th GPU.
+        let gpu = |s: u32, i: u32| s * per_server + (rail + i) % per_server;
+        let shape: Vec<_> = (0..servers)
+            .map(|s| double_binary_tree(servers, c % 2, s))
+            .collect();
+        for _ in 0..per_connection {
+            let mut leg = |src: u32, dst: u32, inputs: Vec<usize>| {
+                qps.push(QpPlan {
+                    src,
+                    dst,
+                    message_bytes: chunk,
+                    messages,
+                    initial: if inputs.is_empty() { messages } else { 0 },
+                    inputs,
+                    opened_by: None,
+                    start_ps: 0,
+                    traffic,
+                    endless: false,
+                });
+                qps.len() - 1
+            };
+            // Up: the chain's tail towards its head, then each server's head to its
+            // parent's, children before parents (deepest servers first).
+            let mut chain_up = vec![None; servers as usize];
+            for s in 0..servers {
+                let mut below = None;
+                for i in (1..per_server).rev() {
+                    below = Some(leg(gpu(s, i), gpu(s, i - 1), below.into_iter().collect()));
+                }
+                chain_up[s as usize] = below;
+            }
+            let mut net_up: Vec<Option<usize>> = vec![None; servers as usize];
+            for s in by_depth(&shape).into_iter().rev() {
+                let (parent, children) = &shape[s as usize];
+                if let Some(p) = parent {
+                    let mut inputs: Vec<usize> = chain_up[s as usize].into_iter().collect();
+                    inputs.extend(children.iter().filter_map(|&k| net_up[k as usize]));
+                    net_up[s as usize] = Some(leg(gpu(s, 0), gpu(*p, 0), inputs));
+                }
+            }
+            // Down: from the root, each server's head to its children and along its chain.
+            let mut net_down: Vec<Option<usize>> = vec![None; servers as usize];
+            for s in by_depth(&shape) {
+                let (parent, children) = &shape[s as usize];
+                let reduced = match parent {
+                    // The root's head has the whole sum once its chain and children are in.
+                    None => {
+                        let mut inputs: Vec<usize> = chain_up[s as usize].into_iter().collect();
+                        inputs.extend(children.iter().filter_map(|&k| net_up[k as usize]));
+                        inputs
+                    }
+                    Some(_) => net_down[s as usize].into_iter().collect(),
+                };
+                for &k in children {
+                    net_down[k as usize] = Some(leg(gpu(s, 0), gpu(k, 0), reduced.clone()));
+                }
+                let mut above = reduced;
+                for i in 1..per_server {
+                    above = vec![leg(gpu(s, i - 1), gpu(s, i), above)];
+                }
+            }
+        }
+    }
+    let pairs: Vec<(u32, u32)> = qps[first..].iter().map(|q| (q.src, q.dst)).collect();
+    check_legs(topo, &pairs)
+}
+
+/// The servers in breadth-first order from the tree's root.
+fn by_depth(shape: &[(Option<u32>, Vec<u32>)]) -> Vec<u32> {
+    let mut order: Vec<u32> = shape
+        .iter()
+        .enumerate()
+        .filter(|(_, (parent, _))| parent.is_none())
+        .map(|(s, _)| s as u32)
+        .collect();
+    let mut k = 0;
+    while k < order.len() {
+        order.extend(shape[order[k] as usize].1.iter().copied());
+        k += 1;
+    }
+    order
 }
