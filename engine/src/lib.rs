@@ -9,6 +9,7 @@ pub mod collective;
 pub mod dcqcn;
 pub mod exercise;
 pub mod fabric;
+pub mod field;
 pub mod flows;
 pub mod lossless;
 pub mod nccl_log;
@@ -19,3 +20,5 @@ pub mod psn;
 pub mod qp;
 pub mod search;
 pub mod wire;
+
+pub use field::FieldError;

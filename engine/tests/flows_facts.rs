@@ -154,7 +154,7 @@ fn inline_send_makes_no_dma_reads() {
         ..p
     };
     match build_scenario("post-send-inline", &big) {
-        Err(FlowError::Param { field, .. }) => assert_eq!(field, "message_bytes"),
+        Err(FlowError::Param { error, .. }) => assert_eq!(error.field, "message_bytes"),
         other => panic!("{other:?}"),
     }
 }
@@ -182,7 +182,7 @@ fn go_back_n_naks_and_resends_from_the_lost_psn() {
     };
     assert!(matches!(
         build_scenario("go-back-n", &one_packet),
-        Err(FlowError::Param { ref field, .. }) if field == "message_bytes"
+        Err(FlowError::Param { ref error, .. }) if error.field == "message_bytes"
     ));
 }
 
@@ -405,7 +405,8 @@ fn allreduce_over_tcp_is_single_digit_busbw() {
 fn validation_errors_name_the_field() {
     let ok = ScenarioParams::default();
     let field_of = |p: ScenarioParams| match build_scenario("post-send", &p) {
-        Err(FlowError::Param { field, .. }) | Err(FlowError::WrongLinkKind { field, .. }) => field,
+        Err(FlowError::Param { error, .. }) => error.field,
+        Err(FlowError::WrongLinkKind { field, .. }) => field,
         other => panic!("expected an error, got {other:?}"),
     };
     let cases = [

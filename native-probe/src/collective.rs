@@ -96,9 +96,11 @@ fn with_flags(message: &str) -> String {
 /// The request the flags describe. clap has already checked every name against the
 /// engine's lists, so a failed lookup here cannot happen; it is still an error, not a panic.
 fn request(args: &CollectiveArgs) -> Result<(CollectiveRequest, Machines), CollectiveError> {
-    let unknown = |flag: &str, v: &str| CollectiveError::InvalidField {
-        field: flag.to_string(),
-        reason: format!("{v:?} is not one of its values (see --help)"),
+    let unknown = |flag: &str, v: &str| {
+        CollectiveError::InvalidField(engine::FieldError::new(
+            flag,
+            format!("{v:?} is not one of its values (see --help)"),
+        ))
     };
     let op = Collective::from_id(&args.op).ok_or_else(|| unknown("--op", &args.op))?;
     let gpu = GpuModel::from_id(&args.gpu).ok_or_else(|| unknown("--gpu", &args.gpu))?;

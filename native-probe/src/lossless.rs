@@ -1,9 +1,8 @@
 //! `native-probe qos` and `native-probe headroom`: the /lossless calculators
 //! (`engine::lossless`) on the command line.
 
-use engine::lossless::{
-    parse_dscp_map, parse_priorities, Headroom, LosslessError, QosPlan, Severity,
-};
+use engine::lossless::{parse_dscp_map, parse_priorities, Headroom, QosPlan, Severity};
+use engine::FieldError;
 use serde_json::json;
 
 use crate::{
@@ -31,7 +30,7 @@ const HEADROOM_FLAGS: [(&str, &str); 5] = [
 ];
 
 /// The engine's refusal, with the field written as its flag.
-fn flagged(e: LosslessError, flags: &[(&str, &str)]) -> String {
+fn flagged(e: FieldError, flags: &[(&str, &str)]) -> String {
     let flag = flags
         .iter()
         .find(|(f, _)| e.field.starts_with(f))

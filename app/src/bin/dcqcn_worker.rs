@@ -31,14 +31,14 @@ fn answer(text: &str) -> String {
         }
         Err(e) => Reply {
             run: 0,
-            result: Err(SimError::InvalidParameter {
-                name: "scenario".into(),
-                reason: format!("the worker could not read it: {e}"),
-            }),
+            result: Err(SimError::InvalidParameter(engine::FieldError::new(
+                "scenario",
+                format!("the worker could not read it: {e}"),
+            ))),
         },
     };
     serde_json::to_string(&reply).unwrap_or_else(|_| {
-        r#"{"run":0,"result":{"Err":{"InvalidParameter":{"name":"series","reason":"the result could not be encoded"}}}}"#.to_string()
+        r#"{"run":0,"result":{"Err":{"InvalidParameter":{"field":"series","reason":"the result could not be encoded"}}}}"#.to_string()
     })
 }
 

@@ -62,14 +62,14 @@ fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
         Err(e) => Reply {
             run: 0,
             solve_ms: None,
-            result: Err(SimError::InvalidParameter {
-                name: "scenario".into(),
-                reason: format!("the worker could not read it: {e}"),
-            }),
+            result: Err(SimError::InvalidParameter(engine::FieldError::new(
+                "scenario",
+                format!("the worker could not read it: {e}"),
+            ))),
         },
     };
     serde_json::to_string(&reply).unwrap_or_else(|_| {
-        r#"{"run":0,"solve_ms":null,"result":{"Err":{"InvalidParameter":{"name":"report","reason":"the result could not be encoded"}}}}"#.to_string()
+        r#"{"run":0,"solve_ms":null,"result":{"Err":{"InvalidParameter":{"field":"report","reason":"the result could not be encoded"}}}}"#.to_string()
     })
 }
 

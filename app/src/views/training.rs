@@ -9,6 +9,7 @@ use engine::collective::{
     training_step, Bottleneck, CollectiveError, GpuModel, GradientFormat, Machines, NicModel,
     TrainingExample, TrainingReport, TrainingRequest, DEFAULT_MFU, TRAINING_EXAMPLES,
 };
+use engine::FieldError;
 use yew::prelude::*;
 
 use super::page_query;
@@ -289,7 +290,7 @@ fn decimal(form: &Form, field: TextField) -> Result<f64, (Spot, String)> {
 
 /// Where the engine's error belongs on the form.
 fn spot_of(error: &CollectiveError) -> Spot {
-    let CollectiveError::InvalidField { field, .. } = error;
+    let CollectiveError::InvalidField(FieldError { field, .. }) = error;
     TextField::ALL
         .into_iter()
         .find(|f| f.engine_field() == field)

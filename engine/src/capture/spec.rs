@@ -28,6 +28,7 @@ use crate::wire::opcode::{Opcode, Operation, Transport};
 use crate::wire::roce::{IpRepr, RoceFrameRepr};
 use crate::wire::udp::{UdpRepr, ROCE_V2_PORT};
 use crate::wire::WireError;
+use crate::FieldError;
 use core::fmt;
 use core::net::{IpAddr, Ipv4Addr};
 use serde::{Deserialize, Serialize};
@@ -262,8 +263,9 @@ impl Default for PacketSpec {
 /// Why a spec could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum BuildError {
-    /// A spec field is out of range or inconsistent.
-    Invalid { field: &'static str, reason: String },
+    /// A spec field is out of range or inconsistent (several fields joined by `/` when
+    /// they disagree with each other).
+    Invalid(FieldError),
     /// Emitting failed.
     Wire(WireError),
 }
@@ -271,7 +273,7 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::Invalid { field, reason } => write!(f, "{field}: {reason}"),
+            BuildError::Invalid(e) => write!(f, "{}: {}", e.field, e.reason),
             BuildError::Wire(e) => write!(f, "{e}"),
         }
     }
@@ -286,9 +288,16 @@ impl From<WireError> for BuildError {
 }
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> BuildError {
-    BuildError::Invalid {
-        field,
-        reason: reason.into(),
+    BuildError::Invalid(FieldError::new(field, reason))
+}
+
+impl BuildError {
+    /// The field refused, if the spec (not the emitter) was at fault.
+    pub fn field_error(&self) -> Option<&FieldError> {
+        match self {
+            BuildError::Invalid(e) => Some(e),
+            BuildError::Wire(_) => None,
+        }
     }
 }
 
@@ -748,10 +757,7 @@ mod tests {
         };
         assert!(matches!(
             to_ib_repr(&spec, false),
-            Err(BuildError::Invalid {
-                field: "operation",
-                ..
-            })
+            Err(BuildError::Invalid(e)) if e.field == "operation"
         ));
     }
 

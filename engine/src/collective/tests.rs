@@ -61,7 +61,7 @@ fn find(r: &CollectiveReport, a: Algorithm, p: Protocol) -> &Estimate {
 
 fn field_of(e: CollectiveError) -> String {
     match e {
-        CollectiveError::InvalidField { field, .. } => field,
+        CollectiveError::InvalidField(e) => e.field,
     }
 }
 

@@ -230,9 +230,12 @@ impl TrainingRequest {
 /// A [`CollectiveError`] from [`Machines::cluster`], named by its path in a
 /// [`TrainingRequest`] (`machines.nic`, `machines.nics_per_node`).
 fn in_machines(e: CollectiveError) -> CollectiveError {
-    let CollectiveError::InvalidField { field, reason } = e;
-    let field = field.strip_prefix("cluster.").unwrap_or(&field);
-    CollectiveError::invalid(format!("machines.{field}"), reason)
+    let CollectiveError::InvalidField(e) = e;
+    let field = format!(
+        "machines.{}",
+        e.field.strip_prefix("cluster.").unwrap_or(&e.field)
+    );
+    CollectiveError::InvalidField(e.renamed(field))
 }
 
 /// The step time and the speedup over one GPU; see the module's description.
@@ -497,7 +500,7 @@ mod tests {
     #[test]
     fn bad_input_names_its_field() {
         let field = |r: TrainingRequest| match step(&r).unwrap_err() {
-            CollectiveError::InvalidField { field, .. } => field,
+            CollectiveError::InvalidField(e) => e.field,
         };
         let good = req(example("ws2-10g"), 1_000_000_000, 2048);
         assert_eq!(field(TrainingRequest { params: 0, ..good }), "params");

@@ -1,5 +1,6 @@
 //! Errors of the DCQCN models: every rejected input names the parameter and says why.
 
+use crate::FieldError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -9,18 +10,23 @@ use std::fmt;
 /// with `truncated = true` and a reason instead.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SimError {
-    /// A parameter is outside its valid range. `name` is the field path as it appears
-    /// in the scenario JSON (for example `cp.kmin_bytes` or `flows[3].link_gbps`).
-    InvalidParameter { name: String, reason: String },
+    /// A parameter is outside its valid range, named by its path in the scenario JSON (for
+    /// example `cp.kmin_bytes` or `flows[3].link_gbps`).
+    InvalidParameter(FieldError),
     /// No scenario with this name exists (see [`super::scenario_names`]).
     UnknownScenario { name: String },
 }
 
 impl SimError {
     pub(crate) fn invalid(name: impl Into<String>, reason: impl Into<String>) -> Self {
-        SimError::InvalidParameter {
-            name: name.into(),
-            reason: reason.into(),
+        SimError::InvalidParameter(FieldError::new(name, reason))
+    }
+
+    /// The parameter refused, if the error is about one.
+    pub fn field_error(&self) -> Option<&FieldError> {
+        match self {
+            SimError::InvalidParameter(e) => Some(e),
+            SimError::UnknownScenario { .. } => None,
         }
     }
 }
@@ -28,8 +34,8 @@ impl SimError {
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SimError::InvalidParameter { name, reason } => {
-                write!(f, "invalid parameter `{name}`: {reason}")
+            SimError::InvalidParameter(e) => {
+                write!(f, "invalid parameter `{}`: {}", e.field, e.reason)
             }
             SimError::UnknownScenario { name } => write!(
                 f,

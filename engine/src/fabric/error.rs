@@ -1,15 +1,16 @@
 //! Why a fabric was refused: a field outside its range, or parts that cannot make the
 //! fabric asked for. Every message names the field or the constraint that fails.
 
+use crate::FieldError;
 use serde::Serialize;
 use std::fmt;
 
 /// Why [`super::build()`] or [`super::Fabric::path`] refused.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum FabricError {
-    /// An input is zero, not finite or beyond the model's range. `field` is the name in the
+    /// An input is zero, not finite or beyond the model's range, named as in the
     /// [`super::FabricSpec`] JSON.
-    InvalidField { field: &'static str, reason: String },
+    InvalidField(FieldError),
     /// `gpus` does not fill whole nodes.
     PartialNode { gpus: u32, gpus_per_node: u32 },
     /// Two planes need every NIC to have a port in each plane.
@@ -47,9 +48,15 @@ pub enum FabricError {
 
 impl FabricError {
     pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
-        FabricError::InvalidField {
-            field,
-            reason: reason.into(),
+        FabricError::InvalidField(FieldError::new(field, reason))
+    }
+
+    /// The field refused, when one field alone is wrong (the other refusals are about how
+    /// several fit together).
+    pub fn field_error(&self) -> Option<&FieldError> {
+        match self {
+            FabricError::InvalidField(e) => Some(e),
+            _ => None,
         }
     }
 }
@@ -57,9 +64,7 @@ impl FabricError {
 impl fmt::Display for FabricError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FabricError::InvalidField { field, reason } => {
-                write!(f, "invalid `{field}`: {reason}")
-            }
+            FabricError::InvalidField(e) => write!(f, "{e}"),
             FabricError::PartialNode {
                 gpus,
                 gpus_per_node,

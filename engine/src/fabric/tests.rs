@@ -347,7 +347,7 @@ fn absurd_inputs_are_refused_with_the_field_name() {
         change(&mut spec);
         let err = build(&spec).unwrap_err();
         assert!(
-            matches!(&err, FabricError::InvalidField { field: f, .. } if *f == field),
+            matches!(&err, FabricError::InvalidField(e) if e.field == field),
             "{field}: {err:?}"
         );
         assert!(err.to_string().contains(field), "{err}");

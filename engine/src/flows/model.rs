@@ -4,6 +4,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::link::LinkId;
+use crate::FieldError;
 
 /// What an actor is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -337,12 +338,9 @@ pub enum FlowError {
     UnknownScenario(String),
     /// No link has this id.
     UnknownLink(String),
-    /// A parameter is out of range or does not fit the scenario.
-    Param {
-        field: String,
-        value: String,
-        reason: String,
-    },
+    /// A parameter is out of range or does not fit the scenario: the value given, and the
+    /// field refused.
+    Param { value: String, error: FieldError },
     /// A link parameter names a link of the wrong kind.
     WrongLinkKind {
         field: String,
@@ -356,11 +354,9 @@ impl fmt::Display for FlowError {
         match self {
             FlowError::UnknownScenario(id) => write!(f, "no scenario named {id:?}"),
             FlowError::UnknownLink(id) => write!(f, "no link named {id:?}"),
-            FlowError::Param {
-                field,
-                value,
-                reason,
-            } => write!(f, "{field} = {value}: {reason}"),
+            FlowError::Param { value, error } => {
+                write!(f, "{} = {value}: {}", error.field, error.reason)
+            }
             FlowError::WrongLinkKind {
                 field,
                 link,

@@ -28,9 +28,8 @@ const SOCKET_STEP_INTERRUPTS: u32 = 1;
 
 fn param(field: &str, value: impl ToString, reason: &str) -> FlowError {
     FlowError::Param {
-        field: field.to_string(),
         value: value.to_string(),
-        reason: reason.to_string(),
+        error: crate::FieldError::new(field, reason),
     }
 }
 
@@ -72,7 +71,8 @@ fn cluster(p: &ScenarioParams, tcp: bool) -> Result<Cluster, FlowError> {
     };
     cluster.validate().map_err(|e| {
         // The collective model names its field `cluster.NAME`; the flow's are the same names.
-        let crate::collective::CollectiveError::InvalidField { field, reason } = e;
+        let crate::collective::CollectiveError::InvalidField(crate::FieldError { field, reason }) =
+            e;
         let (name, value) = match field.trim_start_matches("cluster.") {
             "gpus_per_node" => ("gpus_per_node", p.gpus_per_node),
             "nics_per_node" => ("nics_per_node", p.nics_per_node),

@@ -77,9 +77,8 @@ impl Default for ScenarioParams {
 
 pub(crate) fn param_error(field: &str, value: impl ToString, reason: &str) -> FlowError {
     FlowError::Param {
-        field: field.to_string(),
         value: value.to_string(),
-        reason: reason.to_string(),
+        error: crate::FieldError::new(field, reason),
     }
 }
 

@@ -63,9 +63,8 @@ impl ParamField {
     /// Whether an error is about this field.
     pub fn is_about(self, error: &FlowError) -> bool {
         match error {
-            FlowError::Param { field, .. } | FlowError::WrongLinkKind { field, .. } => {
-                field == self.name()
-            }
+            FlowError::Param { error, .. } => error.field == self.name(),
+            FlowError::WrongLinkKind { field, .. } => field == self.name(),
             FlowError::UnknownScenario(_) | FlowError::UnknownLink(_) => false,
         }
     }

@@ -11,7 +11,8 @@
 //!
 //! Times become bytes at the link's data rate: `bytes = ns × Gb/s / 8`.
 
-use super::qos::{parse_whole, LosslessError};
+use super::qos::parse_whole;
+use crate::FieldError;
 use serde::{Deserialize, Serialize};
 
 /// A PFC frame is a minimum-size MAC Control frame (IEEE 802.3 Annex 31D).
@@ -44,9 +45,9 @@ pub struct HeadroomBreakdown {
     pub total: u64,
 }
 
-fn finite(field: &str, v: f64, min: f64, max: f64) -> Result<(), LosslessError> {
+fn finite(field: &str, v: f64, min: f64, max: f64) -> Result<(), FieldError> {
     if !v.is_finite() || v < min || v > max {
-        return Err(LosslessError::new(
+        return Err(FieldError::new(
             field,
             format!("{v} is outside [{min}, {max}]"),
         ));
@@ -79,12 +80,12 @@ impl Headroom {
     }
 
     /// Reads the boxes back, naming the first field that does not read or is out of range.
-    pub fn from_texts(text: impl Fn(&str) -> String) -> Result<Headroom, LosslessError> {
+    pub fn from_texts(text: impl Fn(&str) -> String) -> Result<Headroom, FieldError> {
         let number = |field: &str| {
             let t = text(field);
             t.trim()
                 .parse::<f64>()
-                .map_err(|_| LosslessError::new(field, format!("{t:?} is not a number")))
+                .map_err(|_| FieldError::new(field, format!("{t:?} is not a number")))
         };
         let h = Headroom {
             link_gbps: number("link_gbps")?,
@@ -97,9 +98,9 @@ impl Headroom {
         Ok(h)
     }
 
-    pub fn validate(&self) -> Result<(), LosslessError> {
+    pub fn validate(&self) -> Result<(), FieldError> {
         if !self.link_gbps.is_finite() || self.link_gbps <= 0.0 || self.link_gbps > 3200.0 {
-            return Err(LosslessError::new(
+            return Err(FieldError::new(
                 "link_gbps",
                 format!("{} is outside (0, 3200]", self.link_gbps),
             ));
@@ -109,7 +110,7 @@ impl Headroom {
         finite("ns_per_m", self.ns_per_m, 0.0, 100.0)?;
         finite("response_ns", self.response_ns, 0.0, 1e9)?;
         if !(64..=65_536).contains(&self.max_frame_bytes) {
-            return Err(LosslessError::new(
+            return Err(FieldError::new(
                 "max_frame_bytes",
                 format!("{} is outside [64, 65536]", self.max_frame_bytes),
             ));
@@ -122,7 +123,7 @@ impl Headroom {
         (ns * self.link_gbps / 8.0 - 1e-9).ceil().max(0.0) as u64
     }
 
-    pub fn bytes(&self) -> Result<HeadroomBreakdown, LosslessError> {
+    pub fn bytes(&self) -> Result<HeadroomBreakdown, FieldError> {
         self.validate()?;
         let cable = self.bytes_in(2.0 * self.cable_m * self.ns_per_m);
         let response = self.bytes_in(self.response_ns);

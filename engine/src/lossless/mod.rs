@@ -11,6 +11,6 @@ mod qos;
 
 pub use headroom::{Headroom, HeadroomBreakdown, PFC_FRAME_BYTES};
 pub use qos::{
-    parse_dscp_map, parse_priorities, traffic_class_byte, DscpPriority, Ecn, LosslessError,
-    QosChain, QosFinding, QosPlan, Severity,
+    parse_dscp_map, parse_priorities, traffic_class_byte, DscpPriority, Ecn, QosChain, QosFinding,
+    QosPlan, Severity,
 };

@@ -1,31 +1,7 @@
 //! From `NCCL_IB_TC` to a PFC priority, and back for the CNPs.
 
+use crate::FieldError;
 use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// A field outside its range, named as in the JSON.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LosslessError {
-    pub field: String,
-    pub reason: String,
-}
-
-impl LosslessError {
-    pub(crate) fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        LosslessError {
-            field: field.into(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for LosslessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid `{}`: {}", self.field, self.reason)
-    }
-}
-
-impl std::error::Error for LosslessError {}
 
 /// The two ECN bits (RFC 3168 §5, Figure 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -129,11 +105,10 @@ const LIST_SEPARATORS: [char; 3] = [',', ';', ' '];
 
 /// Reads a DSCP-to-priority map written `26:3, 48:6` (DSCP:priority; commas, semicolons or
 /// spaces between entries), as the learner types it; `field` names it in errors.
-pub fn parse_dscp_map(field: &str, text: &str) -> Result<Vec<DscpPriority>, LosslessError> {
+pub fn parse_dscp_map(field: &str, text: &str) -> Result<Vec<DscpPriority>, FieldError> {
     let mut map = Vec::new();
     for entry in text.split(LIST_SEPARATORS).filter(|e| !e.is_empty()) {
-        let bad =
-            || LosslessError::new(field, format!("{entry:?} is not DSCP:priority, e.g. 26:3"));
+        let bad = || FieldError::new(field, format!("{entry:?} is not DSCP:priority, e.g. 26:3"));
         let (d, p) = entry.split_once(':').ok_or_else(bad)?;
         let dscp = d.trim().parse().map_err(|_| bad())?;
         let priority = p.trim().parse().map_err(|_| bad())?;
@@ -143,33 +118,30 @@ pub fn parse_dscp_map(field: &str, text: &str) -> Result<Vec<DscpPriority>, Loss
 }
 
 /// Reads a list of priorities written `3` or `3, 4` (empty for none).
-pub fn parse_priorities(field: &str, text: &str) -> Result<Vec<u8>, LosslessError> {
+pub fn parse_priorities(field: &str, text: &str) -> Result<Vec<u8>, FieldError> {
     text.split(LIST_SEPARATORS)
         .filter(|e| !e.is_empty())
         .map(|e| {
             e.parse::<u8>()
-                .map_err(|_| LosslessError::new(field, format!("{e:?} is not a priority 0–7")))
+                .map_err(|_| FieldError::new(field, format!("{e:?} is not a priority 0–7")))
         })
         .collect()
 }
 
 /// A whole number typed into `field`.
-pub(crate) fn parse_whole<T: std::str::FromStr>(
-    field: &str,
-    text: &str,
-) -> Result<T, LosslessError> {
+pub(crate) fn parse_whole<T: std::str::FromStr>(field: &str, text: &str) -> Result<T, FieldError> {
     text.trim()
         .parse()
-        .map_err(|_| LosslessError::new(field, format!("{text:?} is not a whole number in range")))
+        .map_err(|_| FieldError::new(field, format!("{text:?} is not a whole number in range")))
 }
 
 fn list_text<T: ToString>(items: impl Iterator<Item = T>) -> String {
     items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
 }
 
-fn priorities(field: &str, list: &[u8]) -> Result<(), LosslessError> {
+fn priorities(field: &str, list: &[u8]) -> Result<(), FieldError> {
     match list.iter().find(|&&p| p > 7) {
-        Some(p) => Err(LosslessError::new(
+        Some(p) => Err(FieldError::new(
             field,
             format!("priority {p} is not one of the eight 802.1p priorities 0–7"),
         )),
@@ -223,7 +195,7 @@ impl QosPlan {
 
     /// Reads the boxes back (`text(name)` gives a field's text), naming the first field
     /// that does not read; the ranges are [`QosPlan::validate`]'s to judge.
-    pub fn from_texts(text: impl Fn(&str) -> String) -> Result<QosPlan, LosslessError> {
+    pub fn from_texts(text: impl Fn(&str) -> String) -> Result<QosPlan, FieldError> {
         let plan = QosPlan {
             nccl_ib_tc: parse_whole("nccl_ib_tc", &text("nccl_ib_tc"))?,
             dscp_priority: parse_dscp_map("dscp_priority", &text("dscp_priority"))?,
@@ -237,9 +209,9 @@ impl QosPlan {
         Ok(plan)
     }
 
-    pub fn validate(&self) -> Result<(), LosslessError> {
+    pub fn validate(&self) -> Result<(), FieldError> {
         if self.nccl_ib_tc > 255 {
-            return Err(LosslessError::new(
+            return Err(FieldError::new(
                 "nccl_ib_tc",
                 format!(
                     "{} does not fit the 8-bit traffic class (0–255)",
@@ -249,19 +221,19 @@ impl QosPlan {
         }
         for (i, e) in self.dscp_priority.iter().enumerate() {
             if e.dscp > 63 {
-                return Err(LosslessError::new(
+                return Err(FieldError::new(
                     format!("dscp_priority[{i}].dscp"),
                     format!("{} is not a 6-bit DSCP (0–63)", e.dscp),
                 ));
             }
             if e.priority > 7 {
-                return Err(LosslessError::new(
+                return Err(FieldError::new(
                     format!("dscp_priority[{i}].priority"),
                     format!("{} is not a priority 0–7", e.priority),
                 ));
             }
             if self.dscp_priority[..i].iter().any(|o| o.dscp == e.dscp) {
-                return Err(LosslessError::new(
+                return Err(FieldError::new(
                     format!("dscp_priority[{i}].dscp"),
                     format!("DSCP {} is mapped twice", e.dscp),
                 ));
@@ -270,13 +242,13 @@ impl QosPlan {
         priorities("pfc_priorities", &self.pfc_priorities)?;
         priorities("ecn_priorities", &self.ecn_priorities)?;
         if self.cnp_dscp > 63 {
-            return Err(LosslessError::new(
+            return Err(FieldError::new(
                 "cnp_dscp",
                 format!("{} is not a 6-bit DSCP (0–63)", self.cnp_dscp),
             ));
         }
         if self.pfc_xoff_bytes == 0 {
-            return Err(LosslessError::new("pfc_xoff_bytes", "must be > 0"));
+            return Err(FieldError::new("pfc_xoff_bytes", "must be > 0"));
         }
         Ok(())
     }
@@ -289,7 +261,7 @@ impl QosPlan {
     }
 
     /// Follows the data and the CNPs through the map and says where the chain breaks.
-    pub fn check(&self) -> Result<(QosChain, Vec<QosFinding>), LosslessError> {
+    pub fn check(&self) -> Result<(QosChain, Vec<QosFinding>), FieldError> {
         self.validate()?;
         let tc = self.nccl_ib_tc as u8;
         let dscp = tc >> 2;

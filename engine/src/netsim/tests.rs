@@ -387,7 +387,7 @@ fn bad_input_is_refused_with_its_path() {
         let mut s = named_scenario("ecmp-collision").unwrap();
         edit(&mut s);
         match simulate(&s, &Limits::default()) {
-            Err(SimError::InvalidParameter { name, .. }) => assert_eq!(name, path),
+            Err(SimError::InvalidParameter(e)) => assert_eq!(e.field, path),
             other => panic!("expected a refusal at {path}, got {other:?}"),
         }
     };

@@ -753,11 +753,16 @@ mod tests {
         for f in FIELDS.iter().filter(|f| f.group != Group::Workload) {
             let bad = f.apply(&base, "1e13").expect("a number");
             let err = bad.validate().expect_err(f.key);
-            let engine::dcqcn::SimError::InvalidParameter { name, .. } = err else {
+            let Some(refused) = err.field_error() else {
                 panic!("{}: not a parameter error", f.key)
             };
-            let landed = field_for_error(&name).map(|g| g.key);
-            assert!(landed == Some(f.key), "{}: engine named {name}", f.key);
+            let landed = field_for_error(&refused.field).map(|g| g.key);
+            assert!(
+                landed == Some(f.key),
+                "{}: engine named {}",
+                f.key,
+                refused.field
+            );
         }
         assert!(!scenario_names().is_empty());
     }
@@ -870,9 +875,12 @@ mod tests {
             .expect("a number")
             .validate()
             .expect_err("too fast");
-        let engine::dcqcn::SimError::InvalidParameter { name, .. } = err else {
+        let Some(refused) = err.field_error() else {
             panic!("not a parameter error")
         };
-        assert_eq!(field_for_error(&name).map(|f| f.key), Some("sender_gbps"));
+        assert_eq!(
+            field_for_error(&refused.field).map(|f| f.key),
+            Some("sender_gbps")
+        );
     }
 }

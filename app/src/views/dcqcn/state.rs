@@ -5,9 +5,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use engine::dcqcn::exercise::EXERCISES;
-use engine::dcqcn::{
-    named_scenario, simulate_fluid, DcqcnParams, Limits, Model, Scenario, Series, SimError,
-};
+use engine::dcqcn::{named_scenario, simulate_fluid, DcqcnParams, Limits, Model, Scenario, Series};
 use engine::exercise::Progress;
 use yew::Reducible;
 
@@ -174,8 +172,8 @@ impl DcqcnState {
             }
             Err(error) => {
                 let message = error.to_string();
-                if let SimError::InvalidParameter { name, .. } = &error {
-                    if let Some(named) = field_for_error(name) {
+                if let Some(refused) = error.field_error() {
+                    if let Some(named) = field_for_error(&refused.field) {
                         if named.key != key {
                             self.refuse(named.key, message.clone());
                         }

@@ -1,6 +1,7 @@
 //! The headroom calculator: the form and the bytes, component by component.
 
-use engine::lossless::{HeadroomBreakdown, LosslessError};
+use engine::lossless::HeadroomBreakdown;
+use engine::FieldError;
 use yew::prelude::*;
 
 use super::form::Texts;
@@ -27,7 +28,7 @@ fn label(key: &str) -> (&'static str, &'static str) {
 #[derive(Properties, PartialEq)]
 pub struct HeadroomPanelProps {
     pub texts: Texts,
-    pub error: Option<LosslessError>,
+    pub error: Option<FieldError>,
     pub result: Option<HeadroomBreakdown>,
     pub on_input: Callback<(&'static str, String)>,
 }

@@ -8,7 +8,8 @@ mod qos;
 
 use std::rc::Rc;
 
-use engine::lossless::{Headroom, HeadroomBreakdown, LosslessError, QosChain, QosFinding, QosPlan};
+use engine::lossless::{Headroom, HeadroomBreakdown, QosChain, QosFinding, QosPlan};
+use engine::FieldError;
 use yew::prelude::*;
 
 use super::page_query;
@@ -22,10 +23,10 @@ const HEADROOM_PREFIX: &str = "headroom.";
 #[derive(Debug, Clone, PartialEq)]
 pub struct LosslessPage {
     pub qos: Texts,
-    pub qos_error: Option<LosslessError>,
+    pub qos_error: Option<FieldError>,
     pub qos_result: Option<(QosChain, Vec<QosFinding>)>,
     pub headroom: Texts,
-    pub headroom_error: Option<LosslessError>,
+    pub headroom_error: Option<FieldError>,
     pub headroom_result: Option<HeadroomBreakdown>,
 }
 

@@ -1,6 +1,7 @@
 //! The traffic-class chain: the form, the path the data and the CNPs take, and the verdicts.
 
-use engine::lossless::{Ecn, LosslessError, QosChain, QosFinding, Severity};
+use engine::lossless::{Ecn, QosChain, QosFinding, Severity};
+use engine::FieldError;
 use yew::prelude::*;
 
 use super::form::Texts;
@@ -46,7 +47,7 @@ fn on_off(on: bool) -> &'static str {
 #[derive(Properties, PartialEq)]
 pub struct QosPanelProps {
     pub texts: Texts,
-    pub error: Option<LosslessError>,
+    pub error: Option<FieldError>,
     pub result: Option<(QosChain, Vec<QosFinding>)>,
     pub on_input: Callback<(&'static str, String)>,
 }

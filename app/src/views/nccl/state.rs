@@ -10,6 +10,7 @@ use engine::collective::{
     CollectiveRequest, GpuModel, Machines, NicModel,
 };
 use engine::fabric::{presets, ClusterPreset};
+use engine::FieldError;
 use yew::Reducible;
 
 use super::format::{op_from_id, op_id};
@@ -302,7 +303,7 @@ impl Draft {
             }
         };
         let located = |e: CollectiveError| {
-            let CollectiveError::InvalidField { field, .. } = &e;
+            let CollectiveError::InvalidField(FieldError { field, .. }) = &e;
             vec![(Field::for_error(field), e.to_string())]
         };
         let cluster = machines.cluster().map_err(located)?;

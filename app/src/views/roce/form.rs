@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use engine::capture::spec::{build, BuildError, PacketSpec, Payload, SpecOperation};
 use engine::wire::ext::NakCode;
 use engine::wire::VlanRepr;
+use engine::FieldError;
 
 /// Which operations show a field.
 #[derive(Clone, Copy, PartialEq)]
@@ -280,7 +281,7 @@ impl Form {
         // Range and consistency checks the engine makes, shown at their fields.
         match engine::capture::spec::to_repr(&spec) {
             Ok(_) => Ok(spec),
-            Err(BuildError::Invalid { field, reason }) => Err(field
+            Err(BuildError::Invalid(FieldError { field, reason })) => Err(field
                 .split('/')
                 .filter_map(known_key)
                 .map(|k| (k, reason.clone()))
@@ -319,7 +320,7 @@ pub fn parse_number(text: &str, max: u64) -> Result<u64, String> {
 /// the payload box, the rest to the operation.
 pub fn build_error_field(e: &BuildError) -> (&'static str, String) {
     match e {
-        BuildError::Invalid { field, reason } => match known_key(field) {
+        BuildError::Invalid(FieldError { field, reason }) => match known_key(field) {
             Some(key) => (key, reason.clone()),
             None => ("operation", e.to_string()),
         },

@@ -30,7 +30,7 @@ impl Reads {
 
 /// One typed number.
 pub struct Field {
-    /// The `FabricSpec` field, as `FabricError::InvalidField` names it.
+    /// The `FabricSpec` field, as the engine's `FieldError` names it.
     pub key: &'static str,
     pub label: &'static str,
     pub unit: &'static str,
@@ -214,11 +214,19 @@ pub fn field(key: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|f| f.key == key)
 }
 
+/// The inputs that are not number boxes: the page's choices, named as in `FabricSpec`.
+const CHOICES: [&str; 3] = ["planes", "tiers", "rail_optimized"];
+
 /// The input a refusal belongs next to: the field it names, or for a constraint between
 /// fields the one a learner most likely changes to meet it.
 pub fn error_key(e: &FabricError) -> &'static str {
     match e {
-        FabricError::InvalidField { field, .. } => field,
+        FabricError::InvalidField(e) => FIELDS
+            .iter()
+            .map(|f| f.key)
+            .chain(CHOICES)
+            .find(|&key| key == e.field)
+            .unwrap_or("gpus"),
         FabricError::PartialNode { .. } => "gpus",
         FabricError::PlanesWithoutPorts { .. } => "planes",
         FabricError::NicFasterThanSwitchPort { .. } => "nic_port_gbps",
