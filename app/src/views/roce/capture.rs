@@ -440,16 +440,6 @@ pub fn CaptureView() -> Html {
         Shared(Rc::new(shows.map(|(i, _)| i as u32).collect::<Vec<u32>>()))
     });
     let opcodes = use_memo(state.summaries.clone(), |summaries| opcodes_in(summaries));
-    let detail = state.picked.and_then(|n| {
-        let f = state.frames.get(n.wrapping_sub(1))?;
-        let data = Rc::new(f.data(&state.bytes).to_vec());
-        Some(html! {
-            <section class="capture-detail" aria-label={format!("Frame {n}")}>
-                <h4>{ format!("Frame {n}: {} bytes", data.len()) }</h4>
-                <Dissector bytes={data} link={f.link_type} id="cap" />
-            </section>
-        })
-    });
     let failed = state.error.as_ref().map(|e| {
         let before = (total > 0).then(|| format!(" (the {total} frames before it are shown)"));
         format!("{}: {e}{}", state.name, before.unwrap_or_default())
@@ -471,13 +461,39 @@ pub fn CaptureView() -> Html {
                 <CaptureList busy_ms={state.busy_ms} bytes={state.bytes.clone()} frames={state.frames.clone()}
                     summaries={state.summaries.clone()} shown={(*shown).clone()} selected={state.picked}
                     on_pick={on.reform(CaptureAction::Pick)} />
-                { detail.unwrap_or_default() }
+                if let Some(n) = state.picked {
+                    <FrameDetail number={n} bytes={state.bytes.clone()} frames={state.frames.clone()} />
+                }
                 if !state.conversations.is_empty() {
                     <QpTimeline conversations={state.conversations.clone()} at={state.conversation}
                         on_pick={on.reform(CaptureAction::Conversation)} />
                 }
             }
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct DetailProps {
+    /// The frame's number in the list, from 1.
+    number: usize,
+    bytes: Shared<Vec<u8>>,
+    frames: Shared<Vec<FrameRef>>,
+}
+
+/// The picked frame in the dissector.
+#[function_component]
+fn FrameDetail(props: &DetailProps) -> Html {
+    let n = props.number;
+    let Some(f) = props.frames.get(n.wrapping_sub(1)) else {
+        return html! {};
+    };
+    let data = Rc::new(f.data(&props.bytes).to_vec());
+    html! {
+        <section class="capture-detail" aria-label={format!("Frame {n}")}>
+            <h4>{ format!("Frame {n}: {} bytes", data.len()) }</h4>
+            <Dissector bytes={data} link={f.link_type} id="cap" />
+        </section>
     }
 }
 

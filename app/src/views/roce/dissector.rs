@@ -96,7 +96,7 @@ fn layer_of(d: &DecodedFrame, at: usize) -> Option<usize> {
 }
 
 /// What the learner has opened, picked and pointed at, and the hex being edited.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Default)]
 struct Panes {
     expanded: Vec<usize>,
     selected: Option<Mark>,
@@ -181,7 +181,7 @@ fn field_of(d: &DecodedFrame, el: &Element) -> Option<Mark> {
 }
 
 /// A click picks a field (in the tree or by a byte) or opens or closes a layer.
-fn click(d: &DecodedFrame, e: &Event) -> Option<PaneAction> {
+fn click(d: &DecodedFrame, _: &Panes, e: &Event) -> Option<PaneAction> {
     if let Some(el) = marked(e.target()) {
         return field_of(d, &el).map(PaneAction::Pick);
     }
@@ -197,12 +197,12 @@ fn click(d: &DecodedFrame, e: &Event) -> Option<PaneAction> {
 }
 
 /// Pointing at or focusing a field or byte shows its field's bytes.
-fn enter(d: &DecodedFrame, e: &Event) -> Option<PaneAction> {
+fn enter(d: &DecodedFrame, _: &Panes, e: &Event) -> Option<PaneAction> {
     marked(e.target()).map(|el| PaneAction::Point(field_of(d, &el)))
 }
 
 /// Leaving a field or byte for anything but its own inside stops showing it.
-fn leave(_: &DecodedFrame, e: &Event) -> Option<PaneAction> {
+fn leave(_: &DecodedFrame, _: &Panes, e: &Event) -> Option<PaneAction> {
     let from = marked(e.target())?;
     let related = match e.dyn_ref::<MouseEvent>() {
         Some(m) => m.related_target(),
@@ -211,18 +211,47 @@ fn leave(_: &DecodedFrame, e: &Event) -> Option<PaneAction> {
     (marked(related).as_ref() != Some(&from)).then_some(PaneAction::Point(None))
 }
 
+/// What an event in the panes does, given the frame and what the panes show.
+type Handler = fn(&DecodedFrame, &Panes, &Event) -> Option<PaneAction>;
+
 /// One handler for the panes' events of a kind.
 fn delegate<E: AsRef<Event> + 'static>(
     frame: &Rc<DecodedFrame>,
     panes: &UseReducerHandle<Panes>,
-    act: fn(&DecodedFrame, &Event) -> Option<PaneAction>,
+    act: Handler,
 ) -> Callback<E> {
-    let (frame, dispatch) = (frame.clone(), panes.dispatcher());
+    let (frame, panes) = (frame.clone(), panes.clone());
     Callback::from(move |e: E| {
-        act(&frame, e.as_ref())
-            .into_iter()
-            .for_each(|a| dispatch.dispatch(a))
+        if let Some(action) = act(&frame, &panes, e.as_ref()) {
+            panes.dispatch(action);
+        }
     })
+}
+
+/// Focus on the hex puts the keyboard's byte cursor on the picked field, or on byte 0.
+fn focus_hex(d: &DecodedFrame, p: &Panes, _: &Event) -> Option<PaneAction> {
+    let at = p
+        .selected
+        .map_or(0, |m| m.offset)
+        .min(d.len.checked_sub(1)?);
+    Some(PaneAction::Cursor(Some(at), field_at(d, at)))
+}
+
+fn blur_hex(_: &DecodedFrame, _: &Panes, _: &Event) -> Option<PaneAction> {
+    Some(PaneAction::Cursor(None, None))
+}
+
+/// The arrows move the byte cursor and show its field as pointing does; Enter picks it.
+fn key_hex(d: &DecodedFrame, p: &Panes, e: &Event) -> Option<PaneAction> {
+    let (e, at) = (e.dyn_ref::<KeyboardEvent>()?, p.cursor?);
+    if e.key() == "Enter" || e.key() == " " {
+        e.prevent_default();
+        return field_at(d, at).map(PaneAction::Pick);
+    }
+    let next = cursor_step(&e.key(), at, d.len)?;
+    // The arrows would scroll the pane or the page as well.
+    e.prevent_default();
+    Some(PaneAction::Cursor(Some(next), field_at(d, next)))
 }
 
 /// The status line under the hex: the cursor's byte, else the picked or pointed field.
@@ -243,12 +272,8 @@ pub fn Dissector(props: &DissectorProps) -> Html {
     let link = props.link;
     let frame = use_memo(props.bytes.clone(), move |b| dissect(b, link));
     let panes = use_reducer(|| Panes {
-        expanded: Vec::new(),
-        selected: None,
-        hovered: None,
-        cursor: None,
         draft: format_hex(&props.bytes),
-        hex_error: None,
+        ..Panes::default()
     });
     let dispatch = panes.dispatcher();
     {
@@ -267,28 +292,6 @@ pub fn Dissector(props: &DissectorProps) -> Html {
             }
         });
     }
-    let keys = hex_keys(&frame, &panes, props.bytes.len());
-    let editor = props.on_edit.clone().map(|on_edit| {
-        let on_input = dispatch.to_callback().reform(PaneAction::Draft);
-        let (draft, dispatch) = (panes.draft.clone(), dispatch.clone());
-        let on_apply = Callback::from(move |_| {
-            let refusal = match parse_hex(&draft) {
-                Ok(b) if b.is_empty() => Some("the frame needs at least one byte".to_string()),
-                Ok(b) => {
-                    on_edit.emit(b);
-                    None
-                }
-                Err(e) => Some(e.to_string()),
-            };
-            dispatch.dispatch(PaneAction::HexError(refusal));
-        });
-        let (id, draft, error) = (
-            props.id.clone(),
-            panes.draft.clone(),
-            panes.hex_error.clone(),
-        );
-        html! { <HexEditor {id} {draft} {error} {on_input} {on_apply} /> }
-    });
     let keys_id = format!("{}-hex-keys", props.id);
     let (selected, hovered, cursor) = (panes.selected, panes.hovered, panes.cursor);
     html! {
@@ -307,7 +310,9 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                 onfocusout={delegate::<FocusEvent>(&frame, &panes, leave)}>
                 <LayerTree frame={frame.clone()} expanded={panes.expanded.clone()} {selected} {hovered} />
                 <div class="hex-pane" tabindex="0" aria-describedby={keys_id.clone()}
-                    onfocus={keys.0} onblur={keys.1} onkeydown={keys.2}>
+                    onfocus={delegate::<FocusEvent>(&frame, &panes, focus_hex)}
+                    onblur={delegate::<FocusEvent>(&frame, &panes, blur_hex)}
+                    onkeydown={delegate::<KeyboardEvent>(&frame, &panes, key_hex)}>
                     <HexDump bytes={props.bytes.clone()} frame={frame.clone()} {selected} {hovered} {cursor} />
                     <p class="hex-status" aria-live="polite">{ status(&props.bytes, &frame, &panes) }</p>
                     <p class="hex-keys" id={keys_id}>
@@ -315,56 +320,12 @@ pub fn Dissector(props: &DissectorProps) -> Html {
                     </p>
                 </div>
             </div>
-            { editor.unwrap_or_default() }
+            if let Some(on_edit) = props.on_edit.clone() {
+                <HexEditor id={props.id.clone()} draft={panes.draft.clone()} error={panes.hex_error.clone()}
+                    {on_edit} on={dispatch.to_callback()} />
+            }
         </div>
     }
-}
-
-/// The hex pane's keyboard: focus puts a byte cursor on the picked field (or byte 0), the
-/// arrows move it and show its field as pointing does, Enter picks that field.
-fn hex_keys(
-    frame: &Rc<DecodedFrame>,
-    panes: &UseReducerHandle<Panes>,
-    len: usize,
-) -> (
-    Callback<FocusEvent>,
-    Callback<FocusEvent>,
-    Callback<KeyboardEvent>,
-) {
-    let point = {
-        let (frame, dispatch) = (frame.clone(), panes.dispatcher());
-        move |at: usize| dispatch.dispatch(PaneAction::Cursor(Some(at), field_at(&frame, at)))
-    };
-    let from = panes
-        .selected
-        .map_or(0, |m| m.offset.min(len.saturating_sub(1)));
-    let onfocus = {
-        let point = point.clone();
-        Callback::from(move |_: FocusEvent| {
-            if len > 0 {
-                point(from);
-            }
-        })
-    };
-    let onblur = panes
-        .dispatcher()
-        .to_callback()
-        .reform(|_: FocusEvent| PaneAction::Cursor(None, None));
-    let (frame, dispatch, cursor) = (frame.clone(), panes.dispatcher(), panes.cursor);
-    let onkeydown = Callback::from(move |e: KeyboardEvent| {
-        let Some(at) = cursor else { return };
-        if e.key() == "Enter" || e.key() == " " {
-            e.prevent_default();
-            if let Some(mark) = field_at(&frame, at) {
-                dispatch.dispatch(PaneAction::Pick(mark));
-            }
-        } else if let Some(next) = cursor_step(&e.key(), at, len) {
-            // The arrows would scroll the pane or the page as well.
-            e.prevent_default();
-            point(next);
-        }
-    });
-    (onfocus, onblur, onkeydown)
 }
 
 #[derive(Properties, PartialEq)]
@@ -487,24 +448,44 @@ struct EditorProps {
     id: AttrValue,
     draft: String,
     error: Option<String>,
-    on_input: Callback<String>,
-    on_apply: Callback<MouseEvent>,
+    /// Told the bytes when they are applied.
+    on_edit: Callback<Vec<u8>>,
+    on: Callback<PaneAction>,
+}
+
+/// The draft's bytes, or why they are not applied.
+fn applied(draft: &str) -> Result<Vec<u8>, String> {
+    match parse_hex(draft) {
+        Ok(b) if b.is_empty() => Err("the frame needs at least one byte".to_string()),
+        Ok(b) => Ok(b),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The frame's bytes as editable hex, applied on request.
 #[function_component]
 fn HexEditor(props: &EditorProps) -> Html {
     let area_id = format!("{}-hex-edit", props.id);
-    let oninput = props.on_input.reform(|e: InputEvent| {
-        e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
-            .value()
+    let oninput = props.on.reform(|e: InputEvent| {
+        PaneAction::Draft(
+            e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
+                .value(),
+        )
     });
+    let apply = {
+        let (draft, on, on_edit) = (props.draft.clone(), props.on.clone(), props.on_edit.clone());
+        Callback::from(move |_: MouseEvent| {
+            let bytes = applied(&draft);
+            on.emit(PaneAction::HexError(bytes.as_ref().err().cloned()));
+            bytes.into_iter().for_each(|b| on_edit.emit(b));
+        })
+    };
     html! {
         <div class="hex-editor">
             <label for={area_id.clone()}>{ "Edit the bytes (hex), then apply to decode them again" }</label>
             <textarea id={area_id} class="hex-text" rows="6" spellcheck="false"
                 value={props.draft.clone()} {oninput} aria-invalid={props.error.is_some().to_string()} />
-            <button type="button" class="hex-apply" onclick={props.on_apply.clone()}>{ "Apply bytes" }</button>
+            <button type="button" class="hex-apply" onclick={apply}>{ "Apply bytes" }</button>
             if let Some(e) = &props.error {
                 <p class="field-error hex-error" role="alert">{ format!("Not applied, previous packet kept: {e}") }</p>
             }
