@@ -696,6 +696,18 @@ fn CaptureList(props: &CaptureListProps) -> Html {
             }
         })
     };
+    // A click anywhere on a row picks its frame; the number's button is the keyboard's way.
+    let onclick = {
+        let on_pick = props.on_pick.clone();
+        Callback::from(move |e: MouseEvent| {
+            let row = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+            let row = row.and_then(|r| r.closest("[data-frame]").ok().flatten());
+            let number = row.and_then(|r| r.get_attribute("data-frame")?.parse().ok());
+            number.into_iter().for_each(|n| on_pick.emit(n));
+        })
+    };
     let n = props.shown.len();
     let from = first.saturating_sub(OVERSCAN).min(n);
     let to = (*first + VIEW_ROWS + OVERSCAN).min(n);
@@ -713,19 +725,13 @@ fn CaptureList(props: &CaptureListProps) -> Html {
         let mut r = row_from(number, f.timestamp_ns, &d);
         // Retransmissions are judged across the whole capture, in the summaries.
         r.role = s.role;
-        let pick = {
-            let on_pick = props.on_pick.clone();
-            Callback::from(move |_| on_pick.emit(number))
-        };
         let is_sel = props.selected == Some(number);
         let note = r.error.clone().unwrap_or_else(|| role_mark(r.role).to_string());
-        // A click anywhere on the row picks the frame; the number's button is the keyboard's way.
-        let row_pick = pick.clone();
         Some(html! {
             <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
                 (r.role != PacketRole::Request && r.role != PacketRole::Response && r.role != PacketRole::Other).then_some("marked"))}
-                data-frame={number.to_string()} onclick={row_pick}>
-                <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()} onclick={pick}>{ number }</button></td>
+                data-frame={number.to_string()}>
+                <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()}>{ number }</button></td>
                 <td>{ format!("{:.6}", r.time_ns.saturating_sub(start_ns) as f64 / 1e9) }</td>
                 <td>{ &r.source }</td><td>{ &r.destination }</td>
                 <td>{ &r.opcode_name }</td>
@@ -741,7 +747,7 @@ fn CaptureList(props: &CaptureListProps) -> Html {
     });
     html! {
         <div class="capture-list-wrap" {onscroll}>
-            <table class="capture-list" data-frames={props.frames.len().to_string()}
+            <table class="capture-list" {onclick} data-frames={props.frames.len().to_string()}
                 data-decode-ms={format!("{:.1}", props.busy_ms)}>
                 <caption>{ format!("{n} of {} frames", props.frames.len()) }</caption>
                 <thead><tr>
