@@ -257,17 +257,16 @@ async fn decode(
 ) {
     let unreadable = || CaptureAction::Failed("the browser could not read the file".into());
     let (file, mut bytes, size) = match source {
-        Source::File(f) => {
-            let size = f.size() as usize;
-            let mut bytes = Vec::new();
-            if bytes.try_reserve_exact(size).is_err() {
-                let mb = size as f64 / 1e6;
-                let message = format!("{name} ({mb:.0} MB) does not fit in the page's memory");
-                dispatch.dispatch(CaptureAction::Failed(message));
-                return;
+        Source::File(f) => match room_for(&f) {
+            Ok(bytes) => {
+                let size = size_of(&f);
+                (Some(f), bytes, size)
             }
-            (Some(f), bytes, size)
-        }
+            Err(mb) => {
+                let message = format!("{name} ({mb:.0} MB) does not fit in the page's memory");
+                return dispatch.dispatch(CaptureAction::Failed(message));
+            }
+        },
         Source::Bytes(b) => {
             let size = b.len();
             (None, b, size)
@@ -327,6 +326,20 @@ async fn decode(
     yield_now().await;
     let (decoder, convs, bytes) = (Box::new(decoder), Rc::new(convs), Rc::new(bytes));
     dispatch.dispatch(CaptureAction::Done(generation, decoder, convs, busy, bytes));
+}
+
+fn size_of(file: &web_sys::File) -> usize {
+    file.size() as usize
+}
+
+/// An empty buffer that can hold the whole file, or the file's size in MB when the page's
+/// memory cannot.
+fn room_for(file: &web_sys::File) -> Result<Vec<u8>, f64> {
+    let mut bytes = Vec::new();
+    match bytes.try_reserve_exact(size_of(file)) {
+        Ok(()) => Ok(bytes),
+        Err(_) => Err(size_of(file) as f64 / 1e6),
+    }
 }
 
 /// Decodes the bytes read so far in slices of [`SLICE_MS`], reporting progress and giving
@@ -712,11 +725,6 @@ fn CaptureList(props: &CaptureListProps) -> Html {
     let from = first.saturating_sub(OVERSCAN).min(n);
     let to = (*first + VIEW_ROWS + OVERSCAN).min(n);
     let start_ns = props.frames.first().map(|f| f.timestamp_ns).unwrap_or(0);
-    let spacer = |rows: usize| {
-        (rows > 0).then(|| {
-            html! { <tr class="capture-spacer" aria-hidden="true" style={format!("height: {}px", rows as f64 * ROW_PX)}><td colspan="10"></td></tr> }
-        })
-    };
     let rows = props.shown[from..to].iter().filter_map(|&i| {
         let i = i as usize;
         let (f, s) = (props.frames.get(i)?, props.summaries.get(i)?);
@@ -756,13 +764,22 @@ fn CaptureList(props: &CaptureListProps) -> Html {
                     <th scope="col">{ "PSN" }</th><th scope="col">{ "Length" }</th><th scope="col">{ "ICRC" }</th><th scope="col">{ "Note" }</th>
                 </tr></thead>
                 <tbody>
-                    { spacer(from).unwrap_or_default() }
+                    { spacer(from) }
                     { for rows }
-                    { spacer(n - to).unwrap_or_default() }
+                    { spacer(n - to) }
                 </tbody>
             </table>
         </div>
     }
+}
+
+/// Stands in for `rows` rows not drawn, so the scroll bar keeps the whole list's height.
+fn spacer(rows: usize) -> Html {
+    if rows == 0 {
+        return html! {};
+    }
+    let style = format!("height: {}px", rows as f64 * ROW_PX);
+    html! { <tr class="capture-spacer" aria-hidden="true" {style}><td colspan="10"></td></tr> }
 }
 
 #[derive(Properties, PartialEq)]
