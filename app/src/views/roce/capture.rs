@@ -416,28 +416,21 @@ pub fn CaptureView() -> Html {
             timing::measure_since(DECODE_MEASURE, OPEN_MARK);
         }
     });
-    let opener = |sample: bool| {
-        let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
-        move |file: Option<web_sys::File>| match (file, sample) {
-            (Some(file), _) => {
-                let name = file.name();
-                let source = std::future::ready(Ok(Source::File(file)));
-                open(name, source, generation.clone(), dispatch.clone())
+    let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
+    let on_file = {
+        let (dispatch, generation) = (dispatch.clone(), generation.clone());
+        Callback::from(move |file: Option<web_sys::File>| {
+            if let Some(file) = file {
+                let (name, source) = (file.name(), std::future::ready(Ok(Source::File(file))));
+                open(name, source, generation.clone(), dispatch.clone());
             }
-            (None, true) => {
-                let source = async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) };
-                open(
-                    "roce-sample.pcapng".into(),
-                    source,
-                    generation.clone(),
-                    dispatch.clone(),
-                )
-            }
-            (None, false) => {}
-        }
+        })
     };
-    let on_file = Callback::from(opener(false));
-    let on_sample = Callback::from(opener(true)).reform(|_: MouseEvent| None);
+    let on_sample = Callback::from(move |_: MouseEvent| {
+        let source = async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) };
+        let name = "roce-sample.pcapng".to_string();
+        open(name, source, generation.clone(), dispatch.clone());
+    });
     let on = state.dispatcher().to_callback();
     let qpn = state.qpn();
     let filter = RowFilter {
