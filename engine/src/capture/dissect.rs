@@ -7,16 +7,20 @@
 //! `infiniband.bth.becn` (Wireshark shows byte 4 of the BTH only as reserved),
 //! `infiniband.xrceth.xrcsrq`, `infiniband.pad`, `infiniband.cnp.reserved`.
 //!
+//! Each header's fields are a table of rows whose offsets are `wire`'s own layout
+//! constants (its `field` modules), so no offset is stated twice.
+//!
 //! Decoding stops at the first structural error (recorded in
 //! [`DecodedFrame::error`] with its location); checksum and CRC mismatches do not
 //! stop it and are listed in [`DecodedFrame::warnings`].
 
 use super::pcap::LinkType;
-use crate::wire::bytes::{be16, be24, be32, be64, slice, u8_at};
+use crate::wire::bytes::{be16, be32, slice, u8_at};
 use crate::wire::crc::{ethernet_fcs, ib_icrc, roce_v2_icrc, vcrc, ICRC_LEN, VCRC_LEN};
-use crate::wire::ethernet::{EtherType, EthernetFrame, FCS_LEN};
-use crate::wire::ext::{header_len, NakCode, Syndrome, RNR_TIMER_US};
-use crate::wire::ib::{GrhPacket, LrhPacket, GRH_LEN, LNH_IBA_GLOBAL, LNH_IBA_LOCAL, LRH_LEN};
+use crate::wire::ethernet::{self, EtherType, EthernetFrame, MacAddr, FCS_LEN};
+use crate::wire::ext::{header_len, NakCode, Syndrome, CNP_PADDING_LEN, RNR_TIMER_US};
+use crate::wire::ib::{GrhPacket, LrhPacket, GRH_LEN, LRH_LEN};
+use crate::wire::ib::{LNH_IBA_GLOBAL, LNH_IBA_LOCAL, NXTHDR_IBA};
 use crate::wire::ipv4::{Ipv4Packet, PROTOCOL_UDP};
 use crate::wire::ipv6::Ipv6Packet;
 use crate::wire::opcode::Opcode;
@@ -24,6 +28,7 @@ use crate::wire::roce::{check_ipv4, check_ipv6, check_udp, not_roce_ethertype};
 use crate::wire::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
 use crate::wire::{bth, ipv6, transport, udp, ErrorKind, Header, WireError};
 use core::fmt;
+use core::net::{Ipv4Addr, Ipv6Addr};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -96,118 +101,383 @@ impl DecodedFrame {
     }
 }
 
-struct Dissector<'a> {
-    frame: &'a [u8],
-    out: DecodedFrame,
+/// How a row's bytes are read.
+#[derive(Clone, Copy)]
+enum Read {
+    Uint,
+    /// One bit, set or not.
+    Flag,
+    Mac,
+    Ipv4,
+    /// An IPv6 address or an InfiniBand GID.
+    Ipv6,
+    /// Bytes with no structure, as hex.
+    Hex,
 }
 
-/// Builder for one layer's fields.
+/// What a row's value means.
+#[derive(Clone, Copy)]
+enum Means {
+    Text(&'static str),
+    /// Said by the value: listed values, and what any other value means.
+    Pick(&'static [(u64, &'static str)], &'static str),
+    /// Worked out from the value.
+    By(fn(u64) -> String),
+}
+
+/// One field of a header's table. `at` is the offset `wire` names for the field, so the
+/// dissector never states a header's layout a second time; `len` is how many bytes the
+/// field is read from, and `mask` the bits of them it holds.
+#[derive(Clone, Copy)]
+struct Row {
+    name: &'static str,
+    label: &'static str,
+    at: usize,
+    len: usize,
+    mask: Option<u64>,
+    read: Read,
+    means: Means,
+}
+
+const fn row(name: &'static str, label: &'static str, at: usize, len: usize, read: Read) -> Row {
+    let (mask, means) = (None, Means::Text(""));
+    Row {
+        name,
+        label,
+        at,
+        len,
+        mask,
+        read,
+        means,
+    }
+}
+
+const fn num(name: &'static str, label: &'static str, at: usize, len: usize) -> Row {
+    row(name, label, at, len, Read::Uint)
+}
+
+const fn flag(name: &'static str, label: &'static str, at: usize, mask: u64) -> Row {
+    row(name, label, at, 1, Read::Flag).bits(mask)
+}
+
+/// An address; its kind fixes its length.
+const fn addr(name: &'static str, label: &'static str, at: usize, read: Read) -> Row {
+    let len = match read {
+        Read::Mac => 6,
+        Read::Ipv4 => 4,
+        _ => 16,
+    };
+    row(name, label, at, len, read)
+}
+
+/// `len` bytes as hex, from the start of their layer.
+const fn hex(name: &'static str, label: &'static str, len: usize) -> Row {
+    row(name, label, 0, len, Read::Hex)
+}
+
+impl Row {
+    const fn bits(mut self, mask: u64) -> Row {
+        self.mask = Some(mask);
+        self
+    }
+    const fn means(mut self, text: &'static str) -> Row {
+        self.means = Means::Text(text);
+        self
+    }
+    const fn by(mut self, meaning: fn(u64) -> String) -> Row {
+        self.means = Means::By(meaning);
+        self
+    }
+    const fn pick(mut self, known: &'static [(u64, &'static str)], other: &'static str) -> Row {
+        self.means = Means::Pick(known, other);
+        self
+    }
+}
+
+const VARIANT: &str = "variant: masked out of the ICRC";
+const ECN: &str = "Explicit Congestion Notification";
+#[rustfmt::skip]
+const ECN_VALUES: &[(u64, &str)] = &[
+    (0, "Not-ECT: not ECN-capable"), (1, "ECT(1): ECN-capable"), (2, "ECT(0): ECN-capable"),
+];
+const CE: &str = "CE: congestion experienced (a switch marked it; DCQCN answers with a CNP)";
+#[rustfmt::skip]
+const ETHERTYPES: &[(u64, &str)] = &[
+    (EtherType::IPV4.0 as u64, "IPv4"),
+    (EtherType::IPV6.0 as u64, "IPv6"),
+    (EtherType::VLAN.0 as u64, "802.1Q tag follows"),
+    (EtherType::ROCE_V1.0 as u64, "RoCE v1 (GRH over Ethernet)"),
+];
+const UDP_PROTOCOL: &[(u64, &str)] = &[(PROTOCOL_UDP as u64, "UDP")];
+const LNH: &[(u64, &str)] = &[
+    (LNH_IBA_LOCAL as u64, "IBA local: BTH follows"),
+    (LNH_IBA_GLOBAL as u64, "IBA global: GRH follows"),
+    (0, "raw"),
+];
+const AETH_KIND: &[(u64, &str)] = &[(0, "00: ACK"), (1, "01: RNR NAK"), (2, "10: reserved")];
+
+/// A layer as the tree shows it: Wireshark's name for it, its title and its fields. The
+/// tables keep one field to a line (rustfmt would spread each over eight); the layers with
+/// no rows get their fields from the frame.
+type Table = (&'static str, &'static str, &'static [Row]);
+
+/// Header `h`'s table: Ethernet, IP and UDP here, the rest from [`ib_table`].
+#[rustfmt::skip]
+fn table(h: Header) -> Table {
+    use crate::wire::{ethernet::field as eth, ipv4::field as ip, ipv6::field as ip6};
+    use crate::wire::udp::field as udp;
+    match h {
+        Header::Ethernet => ("eth", "Ethernet II", const { &[
+            addr("eth.dst", "Destination", eth::DESTINATION.start, Read::Mac)
+                .means("MAC address of the next hop"),
+            addr("eth.src", "Source", eth::SOURCE.start, Read::Mac)
+                .means("MAC address of the sender"),
+            num("eth.type", "Type", eth::ETHERTYPE, 2).pick(ETHERTYPES, "other"),
+        ] }),
+        // Offsets from the frame's start, as `wire` counts the tag's.
+        Header::Vlan => ("vlan", "802.1Q Virtual LAN", const { &[
+            num("vlan.priority", "Priority", eth::TCI, 2).bits(0xE000)
+                .means("PCP: selects the traffic class, and so the PFC priority (IEEE 802.1Qbb)"),
+            flag("vlan.dei", "DEI", eth::TCI, 0x10).means("Drop Eligible Indicator"),
+            num("vlan.id", "ID", eth::TCI, 2).bits(0x0FFF).means("VLAN identifier"),
+            num("vlan.etype", "Type", eth::INNER_ETHERTYPE, 2).pick(ETHERTYPES, "other"),
+        ] }),
+        Header::Ipv4 => ("ip", "Internet Protocol Version 4", const { &[
+            num("ip.version", "Version", ip::VER_IHL, 1).bits(0xF0).means("4"),
+            num("ip.hdr_len", "Header Length", ip::VER_IHL, 1).bits(0x0F)
+                .by(|words| format!("{} bytes", words * 4)),
+            num("ip.dsfield.dscp", "Differentiated Services Codepoint", ip::DS, 1).bits(0xFC)
+                .means("DSCP: the switch maps it to a traffic class / PFC priority"),
+            num("ip.dsfield.ecn", ECN, ip::DS, 1).bits(0x03).pick(ECN_VALUES, CE),
+            num("ip.len", "Total Length", ip::TOTAL_LEN, 2).means("bytes of IP header and payload"),
+            num("ip.id", "Identification", ip::IDENT, 2),
+            flag("ip.flags.df", "Don't fragment", ip::FLAGS_FRAG, 0x40)
+                .means("RoCE v2 packets are never fragmented"),
+            num("ip.frag_offset", "Fragment Offset", ip::FLAGS_FRAG, 2).bits(0x1FFF),
+            num("ip.ttl", "Time to Live", ip::TTL, 1).means(VARIANT),
+            num("ip.proto", "Protocol", ip::PROTOCOL, 1).pick(UDP_PROTOCOL, "not UDP"),
+            num("ip.checksum", "Header Checksum", ip::CHECKSUM, 2),
+            addr("ip.src", "Source Address", ip::SRC, Read::Ipv4),
+            addr("ip.dst", "Destination Address", ip::DST, Read::Ipv4),
+        ] }),
+        Header::Ipv6 => ("ipv6", "Internet Protocol Version 6", const { &[
+            num("ipv6.version", "Version", ip6::VER_TC_FLOW, 1).bits(0xF0).means("6"),
+            num("ipv6.tclass", "Traffic Class", ip6::VER_TC_FLOW, 4).bits(0x0FF0_0000)
+                .means(VARIANT),
+            num("ipv6.tclass.dscp", "Differentiated Services Codepoint", ip6::VER_TC_FLOW, 4)
+                .bits(0x0FC0_0000).means("DSCP"),
+            num("ipv6.tclass.ecn", ECN, ip6::VER_TC_FLOW, 4).bits(0x0030_0000).pick(ECN_VALUES, CE),
+            num("ipv6.flow", "Flow Label", ip6::FLOW_LABEL, 3).bits(0x000F_FFFF).means(VARIANT),
+            num("ipv6.plen", "Payload Length", ip6::PAYLOAD_LEN, 2)
+                .means("bytes after this header"),
+            num("ipv6.nxt", "Next Header", ip6::NEXT_HEADER, 1).pick(UDP_PROTOCOL, "not UDP"),
+            num("ipv6.hlim", "Hop Limit", ip6::HOP_LIMIT, 1).means(VARIANT),
+            addr("ipv6.src", "Source Address", ip6::SRC, Read::Ipv6),
+            addr("ipv6.dst", "Destination Address", ip6::DST, Read::Ipv6),
+        ] }),
+        Header::Udp => ("udp", "User Datagram Protocol", const { &[
+            num("udp.srcport", "Source Port", udp::SRC_PORT, 2)
+                .means("flow entropy: senders hash the QP pair into it for ECMP"),
+            num("udp.dstport", "Destination Port", udp::DST_PORT, 2)
+                .pick(&[(ROCE_V2_PORT as u64, "4791: RoCE v2")], "not RoCE v2"),
+            num("udp.length", "Length", udp::LENGTH, 2).means("bytes of UDP header and payload"),
+            num("udp.checksum", "Checksum", udp::CHECKSUM, 2),
+        ] }),
+        Header::Fcs => ("eth.trailer", "Ethernet trailer", &[]),
+        _ => ib_table(h),
+    }
+}
+
+/// InfiniBand's routing headers, the BTH and the layers after the transport headers; the
+/// extended transport headers from [`ext_table`].
+#[rustfmt::skip]
+fn ib_table(h: Header) -> Table {
+    use crate::wire::{bth::field as bth, ib::field as ib};
+    match h {
+        Header::Lrh => ("infiniband.lrh", "Local Route Header", const { &[
+            num("infiniband.lrh.vl", "Virtual Lane", ib::VL_LVER, 1).bits(0xF0).means(VARIANT),
+            num("infiniband.lrh.lver", "Link Version", ib::VL_LVER, 1).bits(0x0F),
+            num("infiniband.lrh.sl", "Service Level", ib::SL_LNH, 1).bits(0xF0),
+            num("infiniband.lrh.reserved2", "Reserved (2 bits)", ib::SL_LNH, 1).bits(0x0C),
+            num("infiniband.lrh.lnh", "Link Next Header", ib::SL_LNH, 1).bits(0x03)
+                .pick(LNH, "IP (non-IBA)"),
+            num("infiniband.lrh.dlid", "Destination Local ID", ib::DLID, 2),
+            num("infiniband.lrh.reserved5", "Reserved (5 bits)", ib::PKTLEN, 2).bits(0xF800),
+            num("infiniband.lrh.pktlen", "Packet Length", ib::PKTLEN, 2).bits(0x07FF)
+                .means("4-byte words from LRH through ICRC"),
+            num("infiniband.lrh.slid", "Source Local ID", ib::SLID, 2),
+        ] }),
+        Header::Grh => ("infiniband.grh", "Global Route Header", const { &[
+            num("infiniband.grh.ipver", "IP Version", ib::GRH_VER_TC_FLOW, 1).bits(0xF0).means("6"),
+            num("infiniband.grh.tclass", "Traffic Class", ib::GRH_VER_TC_FLOW, 2).bits(0x0FF0)
+                .means("variant"),
+            num("infiniband.grh.flowlabel", "Flow Label", ib::GRH_VER_TC_FLOW, 4).bits(0x000F_FFFF)
+                .means("variant"),
+            num("infiniband.grh.paylen", "Payload Length", ib::GRH_PAYLEN, 2)
+                .means("bytes after the GRH through the ICRC"),
+            num("infiniband.grh.nxthdr", "Next Header", ib::GRH_NXTHDR, 1)
+                .pick(&[(NXTHDR_IBA as u64, "0x1b: IBA transport")], "not IBA"),
+            num("infiniband.grh.hoplmt", "Hop Limit", ib::GRH_HOPLMT, 1).means("variant"),
+            addr("infiniband.grh.sgid", "Source GID", ib::GRH_SGID, Read::Ipv6),
+            addr("infiniband.grh.dgid", "Destination GID", ib::GRH_DGID, Read::Ipv6),
+        ] }),
+        Header::Bth => ("infiniband.bth", "Base Transport Header", const { &[
+            num("infiniband.bth.opcode", "Opcode", bth::OPCODE, 1)
+                .by(|op| Opcode(op as u8).name().unwrap_or_else(|| "unknown or reserved".into())),
+            flag("infiniband.bth.se", "Solicited Event", bth::FLAGS, 0x80)
+                .means("ask the receiver to raise a completion event"),
+            flag("infiniband.bth.m", "MigReq", bth::FLAGS, 0x40)
+                .means("path migration state (APM)"),
+            num("infiniband.bth.padcnt", "Pad Count", bth::FLAGS, 1).bits(0x30)
+                .means("bytes padding the payload to a multiple of 4"),
+            num("infiniband.bth.tver", "Header Version", bth::FLAGS, 1).bits(0x0F)
+                .means("transport header version, 0"),
+            num("infiniband.bth.p_key", "Partition Key", bth::P_KEY, 2)
+                .means("0xffff: default partition, full member"),
+            flag("infiniband.bth.fecn", "FECN (not a Wireshark field)", bth::RESV8A, 0x80)
+                .means("Forward ECN, set by a congested IB switch; variant"),
+            flag("infiniband.bth.becn", "BECN (not a Wireshark field)", bth::RESV8A, 0x40)
+                .means("Backward ECN, set in a CNP; variant"),
+            num("infiniband.bth.destqp", "Destination Queue Pair", bth::DEST_QP, 3),
+            flag("infiniband.bth.a", "Acknowledge Request", bth::ACK_REQ, 0x80)
+                .means("ask the responder for an ACK"),
+            num("infiniband.bth.reserved7", "Reserved (7 bits)", bth::ACK_REQ, 1).bits(0x7F),
+            num("infiniband.bth.psn", "Packet Sequence Number", bth::PSN, 3)
+                .means("24 bits, wraps at 2^24"),
+        ] }),
+        Header::Payload => ("infiniband.payload", "Payload", &[]),
+        Header::Icrc => ("infiniband.icrc", "Invariant CRC", &[]),
+        Header::Vcrc => ("infiniband.vcrc", "Variant CRC", &[]),
+        _ => ext_table(h),
+    }
+}
+
+#[rustfmt::skip]
+fn ext_table(h: Header) -> Table {
+    use crate::wire::ext::field::{aeth, deth, rdeth, reth, xrceth, WHOLE};
+    match h {
+        Header::Rdeth => ("infiniband.rdeth", "Reliable Datagram Extended Transport Header",
+            const { &[num("infiniband.rdeth.eecnxt", "E2E Context", rdeth::EE_CONTEXT, 3)] }),
+        Header::Deth => ("infiniband.deth", "Datagram Extended Transport Header", const { &[
+            num("infiniband.deth.q_key", "Queue Key", deth::Q_KEY, 4).by(|q| match q & 0x8000_0000 {
+                0 => String::new(),
+                _ => "controlled Q_Key (high bit set)".into(),
+            }),
+            num("infiniband.deth.srcqp", "Source Queue Pair", deth::SRC_QP, 3),
+        ] }),
+        Header::XrcEth => ("infiniband.xrceth", "XRC Extended Transport Header", const { &[
+            num("infiniband.xrceth.xrcsrq", "XRC SRQ (not a Wireshark field)", xrceth::XRC_SRQ, 3)
+                .means("target shared receive queue"),
+        ] }),
+        Header::Reth => ("infiniband.reth", "RDMA Extended Transport Header", const { &[
+            num("infiniband.reth.va", "Virtual Address", reth::VA, 8)
+                .means("remote address of the whole RDMA operation"),
+            num("infiniband.reth.r_key", "Remote Key", reth::R_KEY, 4)
+                .means("authorises access to the remote memory region"),
+            num("infiniband.reth.dmalen", "DMA Length", reth::DMA_LEN, 4)
+                .means("bytes of the whole operation, not of this packet"),
+        ] }),
+        Header::AtomicEth => ("infiniband.atomiceth", "Atomic Extended Transport Header", const { &[
+            num("infiniband.reth.va", "Virtual Address", reth::VA, 8)
+                .means("8-byte aligned remote address"),
+            num("infiniband.reth.r_key", "Remote Key", reth::R_KEY, 4),
+            num("infiniband.atomiceth.swapdt", "Swap (Or Add) Data", reth::SWAP_ADD, 8),
+            num("infiniband.atomiceth.cmpdt", "Compare Data", reth::COMPARE, 8),
+        ] }),
+        // The syndrome byte; its low five bits ([`aeth_rest`]) and the MSN follow.
+        Header::Aeth => ("infiniband.aeth", "ACK Extended Transport Header", const { &[
+            num("infiniband.aeth.syndrome", "Syndrome", aeth::SYNDROME, 1)
+                .by(|s| Syndrome::from_byte(s as u8).meaning()),
+            num("infiniband.aeth.syndrome.reserved", "Reserved", aeth::SYNDROME, 1).bits(0x80),
+            num("infiniband.aeth.syndrome.opcode", "OpCode", aeth::SYNDROME, 1).bits(0x60)
+                .pick(AETH_KIND, "11: NAK"),
+        ] }),
+        Header::AtomicAckEth => ("infiniband.atomicacketh", "Atomic ACK Extended Transport Header",
+            const { &[num("infiniband.atomicacketh.origremdt", "Original Remote Data", WHOLE, 8)
+                .means("value before the atomic operation")] }),
+        Header::ImmDt => ("infiniband.immdt", "Immediate Data", const { &[
+            num("infiniband.immdt", "Immediate Data", WHOLE, 4)
+                .means("delivered in the receiver's completion"),
+        ] }),
+        Header::Ieth => ("infiniband.ieth", "Invalidate Extended Transport Header", const { &[
+            num("infiniband.ieth", "RKey", WHOLE, 4).means("R_Key the responder invalidates"),
+        ] }),
+        Header::CnpPadding => ("infiniband.cnp", "CNP reserved bytes", const { &[
+            hex("infiniband.cnp.reserved", "Reserved (not a Wireshark field)", CNP_PADDING_LEN)
+                .means("16 reserved bytes (IBTA Vol 1 Annex A17.9.3)"),
+        ] }),
+        _ => ("frame", "Frame", &[]),
+    }
+}
+
+/// The rest of the AETH after its syndrome byte: the low five bits, a different field for
+/// each kind of syndrome (bits 6–5), and the MSN.
+#[rustfmt::skip]
+fn aeth_rest(kind: u8) -> [Row; 2] {
+    use crate::wire::ext::field::aeth::{MSN, SYNDROME};
+    let low5 = match kind {
+        0 => num("infiniband.aeth.syndrome.credit_count", "Credit Count", SYNDROME, 1)
+            .by(|n| match n {
+                31 => "invalid: no end-to-end credits advertised".into(),
+                n => format!("{n} credits"),
+            }),
+        1 => num("infiniband.aeth.syndrome.timer", "Timer", SYNDROME, 1).by(|timer| {
+            let us = RNR_TIMER_US.get(timer as usize).copied().unwrap_or(0);
+            format!("retry after at least {}.{:02} ms", us / 1000, (us % 1000) / 10)
+        }),
+        2 => num("infiniband.aeth.syndrome.reserved_value", "Reserved", SYNDROME, 1),
+        _ => num("infiniband.aeth.syndrome.error_code", "Error Code", SYNDROME, 1)
+            .by(|code| NakCode::from_code(code as u8).meaning().into()),
+    };
+    [
+        low5.bits(0x1F),
+        num("infiniband.aeth.msn", "Message Sequence Number", MSN, 3)
+            .means("count of messages completed by the responder"),
+    ]
+}
+
+/// One layer's fields as they are added.
 struct LayerBuilder<'f> {
     frame: &'f [u8],
     layer: Layer,
 }
 
 impl LayerBuilder<'_> {
-    fn raw(&self, offset: usize, len: usize) -> u64 {
-        let b = self.frame;
-        match len {
-            1 => u64::from(u8_at(b, offset)),
-            2 => u64::from(be16(b, offset)),
-            3 => u64::from(be24(b, offset)),
-            4 => u64::from(be32(b, offset)),
-            8 => be64(b, offset),
-            _ => 0,
+    /// Adds a table's rows for the header whose offsets they count from `base`.
+    fn rows(&mut self, base: usize, rows: &[Row]) {
+        for r in rows {
+            self.row(base, r);
         }
     }
-    /// Adds an unsigned field read from `len` bytes at `offset` under `mask`.
-    fn uint(
-        &mut self,
-        name: &'static str,
-        label: &'static str,
-        offset: usize,
-        len: usize,
-        mask: Option<u64>,
-        meaning: impl Into<Cow<'static, str>>,
-    ) -> u64 {
-        let raw = self.raw(offset, len);
-        let v = match mask {
+    /// Adds one row, read from `base + r.at`; the field is returned for a frame-dependent
+    /// meaning or value to be set.
+    fn row(&mut self, base: usize, r: &Row) -> &mut Field {
+        let (offset, len, mask) = (base + r.at, r.len, r.mask);
+        let bytes = slice(self.frame, offset, offset + len);
+        // Big-endian, as every header field is (an out-of-range read is empty: zero).
+        let raw = bytes.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
+        let bits = match mask {
             Some(m) if m != 0 => (raw & m) >> m.trailing_zeros(),
             _ => raw,
         };
-        self.push(
-            name,
-            label,
-            FieldValue::Uint(v),
-            offset,
-            len,
-            mask,
-            meaning.into(),
-        );
-        v
-    }
-    /// The ECN bits, with what their value means.
-    fn ecn(&mut self, name: &'static str, offset: usize, len: usize, mask: u64) {
-        let ecn = (self.raw(offset, len) & mask) >> mask.trailing_zeros();
-        self.uint(
-            name,
-            "Explicit Congestion Notification",
-            offset,
-            len,
-            Some(mask),
-            ecn_meaning(ecn),
-        );
-    }
-    fn flag(
-        &mut self,
-        name: &'static str,
-        label: &'static str,
-        offset: usize,
-        mask: u64,
-        meaning: &'static str,
-    ) -> bool {
-        let v = self.raw(offset, 1) & mask != 0;
-        self.push(
-            name,
-            label,
-            FieldValue::Bool(v),
-            offset,
-            1,
-            Some(mask),
-            meaning.into(),
-        );
-        v
-    }
-    fn text(
-        &mut self,
-        name: &'static str,
-        label: &'static str,
-        offset: usize,
-        len: usize,
-        text: String,
-        meaning: impl Into<Cow<'static, str>>,
-    ) {
-        self.push(
-            name,
-            label,
-            FieldValue::Text(text),
-            offset,
-            len,
-            None,
-            meaning.into(),
-        );
-    }
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &mut self,
-        name: &'static str,
-        label: &'static str,
-        value: FieldValue,
-        offset: usize,
-        len: usize,
-        mask: Option<u64>,
-        meaning: Cow<'static, str>,
-    ) {
-        self.layer.fields.push(Field {
+        let value = match r.read {
+            Read::Uint => FieldValue::Uint(bits),
+            Read::Flag => FieldValue::Bool(bits != 0),
+            Read::Mac => FieldValue::Text(MacAddr(array(bytes)).to_string()),
+            Read::Ipv4 => FieldValue::Text(Ipv4Addr::from(array(bytes)).to_string()),
+            Read::Ipv6 => FieldValue::Text(Ipv6Addr::from(array(bytes)).to_string()),
+            Read::Hex => FieldValue::Text(hex_bytes(bytes)),
+        };
+        let meaning = match r.means {
+            Means::Text(text) => text.into(),
+            Means::Pick(known, other) => {
+                let said = known.iter().find(|(v, _)| *v == bits);
+                said.map_or(other, |(_, text)| text).into()
+            }
+            Means::By(meaning) => meaning(bits).into(),
+        };
+        let (name, label) = (r.name, r.label);
+        let f = Field {
             name,
             label,
             value,
@@ -215,8 +485,21 @@ impl LayerBuilder<'_> {
             len,
             mask,
             meaning,
-        });
+        };
+        self.layer.fields.push(f);
+        self.layer.fields.last_mut().expect("just pushed")
     }
+    /// Sets the meaning of a table's field that the frame around it explains (checksums).
+    fn mean(&mut self, name: &str, meaning: String) {
+        if let Some(f) = self.layer.fields.iter_mut().find(|f| f.name == name) {
+            f.meaning = meaning.into();
+        }
+    }
+}
+
+/// The bytes of a fixed-size address (zeros if short, which a checked view rules out).
+fn array<const N: usize>(b: &[u8]) -> [u8; N] {
+    b.try_into().unwrap_or([0; N])
 }
 
 fn hex_bytes(b: &[u8]) -> String {
@@ -229,424 +512,153 @@ fn hex_bytes(b: &[u8]) -> String {
     s
 }
 
-fn ecn_meaning(ecn: u64) -> &'static str {
-    match ecn {
-        0 => "Not-ECT: not ECN-capable",
-        1 => "ECT(1): ECN-capable",
-        2 => "ECT(0): ECN-capable",
-        _ => "CE: congestion experienced (a switch marked it; DCQCN answers with a CNP)",
-    }
+struct Dissector<'a> {
+    frame: &'a [u8],
+    out: DecodedFrame,
 }
 
 impl<'a> Dissector<'a> {
-    fn layer(
-        &self,
-        name: &'static str,
-        title: &'static str,
-        offset: usize,
-        len: usize,
-    ) -> LayerBuilder<'a> {
+    /// Header `h`'s layer, with no fields yet.
+    fn layer(&self, h: Header, at: usize, len: usize) -> LayerBuilder<'a> {
+        let (name, title, _) = table(h);
+        let layer = Layer {
+            name,
+            title,
+            offset: at,
+            len,
+            fields: Vec::new(),
+        };
         LayerBuilder {
             frame: self.frame,
-            layer: Layer {
-                name,
-                title,
-                offset,
-                len,
-                fields: Vec::new(),
-            },
+            layer,
         }
+    }
+    /// Header `h`'s layer, its table's rows read from `at`.
+    fn header(&self, h: Header, at: usize, len: usize) -> LayerBuilder<'a> {
+        let mut l = self.layer(h, at, len);
+        l.rows(at, table(h).2);
+        l
     }
     fn push(&mut self, b: LayerBuilder<'a>) {
         self.out.layers.push(b.layer);
     }
-    fn fail(&mut self, e: WireError) -> Option<()> {
-        self.out.error = Some(e);
-        None
+    /// The value, or `None` with the error (moved to frame offsets) recorded.
+    fn check<T>(&mut self, r: Result<T, WireError>, shift: usize) -> Option<T> {
+        r.map_err(|e| self.out.error = Some(e.shifted(shift))).ok()
     }
-    fn warn(
-        &mut self,
-        header: Header,
-        offset: usize,
-        field: &'static str,
-        computed: u32,
-        found: u32,
-    ) {
-        self.out.warnings.push(WireError::new(
-            header,
-            offset,
-            ErrorKind::BadChecksum {
-                field,
-                computed,
-                found,
-            },
-        ));
+    fn fail<T>(&mut self, header: Header, at: usize, kind: ErrorKind) -> Option<T> {
+        self.check(Err(WireError::new(header, at, kind)), 0)
+    }
+    /// Records a checksum or CRC that does not match: `sums` is (computed, found).
+    fn warn(&mut self, header: Header, at: usize, field: &'static str, sums: (u32, u32)) {
+        let (computed, found) = sums;
+        let kind = ErrorKind::BadChecksum {
+            field,
+            computed,
+            found,
+        };
+        self.out.warnings.push(WireError::new(header, at, kind));
     }
 
     fn ethernet(&mut self) -> Option<()> {
-        let f = self.frame;
-        let eth = match EthernetFrame::new_checked(f) {
-            Ok(e) => e,
-            Err(e) => return self.fail(e),
-        };
-        let mut l = self.layer("eth", "Ethernet II", 0, 14);
-        l.text(
-            "eth.dst",
-            "Destination",
-            0,
-            6,
-            eth.dst_addr().to_string(),
-            "MAC address of the next hop",
-        );
-        l.text(
-            "eth.src",
-            "Source",
-            6,
-            6,
-            eth.src_addr().to_string(),
-            "MAC address of the sender",
-        );
-        let et = eth.outer_ethertype().0;
-        l.uint("eth.type", "Type", 12, 2, None, ethertype_meaning(et));
+        let eth = self.check(EthernetFrame::new_checked(self.frame), 0)?;
+        let l = self.header(Header::Ethernet, 0, ethernet::HEADER_LEN);
         self.push(l);
         if eth.is_tagged() {
-            let mut v = self.layer("vlan", "802.1Q Virtual LAN", 14, 4);
-            v.uint(
-                "vlan.priority",
-                "Priority",
-                14,
-                2,
-                Some(0xE000),
-                "PCP: selects the traffic class, and so the PFC priority (IEEE 802.1Qbb)",
-            );
-            v.flag("vlan.dei", "DEI", 14, 0x10, "Drop Eligible Indicator");
-            v.uint("vlan.id", "ID", 14, 2, Some(0x0FFF), "VLAN identifier");
-            v.uint(
-                "vlan.etype",
-                "Type",
-                16,
-                2,
-                None,
-                ethertype_meaning(eth.ethertype().0),
-            );
+            let tag_len = ethernet::TAGGED_HEADER_LEN - ethernet::HEADER_LEN;
+            let mut v = self.layer(Header::Vlan, ethernet::HEADER_LEN, tag_len);
+            v.rows(0, table(Header::Vlan).2);
             self.push(v);
         }
         let ip_off = eth.header_len();
         match eth.ethertype() {
             EtherType::IPV4 => self.ipv4(ip_off),
             EtherType::IPV6 => self.ipv6(ip_off),
-            EtherType(other) => self.fail(not_roce_ethertype(other)),
+            EtherType(other) => self.check(Err(not_roce_ethertype(other)), 0),
         }
     }
 
     fn ipv4(&mut self, o: usize) -> Option<()> {
         let f = self.frame;
-        let ip = match Ipv4Packet::new_checked(slice(f, o, f.len())) {
-            Ok(p) => p,
-            Err(e) => return self.fail(e.shifted(o)),
-        };
+        let ip = self.check(Ipv4Packet::new_checked(slice(f, o, f.len())), o)?;
         let hl = ip.header_len();
-        let mut l = self.layer("ip", "Internet Protocol Version 4", o, hl);
-        l.uint("ip.version", "Version", o, 1, Some(0xF0), "4");
-        l.uint(
-            "ip.hdr_len",
-            "Header Length",
-            o,
-            1,
-            Some(0x0F),
-            format!("{hl} bytes"),
-        );
-        l.uint(
-            "ip.dsfield.dscp",
-            "Differentiated Services Codepoint",
-            o + 1,
-            1,
-            Some(0xFC),
-            "DSCP: the switch maps it to a traffic class / PFC priority",
-        );
-        l.ecn("ip.dsfield.ecn", o + 1, 1, 0x03);
-        l.uint(
-            "ip.len",
-            "Total Length",
-            o + 2,
-            2,
-            None,
-            "bytes of IP header and payload",
-        );
-        l.uint("ip.id", "Identification", o + 4, 2, None, "");
-        l.flag(
-            "ip.flags.df",
-            "Don't fragment",
-            o + 6,
-            0x40,
-            "RoCE v2 packets are never fragmented",
-        );
-        l.uint(
-            "ip.frag_offset",
-            "Fragment Offset",
-            o + 6,
-            2,
-            Some(0x1FFF),
-            "",
-        );
-        l.uint(
-            "ip.ttl",
-            "Time to Live",
-            o + 8,
-            1,
-            None,
-            "variant: masked out of the ICRC",
-        );
-        l.uint(
-            "ip.proto",
-            "Protocol",
-            o + 9,
-            1,
-            None,
-            if ip.protocol() == PROTOCOL_UDP {
-                "UDP"
-            } else {
-                "not UDP"
-            },
-        );
-        let ok = ip.verify_checksum();
-        let computed = ip.compute_checksum();
-        l.uint(
+        let mut l = self.header(Header::Ipv4, o, hl);
+        let sums = (ip.compute_checksum().into(), ip.checksum().into());
+        l.mean(
             "ip.checksum",
-            "Header Checksum",
-            o + 10,
-            2,
-            None,
-            if ok {
-                "correct".to_string()
-            } else {
-                format!("incorrect, should be {computed:#06x}")
+            match ip.verify_checksum() {
+                true => "correct".into(),
+                false => format!("incorrect, should be {:#06x}", sums.0),
             },
-        );
-        l.text(
-            "ip.src",
-            "Source Address",
-            o + 12,
-            4,
-            ip.src_addr().to_string(),
-            "",
-        );
-        l.text(
-            "ip.dst",
-            "Destination Address",
-            o + 16,
-            4,
-            ip.dst_addr().to_string(),
-            "",
         );
         self.push(l);
-        if !ok {
-            self.warn(
-                Header::Ipv4,
-                o,
-                "ip.checksum",
-                u32::from(computed),
-                u32::from(ip.checksum()),
-            );
+        if !ip.verify_checksum() {
+            self.warn(Header::Ipv4, o, "ip.checksum", sums);
         }
-        let end = match check_ipv4(&ip) {
-            Ok(len) => o + len,
-            Err(e) => return self.fail(e.shifted(o)),
-        };
-        let pseudo = PseudoHeader::V4 {
-            src: ip.src_addr(),
-            dst: ip.dst_addr(),
-        };
-        self.udp(o, o + hl, end, pseudo)
+        let end = o + self.check(check_ipv4(&ip), o)?;
+        let (src, dst) = (ip.src_addr(), ip.dst_addr());
+        self.udp(o, o + hl, end, PseudoHeader::V4 { src, dst })
     }
 
     fn ipv6(&mut self, o: usize) -> Option<()> {
         let f = self.frame;
-        let ip = match Ipv6Packet::new_checked(slice(f, o, f.len())) {
-            Ok(p) => p,
-            Err(e) => return self.fail(e.shifted(o)),
-        };
-        let mut l = self.layer("ipv6", "Internet Protocol Version 6", o, ipv6::HEADER_LEN);
-        l.uint("ipv6.version", "Version", o, 1, Some(0xF0), "6");
-        l.uint(
-            "ipv6.tclass",
-            "Traffic Class",
-            o,
-            4,
-            Some(0x0FF0_0000),
-            "variant: masked out of the ICRC",
-        );
-        l.uint(
-            "ipv6.tclass.dscp",
-            "Differentiated Services Codepoint",
-            o,
-            4,
-            Some(0x0FC0_0000),
-            "DSCP",
-        );
-        l.ecn("ipv6.tclass.ecn", o, 4, 0x0030_0000);
-        l.uint(
-            "ipv6.flow",
-            "Flow Label",
-            o + 1,
-            3,
-            Some(0x000F_FFFF),
-            "variant: masked out of the ICRC",
-        );
-        l.uint(
-            "ipv6.plen",
-            "Payload Length",
-            o + 4,
-            2,
-            None,
-            "bytes after this header",
-        );
-        l.uint(
-            "ipv6.nxt",
-            "Next Header",
-            o + 6,
-            1,
-            None,
-            if ip.next_header() == PROTOCOL_UDP {
-                "UDP"
-            } else {
-                "not UDP"
-            },
-        );
-        l.uint(
-            "ipv6.hlim",
-            "Hop Limit",
-            o + 7,
-            1,
-            None,
-            "variant: masked out of the ICRC",
-        );
-        l.text(
-            "ipv6.src",
-            "Source Address",
-            o + 8,
-            16,
-            ip.src_addr().to_string(),
-            "",
-        );
-        l.text(
-            "ipv6.dst",
-            "Destination Address",
-            o + 24,
-            16,
-            ip.dst_addr().to_string(),
-            "",
-        );
+        let ip = self.check(Ipv6Packet::new_checked(slice(f, o, f.len())), o)?;
+        let l = self.header(Header::Ipv6, o, ipv6::HEADER_LEN);
         self.push(l);
-        let end = match check_ipv6(&ip) {
-            Ok(len) => o + len,
-            Err(e) => return self.fail(e.shifted(o)),
-        };
-        let pseudo = PseudoHeader::V6 {
-            src: ip.src_addr(),
-            dst: ip.dst_addr(),
-        };
-        self.udp(o, o + ipv6::HEADER_LEN, end, pseudo)
+        let end = o + self.check(check_ipv6(&ip), o)?;
+        let (src, dst) = (ip.src_addr(), ip.dst_addr());
+        self.udp(o, o + ipv6::HEADER_LEN, end, PseudoHeader::V6 { src, dst })
     }
 
     fn udp(&mut self, ip_off: usize, o: usize, ip_end: usize, pseudo: PseudoHeader) -> Option<()> {
         let f = self.frame;
-        let u = match UdpPacket::new_checked(slice(f, o, ip_end)) {
-            Ok(u) => u,
-            Err(e) => return self.fail(e.shifted(o)),
-        };
-        let mut l = self.layer("udp", "User Datagram Protocol", o, udp::HEADER_LEN);
-        l.uint(
-            "udp.srcport",
-            "Source Port",
-            o,
-            2,
-            None,
-            "flow entropy: senders hash the QP pair into it for ECMP",
-        );
-        l.uint(
-            "udp.dstport",
-            "Destination Port",
-            o + 2,
-            2,
-            None,
-            if u.dst_port() == ROCE_V2_PORT {
-                "4791: RoCE v2"
-            } else {
-                "not RoCE v2"
+        let u = self.check(UdpPacket::new_checked(slice(f, o, ip_end)), o)?;
+        let mut l = self.header(Header::Udp, o, udp::HEADER_LEN);
+        let (len_ok, csum) = (u.check_len().is_ok(), u.checksum());
+        let computed = || udp::compute_checksum(pseudo, u.datagram());
+        let v6 = matches!(pseudo, PseudoHeader::V6 { .. });
+        l.mean(
+            "udp.checksum",
+            match csum {
+                0 if v6 => "zero, which IPv6 forbids (RFC 8200 §8.1)".into(),
+                0 => "none (allowed over IPv4; RoCE v2 relies on the ICRC)".into(),
+                _ if !len_ok => "not checked: the length field is wrong".into(),
+                _ if u.verify_checksum(pseudo) => "correct".into(),
+                _ => format!("incorrect, should be {:#06x}", computed()),
             },
         );
-        l.uint(
-            "udp.length",
-            "Length",
-            o + 4,
-            2,
-            None,
-            "bytes of UDP header and payload",
-        );
-        let len_ok = u.check_len().is_ok();
-        let csum = u.checksum();
-        let v6 = matches!(pseudo, PseudoHeader::V6 { .. });
-        let csum_meaning = match (csum, v6) {
-            (0, false) => "none (allowed over IPv4; RoCE v2 relies on the ICRC)".to_string(),
-            (0, true) => "zero, which IPv6 forbids (RFC 8200 §8.1)".to_string(),
-            _ if !len_ok => "not checked: the length field is wrong".to_string(),
-            _ if u.verify_checksum(pseudo) => "correct".to_string(),
-            _ => format!(
-                "incorrect, should be {:#06x}",
-                crate::wire::udp::compute_checksum(pseudo, u.datagram())
-            ),
-        };
-        l.uint("udp.checksum", "Checksum", o + 6, 2, None, csum_meaning);
         self.push(l);
+        // A zero checksum, or one over a wrong length, is not checked.
         if len_ok && csum != 0 && !u.verify_checksum(pseudo) {
-            self.warn(
-                Header::Udp,
-                o,
-                "udp.checksum",
-                u32::from(crate::wire::udp::compute_checksum(pseudo, u.datagram())),
-                u32::from(csum),
-            );
+            let sums = (computed().into(), csum.into());
+            self.warn(Header::Udp, o, "udp.checksum", sums);
         }
-        let udp_end = match check_udp(&u) {
-            Ok(len) => o + len,
-            Err(e) => return self.fail(e.shifted(o)),
-        };
+        let udp_end = o + self.check(check_udp(&u), o)?;
         let transport = self.transport(o + udp::HEADER_LEN, udp_end);
         self.trailer(ip_end);
         let icrc_off = transport?;
-        let found = be32(f, icrc_off);
-        let found_le = found.swap_bytes();
-        match roce_v2_icrc(slice(f, ip_off, icrc_off)) {
-            Ok(c) => {
-                let meaning = if c == found_le {
-                    format!("correct: CRC-32 {c:#010x}, sent least significant byte first")
-                } else {
-                    format!("incorrect: computed {c:#010x}, frame holds {found_le:#010x}")
-                };
-                let mut l = self.layer("infiniband.icrc", "Invariant CRC", icrc_off, ICRC_LEN);
-                l.uint(
-                    "infiniband.invariant.crc",
-                    "Invariant CRC",
-                    icrc_off,
-                    4,
-                    None,
-                    meaning,
-                );
-                self.push(l);
-                if c != found_le {
-                    self.warn(
-                        Header::Icrc,
-                        icrc_off,
-                        "infiniband.invariant.crc",
-                        c,
-                        found_le,
-                    );
-                }
-            }
-            Err(e) => return self.fail(e.shifted(ip_off)),
-        }
+        let c = self.check(roce_v2_icrc(slice(f, ip_off, icrc_off)), ip_off)?;
+        let found = be32(f, icrc_off).swap_bytes();
+        self.icrc(
+            icrc_off,
+            (c, found),
+            match c == found {
+                true => format!("correct: CRC-32 {c:#010x}, sent least significant byte first"),
+                false => format!("incorrect: computed {c:#010x}, frame holds {found:#010x}"),
+            },
+        );
         Some(())
+    }
+
+    /// The ICRC's layer, and a warning when it does not match.
+    fn icrc(&mut self, at: usize, sums: (u32, u32), meaning: String) {
+        const NAME: &str = "infiniband.invariant.crc";
+        let mut l = self.layer(Header::Icrc, at, ICRC_LEN);
+        l.row(at, &num(NAME, "Invariant CRC", 0, ICRC_LEN)).meaning = meaning.into();
+        self.push(l);
+        if sums.0 != sums.1 {
+            self.warn(Header::Icrc, at, NAME, sums);
+        }
     }
 
     /// Ethernet bytes after the IP packet: padding, or an FCS when they check out.
@@ -657,39 +669,24 @@ impl<'a> Dissector<'a> {
             return;
         }
         let fcs_off = f.len() - FCS_LEN.min(extra);
-        let is_fcs =
-            extra >= FCS_LEN && ethernet_fcs(slice(f, 0, fcs_off)) == be32(f, fcs_off).swap_bytes();
-        let mut l = self.layer("eth.trailer", "Ethernet trailer", ip_end, extra);
-        if is_fcs {
+        let fcs = be32(f, fcs_off).swap_bytes();
+        let is_fcs = extra >= FCS_LEN && ethernet_fcs(slice(f, 0, fcs_off)) == fcs;
+        let mut l = self.layer(Header::Fcs, ip_end, extra);
+        if !is_fcs {
+            let trailer = hex("eth.trailer", "Trailer", extra)
+                .means("bytes after the IP packet (padding, or an FCS that does not match)");
+            l.row(ip_end, &trailer);
+        } else {
             if fcs_off > ip_end {
-                l.text(
-                    "eth.padding",
-                    "Padding",
+                let padding = hex("eth.padding", "Padding", fcs_off - ip_end);
+                l.row(
                     ip_end,
-                    fcs_off - ip_end,
-                    hex_bytes(slice(f, ip_end, fcs_off)),
-                    "pads the frame to the 64-byte minimum",
+                    &padding.means("pads the frame to the 64-byte minimum"),
                 );
             }
-            let v = be32(f, fcs_off).swap_bytes();
-            l.push(
-                "eth.fcs",
-                "Frame check sequence",
-                FieldValue::Uint(u64::from(v)),
-                fcs_off,
-                FCS_LEN,
-                None,
-                "correct CRC-32 of the frame, sent least significant byte first".into(),
-            );
-        } else {
-            l.text(
-                "eth.trailer",
-                "Trailer",
-                ip_end,
-                extra,
-                hex_bytes(slice(f, ip_end, f.len())),
-                "bytes after the IP packet (padding, or an FCS that does not match)",
-            );
+            let sum = num("eth.fcs", "Frame check sequence", 0, FCS_LEN)
+                .means("correct CRC-32 of the frame, sent least significant byte first");
+            l.row(fcs_off, &sum).value = FieldValue::Uint(u64::from(fcs));
         }
         self.push(l);
     }
@@ -700,689 +697,136 @@ impl<'a> Dissector<'a> {
         let f = self.frame;
         let layout = transport::locate(f, o, end);
         if end.saturating_sub(o) >= bth::HEADER_LEN {
-            self.bth(o);
-        }
-        if let Some(info) = Opcode(u8_at(f, o)).info() {
-            let mut at = o + bth::HEADER_LEN;
-            for h in info.headers.iter() {
-                if end.saturating_sub(at) < header_len(h) {
-                    break;
-                }
-                let l = self.ext_layer(h, at);
-                self.push(l);
-                at += header_len(h);
-            }
-        }
-        let t = match layout {
-            Ok(t) => t,
-            Err(e) => {
-                self.fail(e);
-                return None;
-            }
-        };
-        let (at, plen, pad) = (t.payload_offset, t.payload_len, t.pad_len);
-        let body = plen + pad;
-        if body > 0 {
-            let mut l = self.layer("infiniband.payload", "Payload", at, body);
-            if plen > 0 {
-                l.text(
-                    "infiniband.payload",
-                    "Payload",
-                    at,
-                    plen,
-                    hex_bytes(slice(f, at, at + plen)),
-                    format!("{plen} bytes"),
-                );
-            }
-            if pad > 0 {
-                l.text(
-                    "infiniband.pad",
-                    "Pad (not a Wireshark field)",
-                    at + plen,
-                    pad,
-                    hex_bytes(slice(f, at + plen, at + body)),
-                    format!("{pad} pad bytes"),
-                );
-            }
+            let l = self.header(Header::Bth, o, bth::HEADER_LEN);
             self.push(l);
         }
+        let mut at = o + bth::HEADER_LEN;
+        let headers = Opcode(u8_at(f, o)).info().map(|info| info.headers);
+        for h in headers.iter().flat_map(|hs| hs.iter()) {
+            if end.saturating_sub(at) < header_len(h) {
+                break;
+            }
+            let mut l = self.header(h, at, header_len(h));
+            if h == Header::Aeth {
+                // The syndrome's kind says what its low five bits are.
+                l.rows(at, &aeth_rest((u8_at(f, at) >> 5) & 0x3));
+            }
+            self.push(l);
+            at += header_len(h);
+        }
+        let t = self.check(layout, 0)?;
+        self.payload(t.payload_offset, t.payload_len, t.pad_len);
         Some(t.icrc_offset)
     }
 
-    fn bth(&mut self, o: usize) {
-        let f = self.frame;
-        let op = Opcode(u8_at(f, o));
-        let mut l = self.layer(
-            "infiniband.bth",
-            "Base Transport Header",
-            o,
-            bth::HEADER_LEN,
-        );
-        l.uint(
-            "infiniband.bth.opcode",
-            "Opcode",
-            o,
-            1,
-            None,
-            op.name().unwrap_or_else(|| "unknown or reserved".into()),
-        );
-        l.flag(
-            "infiniband.bth.se",
-            "Solicited Event",
-            o + 1,
-            0x80,
-            "ask the receiver to raise a completion event",
-        );
-        l.flag(
-            "infiniband.bth.m",
-            "MigReq",
-            o + 1,
-            0x40,
-            "path migration state (APM)",
-        );
-        l.uint(
-            "infiniband.bth.padcnt",
-            "Pad Count",
-            o + 1,
-            1,
-            Some(0x30),
-            "bytes padding the payload to a multiple of 4",
-        );
-        l.uint(
-            "infiniband.bth.tver",
-            "Header Version",
-            o + 1,
-            1,
-            Some(0x0F),
-            "transport header version, 0",
-        );
-        l.uint(
-            "infiniband.bth.p_key",
-            "Partition Key",
-            o + 2,
-            2,
-            None,
-            "0xffff: default partition, full member",
-        );
-        l.flag(
-            "infiniband.bth.fecn",
-            "FECN (not a Wireshark field)",
-            o + 4,
-            0x80,
-            "Forward ECN, set by a congested IB switch; variant",
-        );
-        l.flag(
-            "infiniband.bth.becn",
-            "BECN (not a Wireshark field)",
-            o + 4,
-            0x40,
-            "Backward ECN, set in a CNP; variant",
-        );
-        l.uint(
-            "infiniband.bth.destqp",
-            "Destination Queue Pair",
-            o + 5,
-            3,
-            None,
-            "",
-        );
-        l.flag(
-            "infiniband.bth.a",
-            "Acknowledge Request",
-            o + 8,
-            0x80,
-            "ask the responder for an ACK",
-        );
-        l.uint(
-            "infiniband.bth.reserved7",
-            "Reserved (7 bits)",
-            o + 8,
-            1,
-            Some(0x7F),
-            "",
-        );
-        l.uint(
-            "infiniband.bth.psn",
-            "Packet Sequence Number",
-            o + 9,
-            3,
-            None,
-            "24 bits, wraps at 2^24",
-        );
-        self.push(l);
-    }
-
-    fn ext_layer(&self, h: Header, o: usize) -> LayerBuilder<'a> {
-        let len = header_len(h);
-        match h {
-            Header::Rdeth => {
-                let mut l = self.layer(
-                    "infiniband.rdeth",
-                    "Reliable Datagram Extended Transport Header",
-                    o,
-                    len,
-                );
-                l.uint("infiniband.rdeth.eecnxt", "E2E Context", o + 1, 3, None, "");
-                l
-            }
-            Header::Deth => {
-                let mut l = self.layer(
-                    "infiniband.deth",
-                    "Datagram Extended Transport Header",
-                    o,
-                    len,
-                );
-                let q = l.uint("infiniband.deth.q_key", "Queue Key", o, 4, None, "");
-                if let Some(last) = l.layer.fields.last_mut() {
-                    last.meaning = if q & 0x8000_0000 != 0 {
-                        "controlled Q_Key (high bit set)".into()
-                    } else {
-                        "".into()
-                    };
-                }
-                l.uint(
-                    "infiniband.deth.srcqp",
-                    "Source Queue Pair",
-                    o + 5,
-                    3,
-                    None,
-                    "",
-                );
-                l
-            }
-            Header::XrcEth => {
-                let mut l =
-                    self.layer("infiniband.xrceth", "XRC Extended Transport Header", o, len);
-                l.uint(
-                    "infiniband.xrceth.xrcsrq",
-                    "XRC SRQ (not a Wireshark field)",
-                    o + 1,
-                    3,
-                    None,
-                    "target shared receive queue",
-                );
-                l
-            }
-            Header::Reth => {
-                let mut l = self.layer("infiniband.reth", "RDMA Extended Transport Header", o, len);
-                l.uint(
-                    "infiniband.reth.va",
-                    "Virtual Address",
-                    o,
-                    8,
-                    None,
-                    "remote address of the whole RDMA operation",
-                );
-                l.uint(
-                    "infiniband.reth.r_key",
-                    "Remote Key",
-                    o + 8,
-                    4,
-                    None,
-                    "authorises access to the remote memory region",
-                );
-                l.uint(
-                    "infiniband.reth.dmalen",
-                    "DMA Length",
-                    o + 12,
-                    4,
-                    None,
-                    "bytes of the whole operation, not of this packet",
-                );
-                l
-            }
-            Header::AtomicEth => {
-                let mut l = self.layer(
-                    "infiniband.atomiceth",
-                    "Atomic Extended Transport Header",
-                    o,
-                    len,
-                );
-                l.uint(
-                    "infiniband.reth.va",
-                    "Virtual Address",
-                    o,
-                    8,
-                    None,
-                    "8-byte aligned remote address",
-                );
-                l.uint("infiniband.reth.r_key", "Remote Key", o + 8, 4, None, "");
-                l.uint(
-                    "infiniband.atomiceth.swapdt",
-                    "Swap (Or Add) Data",
-                    o + 12,
-                    8,
-                    None,
-                    "",
-                );
-                l.uint(
-                    "infiniband.atomiceth.cmpdt",
-                    "Compare Data",
-                    o + 20,
-                    8,
-                    None,
-                    "",
-                );
-                l
-            }
-            Header::Aeth => {
-                let mut l = self.layer("infiniband.aeth", "ACK Extended Transport Header", o, len);
-                let s = Syndrome::from_byte(u8_at(self.frame, o));
-                l.uint(
-                    "infiniband.aeth.syndrome",
-                    "Syndrome",
-                    o,
-                    1,
-                    None,
-                    s.meaning(),
-                );
-                l.uint(
-                    "infiniband.aeth.syndrome.reserved",
-                    "Reserved",
-                    o,
-                    1,
-                    Some(0x80),
-                    "",
-                );
-                l.uint(
-                    "infiniband.aeth.syndrome.opcode",
-                    "OpCode",
-                    o,
-                    1,
-                    Some(0x60),
-                    match s {
-                        Syndrome::Ack { .. } => "00: ACK",
-                        Syndrome::RnrNak { .. } => "01: RNR NAK",
-                        Syndrome::Reserved { .. } => "10: reserved",
-                        Syndrome::Nak(_) => "11: NAK",
-                    },
-                );
-                match s {
-                    Syndrome::Ack { credits } => {
-                        l.uint(
-                            "infiniband.aeth.syndrome.credit_count",
-                            "Credit Count",
-                            o,
-                            1,
-                            Some(0x1F),
-                            if credits == 31 {
-                                "invalid: no end-to-end credits advertised".into()
-                            } else {
-                                format!("{credits} credits")
-                            },
-                        );
-                    }
-                    Syndrome::RnrNak { timer } => {
-                        let us = RNR_TIMER_US.get(usize::from(timer)).copied().unwrap_or(0);
-                        l.uint(
-                            "infiniband.aeth.syndrome.timer",
-                            "Timer",
-                            o,
-                            1,
-                            Some(0x1F),
-                            format!(
-                                "retry after at least {}.{:02} ms",
-                                us / 1000,
-                                (us % 1000) / 10
-                            ),
-                        );
-                    }
-                    Syndrome::Reserved { .. } => {
-                        l.uint(
-                            "infiniband.aeth.syndrome.reserved_value",
-                            "Reserved",
-                            o,
-                            1,
-                            Some(0x1F),
-                            "",
-                        );
-                    }
-                    Syndrome::Nak(c) => {
-                        l.uint(
-                            "infiniband.aeth.syndrome.error_code",
-                            "Error Code",
-                            o,
-                            1,
-                            Some(0x1F),
-                            NakCode::meaning(c),
-                        );
-                    }
-                }
-                l.uint(
-                    "infiniband.aeth.msn",
-                    "Message Sequence Number",
-                    o + 1,
-                    3,
-                    None,
-                    "count of messages completed by the responder",
-                );
-                l
-            }
-            Header::AtomicAckEth => {
-                let mut l = self.layer(
-                    "infiniband.atomicacketh",
-                    "Atomic ACK Extended Transport Header",
-                    o,
-                    len,
-                );
-                l.uint(
-                    "infiniband.atomicacketh.origremdt",
-                    "Original Remote Data",
-                    o,
-                    8,
-                    None,
-                    "value before the atomic operation",
-                );
-                l
-            }
-            Header::ImmDt => {
-                let mut l = self.layer("infiniband.immdt", "Immediate Data", o, len);
-                l.uint(
-                    "infiniband.immdt",
-                    "Immediate Data",
-                    o,
-                    4,
-                    None,
-                    "delivered in the receiver's completion",
-                );
-                l
-            }
-            Header::Ieth => {
-                let mut l = self.layer(
-                    "infiniband.ieth",
-                    "Invalidate Extended Transport Header",
-                    o,
-                    len,
-                );
-                l.uint(
-                    "infiniband.ieth",
-                    "RKey",
-                    o,
-                    4,
-                    None,
-                    "R_Key the responder invalidates",
-                );
-                l
-            }
-            _ => {
-                let mut l = self.layer("infiniband.cnp", "CNP reserved bytes", o, len);
-                l.text(
-                    "infiniband.cnp.reserved",
-                    "Reserved (not a Wireshark field)",
-                    o,
-                    len,
-                    hex_bytes(slice(self.frame, o, o + len)),
-                    "16 reserved bytes (IBTA Vol 1 Annex A17.9.3)",
-                );
-                l
-            }
+    fn payload(&mut self, at: usize, len: usize, pad: usize) {
+        if len + pad == 0 {
+            return;
         }
+        let mut l = self.layer(Header::Payload, at, len + pad);
+        if len > 0 {
+            let payload = hex("infiniband.payload", "Payload", len);
+            l.row(at, &payload).meaning = format!("{len} bytes").into();
+        }
+        if pad > 0 {
+            let padding = hex("infiniband.pad", "Pad (not a Wireshark field)", pad);
+            l.row(at + len, &padding).meaning = format!("{pad} pad bytes").into();
+        }
+        self.push(l);
     }
 
     fn infiniband(&mut self) -> Option<()> {
         let f = self.frame;
-        let lrh = match LrhPacket::new_checked(f) {
-            Ok(l) => l,
-            Err(e) => return self.fail(e),
-        };
-        let mut l = self.layer("infiniband.lrh", "Local Route Header", 0, LRH_LEN);
-        l.uint(
-            "infiniband.lrh.vl",
-            "Virtual Lane",
-            0,
-            1,
-            Some(0xF0),
-            "variant: masked out of the ICRC",
-        );
-        l.uint("infiniband.lrh.lver", "Link Version", 0, 1, Some(0x0F), "");
-        l.uint("infiniband.lrh.sl", "Service Level", 1, 1, Some(0xF0), "");
-        l.uint(
-            "infiniband.lrh.reserved2",
-            "Reserved (2 bits)",
-            1,
-            1,
-            Some(0x0C),
-            "",
-        );
-        l.uint(
-            "infiniband.lrh.lnh",
-            "Link Next Header",
-            1,
-            1,
-            Some(0x03),
-            match lrh.lnh() {
-                LNH_IBA_LOCAL => "IBA local: BTH follows",
-                LNH_IBA_GLOBAL => "IBA global: GRH follows",
-                0 => "raw",
-                _ => "IP (non-IBA)",
-            },
-        );
-        l.uint(
-            "infiniband.lrh.dlid",
-            "Destination Local ID",
-            2,
-            2,
-            None,
-            "",
-        );
-        l.uint(
-            "infiniband.lrh.reserved5",
-            "Reserved (5 bits)",
-            4,
-            2,
-            Some(0xF800),
-            "",
-        );
-        l.uint(
-            "infiniband.lrh.pktlen",
-            "Packet Length",
-            4,
-            2,
-            Some(0x07FF),
-            "4-byte words from LRH through ICRC",
-        );
-        l.uint("infiniband.lrh.slid", "Source Local ID", 6, 2, None, "");
+        let lrh = self.check(LrhPacket::new_checked(f), 0)?;
+        let l = self.header(Header::Lrh, 0, LRH_LEN);
         self.push(l);
         let end = usize::from(lrh.pkt_len()) * 4;
         if end < LRH_LEN || end + VCRC_LEN > f.len() {
-            return self.fail(WireError::new(
-                Header::Lrh,
-                0,
-                ErrorKind::LengthMismatch {
-                    field: "infiniband.lrh.pktlen",
-                    claimed: end + VCRC_LEN,
-                    available: f.len(),
-                },
-            ));
+            let field = "infiniband.lrh.pktlen";
+            let (claimed, available) = (end + VCRC_LEN, f.len());
+            let kind = ErrorKind::LengthMismatch {
+                field,
+                claimed,
+                available,
+            };
+            return self.fail(Header::Lrh, 0, kind);
         }
-        let mut bth_off = LRH_LEN;
-        match lrh.lnh() {
-            LNH_IBA_LOCAL => {}
-            LNH_IBA_GLOBAL => {
-                let g = match GrhPacket::new_checked(slice(f, LRH_LEN, end)) {
-                    Ok(g) => g,
-                    Err(e) => return self.fail(e.shifted(LRH_LEN)),
-                };
-                let o = LRH_LEN;
-                let mut l = self.layer("infiniband.grh", "Global Route Header", o, GRH_LEN);
-                l.uint("infiniband.grh.ipver", "IP Version", o, 1, Some(0xF0), "6");
-                l.uint(
-                    "infiniband.grh.tclass",
-                    "Traffic Class",
-                    o,
-                    2,
-                    Some(0x0FF0),
-                    "variant",
-                );
-                l.uint(
-                    "infiniband.grh.flowlabel",
-                    "Flow Label",
-                    o,
-                    4,
-                    Some(0x000F_FFFF),
-                    "variant",
-                );
-                l.uint(
-                    "infiniband.grh.paylen",
-                    "Payload Length",
-                    o + 4,
-                    2,
-                    None,
-                    "bytes after the GRH through the ICRC",
-                );
-                l.uint(
-                    "infiniband.grh.nxthdr",
-                    "Next Header",
-                    o + 6,
-                    1,
-                    None,
-                    if g.nxt_hdr() == crate::wire::ib::NXTHDR_IBA {
-                        "0x1b: IBA transport"
-                    } else {
-                        "not IBA"
-                    },
-                );
-                l.uint(
-                    "infiniband.grh.hoplmt",
-                    "Hop Limit",
-                    o + 7,
-                    1,
-                    None,
-                    "variant",
-                );
-                l.text(
-                    "infiniband.grh.sgid",
-                    "Source GID",
-                    o + 8,
-                    16,
-                    g.sgid().to_string(),
-                    "",
-                );
-                l.text(
-                    "infiniband.grh.dgid",
-                    "Destination GID",
-                    o + 24,
-                    16,
-                    g.dgid().to_string(),
-                    "",
-                );
-                self.push(l);
-                if g.nxt_hdr() != crate::wire::ib::NXTHDR_IBA {
-                    return self.fail(WireError::new(
-                        Header::Grh,
-                        o,
-                        ErrorKind::NotRoce {
-                            reason: "GRH next header",
-                            value: u64::from(g.nxt_hdr()),
-                        },
-                    ));
-                }
-                bth_off += GRH_LEN;
-            }
+        let bth_off = match lrh.lnh() {
+            LNH_IBA_LOCAL => LRH_LEN,
+            LNH_IBA_GLOBAL => self.grh(end)?,
             other => {
-                return self.fail(WireError::new(
-                    Header::Lrh,
-                    0,
-                    ErrorKind::NotRoce {
-                        reason: "a non-IBA link next header, LNH",
-                        value: u64::from(other),
-                    },
-                ))
+                return self.not_roce(Header::Lrh, 0, "a non-IBA link next header, LNH", other)
             }
-        }
+        };
         let icrc_off = self.transport(bth_off, end)?;
+        let c = self.check(ib_icrc(slice(f, 0, icrc_off)), 0)?;
         let found = be32(f, icrc_off).swap_bytes();
-        match ib_icrc(slice(f, 0, icrc_off)) {
-            Ok(c) => {
-                let mut l = self.layer("infiniband.icrc", "Invariant CRC", icrc_off, ICRC_LEN);
-                l.uint(
-                    "infiniband.invariant.crc",
-                    "Invariant CRC",
-                    icrc_off,
-                    4,
-                    None,
-                    if c == found {
-                        "correct".to_string()
-                    } else {
-                        format!("incorrect: computed {c:#010x}")
-                    },
-                );
-                self.push(l);
-                if c != found {
-                    self.warn(Header::Icrc, icrc_off, "infiniband.invariant.crc", c, found);
-                }
-            }
-            Err(e) => return self.fail(e),
-        }
-        let v = be16(f, end).swap_bytes();
-        let vc = vcrc(slice(f, 0, end));
-        let mut l = self.layer("infiniband.vcrc", "Variant CRC", end, VCRC_LEN);
-        l.uint(
-            "infiniband.variant.crc",
-            "Variant CRC",
-            end,
-            2,
-            None,
-            if v == vc {
-                "correct, recomputed at every hop".to_string()
-            } else {
-                format!("incorrect: computed {vc:#06x}")
+        self.icrc(
+            icrc_off,
+            (c, found),
+            match c == found {
+                true => "correct".to_string(),
+                false => format!("incorrect: computed {c:#010x}"),
             },
         );
-        self.push(l);
-        if v != vc {
-            self.warn(
-                Header::Vcrc,
-                end,
-                "infiniband.variant.crc",
-                u32::from(vc),
-                u32::from(v),
-            );
-        }
+        self.vcrc(end);
         Some(())
     }
-}
 
-fn ethertype_meaning(et: u16) -> &'static str {
-    match EtherType(et) {
-        EtherType::IPV4 => "IPv4",
-        EtherType::IPV6 => "IPv6",
-        EtherType::VLAN => "802.1Q tag follows",
-        EtherType::ROCE_V1 => "RoCE v1 (GRH over Ethernet)",
-        _ => "other",
+    fn not_roce<T>(&mut self, h: Header, at: usize, reason: &'static str, value: u8) -> Option<T> {
+        let value = u64::from(value);
+        self.fail(h, at, ErrorKind::NotRoce { reason, value })
+    }
+
+    /// The GRH after the LRH; returns where the BTH starts.
+    fn grh(&mut self, end: usize) -> Option<usize> {
+        let grh = GrhPacket::new_checked(slice(self.frame, LRH_LEN, end));
+        let g = self.check(grh, LRH_LEN)?;
+        let l = self.header(Header::Grh, LRH_LEN, GRH_LEN);
+        self.push(l);
+        if g.nxt_hdr() != NXTHDR_IBA {
+            return self.not_roce(Header::Grh, LRH_LEN, "GRH next header", g.nxt_hdr());
+        }
+        Some(LRH_LEN + GRH_LEN)
+    }
+
+    fn vcrc(&mut self, end: usize) {
+        const NAME: &str = "infiniband.variant.crc";
+        let f = self.frame;
+        let (found, computed) = (be16(f, end).swap_bytes(), vcrc(slice(f, 0, end)));
+        let mut l = self.layer(Header::Vcrc, end, VCRC_LEN);
+        l.row(end, &num(NAME, "Variant CRC", 0, VCRC_LEN)).meaning = match found == computed {
+            true => "correct, recomputed at every hop".into(),
+            false => format!("incorrect: computed {computed:#06x}").into(),
+        };
+        self.push(l);
+        if found != computed {
+            self.warn(Header::Vcrc, end, NAME, (computed.into(), found.into()));
+        }
     }
 }
 
 /// Decodes `frame` field by field. Never panics; see [`DecodedFrame::error`].
 pub fn dissect(frame: &[u8], link: LinkType) -> DecodedFrame {
-    let mut d = Dissector {
-        frame,
-        out: DecodedFrame {
-            len: frame.len(),
-            layers: Vec::new(),
-            summary: String::new(),
-            error: None,
-            warnings: Vec::new(),
-        },
+    let out = DecodedFrame {
+        len: frame.len(),
+        layers: Vec::new(),
+        summary: String::new(),
+        error: None,
+        warnings: Vec::new(),
     };
+    let mut d = Dissector { frame, out };
     match link {
-        LinkType::Ethernet => {
-            d.ethernet();
-        }
-        LinkType::Infiniband => {
-            d.infiniband();
-        }
+        LinkType::Ethernet => d.ethernet(),
+        LinkType::Infiniband => d.infiniband(),
         LinkType::Other(n) => {
-            d.out.error = Some(WireError::new(
-                Header::Capture,
-                0,
-                ErrorKind::NotRoce {
-                    reason: "link type",
-                    value: u64::from(n),
-                },
-            ));
+            let kind = ErrorKind::NotRoce {
+                reason: "link type",
+                value: u64::from(n),
+            };
+            d.fail(Header::Capture, 0, kind)
         }
-    }
+    };
     d.out.summary = summary_line(&d.out);
     d.out
 }

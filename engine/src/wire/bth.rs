@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 /// The PSN field's type, shared with the QP model (see [`crate::psn`]).
 pub use crate::psn::Psn;
 
-mod field {
+pub(crate) mod field {
     pub const OPCODE: usize = 0;
     pub const FLAGS: usize = 1;
     pub const P_KEY: usize = 2;

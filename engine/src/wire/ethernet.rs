@@ -11,7 +11,7 @@ use core::fmt;
 use core::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-mod field {
+pub(crate) mod field {
     use core::ops::Range;
     pub const DESTINATION: Range<usize> = 0..6;
     pub const SOURCE: Range<usize> = 6..12;

@@ -77,6 +77,35 @@ pub fn header_len(h: Header) -> usize {
     }
 }
 
+/// Where each field starts inside its extended header (IBTA Vol 1 §9.3), named once for
+/// the codecs below and the dissector.
+pub(crate) mod field {
+    pub mod rdeth {
+        pub const EE_CONTEXT: usize = 1;
+    }
+    pub mod deth {
+        pub const Q_KEY: usize = 0;
+        pub const SRC_QP: usize = 5;
+    }
+    pub mod xrceth {
+        pub const XRC_SRQ: usize = 1;
+    }
+    /// The AtomicETH begins as the RETH does (VA, R_Key) and goes on with its operands.
+    pub mod reth {
+        pub const VA: usize = 0;
+        pub const R_KEY: usize = 8;
+        pub const DMA_LEN: usize = 12;
+        pub const SWAP_ADD: usize = 12;
+        pub const COMPARE: usize = 20;
+    }
+    pub mod aeth {
+        pub const SYNDROME: usize = 0;
+        pub const MSN: usize = 1;
+    }
+    /// AtomicAckETH, ImmDt and IETH are one value each, from their first byte.
+    pub const WHOLE: usize = 0;
+}
+
 /// Reserved bytes after the BTH of a CNP (IBTA Vol 1 Annex A17.9.3).
 pub const CNP_PADDING_LEN: usize = 16;
 
@@ -99,12 +128,16 @@ impl Rdeth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::Rdeth, buf, Self::LEN)?;
         Ok(Rdeth {
-            ee_context: be24(buf, 1),
+            ee_context: be24(buf, field::rdeth::EE_CONTEXT),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         let mut b = [0; Self::LEN];
-        put24(&mut b, 1, self.ee_context & 0x00FF_FFFF);
+        put24(
+            &mut b,
+            field::rdeth::EE_CONTEXT,
+            self.ee_context & 0x00FF_FFFF,
+        );
         b
     }
 }
@@ -124,14 +157,14 @@ impl Deth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::Deth, buf, Self::LEN)?;
         Ok(Deth {
-            q_key: be32(buf, 0),
-            src_qp: be24(buf, 5),
+            q_key: be32(buf, field::deth::Q_KEY),
+            src_qp: be24(buf, field::deth::SRC_QP),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         let mut b = [0; Self::LEN];
-        put32(&mut b, 0, self.q_key);
-        put24(&mut b, 5, self.src_qp & 0x00FF_FFFF);
+        put32(&mut b, field::deth::Q_KEY, self.q_key);
+        put24(&mut b, field::deth::SRC_QP, self.src_qp & 0x00FF_FFFF);
         b
     }
 }
@@ -147,12 +180,12 @@ impl XrcEth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::XrcEth, buf, Self::LEN)?;
         Ok(XrcEth {
-            xrc_srq: be24(buf, 1),
+            xrc_srq: be24(buf, field::xrceth::XRC_SRQ),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         let mut b = [0; Self::LEN];
-        put24(&mut b, 1, self.xrc_srq & 0x00FF_FFFF);
+        put24(&mut b, field::xrceth::XRC_SRQ, self.xrc_srq & 0x00FF_FFFF);
         b
     }
 }
@@ -174,16 +207,16 @@ impl Reth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::Reth, buf, Self::LEN)?;
         Ok(Reth {
-            va: be64(buf, 0),
-            r_key: be32(buf, 8),
-            dma_len: be32(buf, 12),
+            va: be64(buf, field::reth::VA),
+            r_key: be32(buf, field::reth::R_KEY),
+            dma_len: be32(buf, field::reth::DMA_LEN),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         let mut b = [0; Self::LEN];
-        put64(&mut b, 0, self.va);
-        put32(&mut b, 8, self.r_key);
-        put32(&mut b, 12, self.dma_len);
+        put64(&mut b, field::reth::VA, self.va);
+        put32(&mut b, field::reth::R_KEY, self.r_key);
+        put32(&mut b, field::reth::DMA_LEN, self.dma_len);
         b
     }
 }
@@ -204,18 +237,18 @@ impl AtomicEth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::AtomicEth, buf, Self::LEN)?;
         Ok(AtomicEth {
-            va: be64(buf, 0),
-            r_key: be32(buf, 8),
-            swap_add: be64(buf, 12),
-            compare: be64(buf, 20),
+            va: be64(buf, field::reth::VA),
+            r_key: be32(buf, field::reth::R_KEY),
+            swap_add: be64(buf, field::reth::SWAP_ADD),
+            compare: be64(buf, field::reth::COMPARE),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         let mut b = [0; Self::LEN];
-        put64(&mut b, 0, self.va);
-        put32(&mut b, 8, self.r_key);
-        put64(&mut b, 12, self.swap_add);
-        put64(&mut b, 20, self.compare);
+        put64(&mut b, field::reth::VA, self.va);
+        put32(&mut b, field::reth::R_KEY, self.r_key);
+        put64(&mut b, field::reth::SWAP_ADD, self.swap_add);
+        put64(&mut b, field::reth::COMPARE, self.compare);
         b
     }
 }
@@ -232,7 +265,7 @@ impl AtomicAckEth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::AtomicAckEth, buf, Self::LEN)?;
         Ok(AtomicAckEth {
-            orig_remote_data: be64(buf, 0),
+            orig_remote_data: be64(buf, field::WHOLE),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
@@ -250,7 +283,9 @@ impl ImmDt {
     pub const LEN: usize = 4;
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::ImmDt, buf, Self::LEN)?;
-        Ok(ImmDt { data: be32(buf, 0) })
+        Ok(ImmDt {
+            data: be32(buf, field::WHOLE),
+        })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         self.data.to_be_bytes()
@@ -268,7 +303,7 @@ impl Ieth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::Ieth, buf, Self::LEN)?;
         Ok(Ieth {
-            r_key: be32(buf, 0),
+            r_key: be32(buf, field::WHOLE),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
@@ -412,14 +447,14 @@ impl Aeth {
     pub fn parse(buf: &[u8]) -> Result<Self> {
         need(Header::Aeth, buf, Self::LEN)?;
         Ok(Aeth {
-            syndrome: Syndrome::from_byte(u8_at(buf, 0)),
-            msn: be24(buf, 1),
+            syndrome: Syndrome::from_byte(u8_at(buf, field::aeth::SYNDROME)),
+            msn: be24(buf, field::aeth::MSN),
         })
     }
     pub fn emit(&self) -> [u8; Self::LEN] {
         let mut b = [0; Self::LEN];
-        b[0] = self.syndrome.to_byte();
-        put24(&mut b, 1, self.msn & 0x00FF_FFFF);
+        b[field::aeth::SYNDROME] = self.syndrome.to_byte();
+        put24(&mut b, field::aeth::MSN, self.msn & 0x00FF_FFFF);
         b
     }
 }

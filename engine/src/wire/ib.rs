@@ -23,7 +23,7 @@ use super::{ErrorKind, Header, Result, WireError};
 use core::net::Ipv6Addr;
 use serde::{Deserialize, Serialize};
 
-mod field {
+pub(crate) mod field {
     pub const VL_LVER: usize = 0;
     pub const SL_LNH: usize = 1;
     pub const DLID: usize = 2;

@@ -9,7 +9,7 @@ use super::{ErrorKind, Header, Result, WireError};
 use core::net::Ipv4Addr;
 use serde::{Deserialize, Serialize};
 
-mod field {
+pub(crate) mod field {
     pub const VER_IHL: usize = 0;
     pub const DS: usize = 1;
     pub const TOTAL_LEN: usize = 2;

@@ -9,8 +9,10 @@ use super::{ErrorKind, Header, Result, WireError};
 use core::net::Ipv6Addr;
 use serde::{Deserialize, Serialize};
 
-mod field {
+pub(crate) mod field {
     pub const VER_TC_FLOW: usize = 0;
+    /// The three bytes that end in the 20-bit flow label.
+    pub const FLOW_LABEL: usize = 1;
     pub const PAYLOAD_LEN: usize = 4;
     pub const NEXT_HEADER: usize = 6;
     pub const HOP_LIMIT: usize = 7;

@@ -3,9 +3,10 @@
 //! The layout follows smoltcp's `wire` module: Ethernet, IPv4, IPv6, UDP, the BTH, the
 //! LRH and the GRH each have a zero-copy view (`Packet<T: AsRef<[u8]>>`) whose only public
 //! constructor, `new_checked`, proves the buffer is long enough, beside a plain `Repr`
-//! struct with `parse` and `emit`; byte offsets are named once, in a private `field`
-//! module per header. The extended transport headers (4 to 28 bytes, read once each) have
-//! no view: each is a plain struct parsed from and emitted to its bytes ([`ext`]).
+//! struct with `parse` and `emit`; byte offsets are named once, in a `field` module per
+//! header, which the dissector ([`crate::capture::dissect`]) reads too. The extended
+//! transport headers (4 to 28 bytes, read once each) have no view: each is a plain struct
+//! parsed from and emitted to its bytes ([`ext`]).
 //!
 //! Layers covered (primary sources in each module):
 //! * Ethernet II with an optional IEEE 802.1Q tag ([`ethernet`]),

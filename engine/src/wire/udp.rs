@@ -12,7 +12,7 @@ use super::{ErrorKind, Header, Result, WireError};
 use core::net::{Ipv4Addr, Ipv6Addr};
 use serde::{Deserialize, Serialize};
 
-mod field {
+pub(crate) mod field {
     pub const SRC_PORT: usize = 0;
     pub const DST_PORT: usize = 2;
     pub const LENGTH: usize = 4;

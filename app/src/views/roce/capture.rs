@@ -94,6 +94,16 @@ pub struct CaptureState {
     /// The located error that stopped reading the file, or why it could not be read.
     error: Option<String>,
     loading: bool,
+    /// The frame picked in the list (numbered from 1), shown in the dissector.
+    picked: Option<usize>,
+    /// The conversation on the PSN timeline.
+    conversation: usize,
+    /// The list's filter as the learner set it; it stays for the next file.
+    qpn_text: String,
+    opcode: Option<u8>,
+    problems: bool,
+    /// A file is being dragged over the drop zone.
+    dragging: bool,
 }
 
 pub enum CaptureAction {
@@ -110,6 +120,12 @@ pub enum CaptureAction {
         Rc<Vec<u8>>,
     ),
     Failed(String),
+    Pick(usize),
+    Conversation(usize),
+    Qpn(String),
+    Opcode(Option<u8>),
+    Problems(bool),
+    Dragging(bool),
 }
 
 impl Reducible for CaptureState {
@@ -123,11 +139,16 @@ impl Reducible for CaptureState {
                 next.error = None;
             }
             CaptureAction::Started(generation, name, size) => {
+                let (qpn_text, opcode, problems) = (next.qpn_text, next.opcode, next.problems);
                 next = CaptureState {
                     generation,
                     name,
                     size,
                     decoding: true,
+                    qpn_text,
+                    opcode,
+                    problems,
+                    dragging: next.dragging,
                     ..CaptureState::default()
                 };
             }
@@ -156,8 +177,24 @@ impl Reducible for CaptureState {
                 next.loading = false;
                 next.error = Some(message);
             }
+            CaptureAction::Pick(frame) => next.picked = Some(frame),
+            CaptureAction::Conversation(i) => next.conversation = i,
+            CaptureAction::Qpn(text) => next.qpn_text = text,
+            CaptureAction::Opcode(opcode) => next.opcode = opcode,
+            CaptureAction::Problems(on) => next.problems = on,
+            CaptureAction::Dragging(on) => next.dragging = on,
         }
         Rc::new(next)
+    }
+}
+
+impl CaptureState {
+    /// The QPN filter as typed: none when empty, or why it does not read.
+    fn qpn(&self) -> Result<Option<u32>, String> {
+        if self.qpn_text.trim().is_empty() {
+            return Ok(None);
+        }
+        parse_number(&self.qpn_text, 0xFF_FFFF).map(|v| Some(v as u32))
     }
 }
 
@@ -218,19 +255,18 @@ async fn decode(
     current: Rc<Cell<u32>>,
     dispatch: UseReducerDispatcher<CaptureState>,
 ) {
+    let unreadable = || CaptureAction::Failed("the browser could not read the file".into());
     let (file, mut bytes, size) = match source {
-        Source::File(f) => {
-            let size = f.size() as usize;
-            let mut bytes = Vec::new();
-            if bytes.try_reserve_exact(size).is_err() {
-                dispatch.dispatch(CaptureAction::Failed(format!(
-                    "{name} ({:.0} MB) does not fit in the page's memory",
-                    size as f64 / 1e6
-                )));
-                return;
+        Source::File(f) => match room_for(&f) {
+            Ok(bytes) => {
+                let size = size_of(&f);
+                (Some(f), bytes, size)
             }
-            (Some(f), bytes, size)
-        }
+            Err(mb) => {
+                let message = format!("{name} ({mb:.0} MB) does not fit in the page's memory");
+                return dispatch.dispatch(CaptureAction::Failed(message));
+            }
+        },
         Source::Bytes(b) => {
             let size = b.len();
             (None, b, size)
@@ -243,10 +279,7 @@ async fn decode(
     loop {
         if let Some(part) = pending.take() {
             let Ok(buffer) = part.await else {
-                dispatch.dispatch(CaptureAction::Failed(
-                    "the browser could not read the file".into(),
-                ));
-                return;
+                return dispatch.dispatch(unreadable());
             };
             let part = js_sys::Uint8Array::new(&buffer);
             let old = bytes.len();
@@ -260,10 +293,7 @@ async fn decode(
         if !complete {
             pending = file.as_ref().and_then(|f| read_part(f, bytes.len(), size));
             if pending.is_none() {
-                dispatch.dispatch(CaptureAction::Failed(
-                    "the browser could not read the file".into(),
-                ));
-                return;
+                return dispatch.dispatch(unreadable());
             }
         }
         if current.get() != generation {
@@ -274,27 +304,11 @@ async fn decode(
             d.expect_len(size);
             d
         });
-        loop {
-            let start = now_ms();
-            let mut more = true;
-            while more && now_ms() - start < SLICE_MS {
-                more = d.step_of(&bytes, complete, STEP);
-            }
-            busy += now_ms() - start;
-            if current.get() != generation {
-                return;
-            }
-            dispatch.dispatch(CaptureAction::Progress(
-                generation,
-                d.offset(),
-                d.frames.len(),
-            ));
-            // Give the event loop a turn: paint the progress bar, take input.
-            yield_now().await;
-            if !more {
-                break;
-            }
-        }
+        let Some(ms) = decode_part(d, &bytes, complete, (generation, &current), &dispatch).await
+        else {
+            return;
+        };
+        busy += ms;
         if complete || d.is_finished() {
             break;
         }
@@ -310,13 +324,53 @@ async fn decode(
         return;
     }
     yield_now().await;
-    dispatch.dispatch(CaptureAction::Done(
-        generation,
-        Box::new(decoder),
-        Rc::new(convs),
-        busy,
-        Rc::new(bytes),
-    ));
+    let (decoder, convs, bytes) = (Box::new(decoder), Rc::new(convs), Rc::new(bytes));
+    dispatch.dispatch(CaptureAction::Done(generation, decoder, convs, busy, bytes));
+}
+
+fn size_of(file: &web_sys::File) -> usize {
+    file.size() as usize
+}
+
+/// An empty buffer that can hold the whole file, or the file's size in MB when the page's
+/// memory cannot.
+fn room_for(file: &web_sys::File) -> Result<Vec<u8>, f64> {
+    let mut bytes = Vec::new();
+    match bytes.try_reserve_exact(size_of(file)) {
+        Ok(()) => Ok(bytes),
+        Err(_) => Err(size_of(file) as f64 / 1e6),
+    }
+}
+
+/// Decodes the bytes read so far in slices of [`SLICE_MS`], reporting progress and giving
+/// the event loop a turn after each; the milliseconds spent, or `None` when another file
+/// took over.
+async fn decode_part(
+    d: &mut CaptureDecoder,
+    bytes: &[u8],
+    complete: bool,
+    (generation, current): (u32, &Cell<u32>),
+    dispatch: &UseReducerDispatcher<CaptureState>,
+) -> Option<f64> {
+    let mut busy = 0.0;
+    loop {
+        let start = now_ms();
+        let mut more = true;
+        while more && now_ms() - start < SLICE_MS {
+            more = d.step_of(bytes, complete, STEP);
+        }
+        busy += now_ms() - start;
+        if current.get() != generation {
+            return None;
+        }
+        let (offset, frames) = (d.offset(), d.frames.len());
+        dispatch.dispatch(CaptureAction::Progress(generation, offset, frames));
+        // Give the event loop a turn: paint the progress bar, take input.
+        yield_now().await;
+        if !more {
+            return Some(busy);
+        }
+    }
 }
 
 /// Opens a capture: marks the moment for the decode measure, then reads and decodes it.
@@ -355,264 +409,269 @@ fn role_mark(role: PacketRole) -> &'static str {
 pub fn CaptureView() -> Html {
     let state = use_reducer(CaptureState::default);
     let generation = use_memo((), |_| Rc::new(Cell::new(0u32)));
-    let selected = use_state(|| None::<usize>);
-    let qpn_text = use_state(String::new);
-    let opcode = use_state(|| None::<u8>);
-    let problems = use_state(|| false);
-    let conv_index = use_state(|| 0usize);
-    let dragging = use_state(|| false);
-
-    let total = state.frames.len();
-    let done = state.done;
+    let (total, done) = (state.frames.len(), state.done);
     // The packet list is complete once rendered: close the measure begun at the choice.
     use_effect_with((state.generation, done), |(_, done)| {
         if *done {
             timing::measure_since(DECODE_MEASURE, OPEN_MARK);
         }
     });
-    let convs = state.conversations.clone();
-    {
-        let (selected, conv_index) = (selected.clone(), conv_index.clone());
-        use_effect_with(state.generation, move |_| {
-            selected.set(None);
-            conv_index.set(0);
-        });
-    }
-
-    let onchange = {
-        let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
-        Callback::from(move |e: Event| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                open(
-                    file.name(),
-                    std::future::ready(Ok(Source::File(file))),
-                    generation.clone(),
-                    dispatch.clone(),
-                );
-            }
-        })
-    };
-    let ondragover = {
-        let dragging = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(true);
-        })
-    };
-    let ondragleave = {
-        let dragging = dragging.clone();
-        Callback::from(move |_: DragEvent| dragging.set(false))
-    };
-    let ondrop = {
-        let (dispatch, dragging, generation) =
-            (state.dispatcher(), dragging.clone(), (*generation).clone());
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            let file = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0));
+    let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
+    let on_file = {
+        let (dispatch, generation) = (dispatch.clone(), generation.clone());
+        Callback::from(move |file: Option<web_sys::File>| {
             if let Some(file) = file {
-                open(
-                    file.name(),
-                    std::future::ready(Ok(Source::File(file))),
-                    generation.clone(),
-                    dispatch.clone(),
-                );
+                let (name, source) = (file.name(), std::future::ready(Ok(Source::File(file))));
+                open(name, source, generation.clone(), dispatch.clone());
             }
         })
     };
-    let load_sample = {
-        let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
-        Callback::from(move |_| {
-            open(
-                "roce-sample.pcapng".into(),
-                async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) },
-                generation.clone(),
-                dispatch.clone(),
-            );
-        })
-    };
-
-    let qpn_filter = if qpn_text.trim().is_empty() {
-        Ok(None)
-    } else {
-        parse_number(&qpn_text, 0xFF_FFFF).map(|v| Some(v as u32))
-    };
+    let on_sample = Callback::from(move |_: MouseEvent| {
+        let source = async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) };
+        let name = "roce-sample.pcapng".to_string();
+        open(name, source, generation.clone(), dispatch.clone());
+    });
+    let on = state.dispatcher().to_callback();
+    let qpn = state.qpn();
     let filter = RowFilter {
-        qpn: qpn_filter.clone().unwrap_or(None),
-        opcode: *opcode,
-        problems_only: *problems,
+        qpn: qpn.clone().unwrap_or(None),
+        opcode: state.opcode,
+        problems_only: state.problems,
     };
-    let shown = use_memo(
-        (state.summaries.clone(), filter.clone()),
-        |(summaries, filter)| {
-            Shared(Rc::new(
-                summaries
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| filter.shows(s))
-                    .map(|(i, _)| i as u32)
-                    .collect::<Vec<u32>>(),
-            ))
-        },
-    );
-    let opcodes = use_memo(state.summaries.clone(), |summaries| {
-        let mut seen = [false; 256];
-        for s in summaries.iter() {
-            if let Some(o) = s.opcode {
-                seen[usize::from(o)] = true;
-            }
-        }
-        (0..=255u8)
-            .filter(|o| seen[usize::from(*o)])
-            .map(|o| (o, Opcode(o).name().unwrap_or_default()))
-            .collect::<Vec<_>>()
+    let shown = use_memo((state.summaries.clone(), filter), |(summaries, filter)| {
+        let shows = summaries
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| filter.shows(s));
+        Shared(Rc::new(shows.map(|(i, _)| i as u32).collect::<Vec<u32>>()))
     });
-
-    let filters = {
-        let qpn_in = {
-            let qpn_text = qpn_text.clone();
-            Callback::from(move |e: InputEvent| {
-                let i: web_sys::HtmlInputElement = e.target_unchecked_into();
-                qpn_text.set(i.value());
-            })
-        };
-        let op_change = {
-            let opcode = opcode.clone();
-            Callback::from(move |e: Event| {
-                let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                opcode.set(s.value().parse().ok());
-            })
-        };
-        let prob_change = {
-            let problems = problems.clone();
-            Callback::from(move |e: Event| {
-                let i: web_sys::HtmlInputElement = e.target_unchecked_into();
-                problems.set(i.checked());
-            })
-        };
-        let qpn_err = qpn_filter.as_ref().err().cloned();
-        html! {
-            <div class="capture-filters" role="group" aria-label="Filter frames">
-                <div class="form-field">
-                    <label for="cap-qpn">{ "QPN" }</label>
-                    <input id="cap-qpn" type="text" placeholder="any" value={(*qpn_text).clone()} oninput={qpn_in}
-                        aria-invalid={qpn_err.is_some().to_string()} aria-describedby="cap-qpn-err" />
-                    <p class="field-error" id="cap-qpn-err">{ qpn_err.unwrap_or_default() }</p>
-                </div>
-                <div class="form-field">
-                    <label for="cap-opcode">{ "Opcode" }</label>
-                    <select id="cap-opcode" onchange={op_change}>
-                        <option value="" selected={opcode.is_none()}>{ "any" }</option>
-                        { for opcodes.iter().map(|(o, name)| html! {
-                            <option value={o.to_string()} selected={*opcode == Some(*o)}>{ format!("{name} ({o:#04x})") }</option>
-                        }) }
-                    </select>
-                </div>
-                <label class="check"><input type="checkbox" id="cap-problems" checked={*problems} onchange={prob_change} />
-                    { " Errors, NAKs and retransmissions only" }</label>
-            </div>
-        }
-    };
-
-    let list = {
-        let selected = selected.clone();
-        html! {
-            <CaptureList busy_ms={state.busy_ms} bytes={state.bytes.clone()} frames={state.frames.clone()}
-                summaries={state.summaries.clone()} shown={(*shown).clone()}
-                selected={*selected}
-                on_pick={Callback::from(move |n| selected.set(Some(n)))} />
-        }
-    };
-
-    let detail = selected
-        .and_then(|n| state.frames.get(n.wrapping_sub(1)).map(|f| (n, f)))
-        .map(|(n, f)| {
-            let data = f.data(&state.bytes);
-            html! {
-                <section class="capture-detail" aria-label={format!("Frame {n}")}>
-                    <h4>{ format!("Frame {n}: {} bytes", data.len()) }</h4>
-                    <Dissector bytes={Rc::new(data.to_vec())} link={f.link_type} id="cap" />
-                </section>
-            }
-        });
-
-    let timeline = (!convs.is_empty()).then(|| {
-        let at = (*conv_index).min(convs.len() - 1);
-        let pick = {
-            let conv_index = conv_index.clone();
-            Callback::from(move |e: Event| {
-                let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                conv_index.set(s.value().parse().unwrap_or(0));
-            })
-        };
-        let conv = &convs[at];
-        let drawn = Conversation {
-            a: conv.a.clone(),
-            b: conv.b.clone(),
-            qpns: conv.qpns.clone(),
-            points: conv.points.iter().take(MAX_POINTS).copied().collect(),
-        };
-        html! {
-            <section class="qp-view" aria-label="Per-QP view">
-                <h4>{ "Per-QP PSN timeline" }</h4>
-                <div class="form-field">
-                    <label for="cap-conv">{ "Conversation" }</label>
-                    <select id="cap-conv" onchange={pick}>
-                        { for convs.iter().enumerate().map(|(i, c)| html! {
-                            <option value={i.to_string()} selected={i == at}>
-                                { format!("{} ⇄ {} · QP {}", c.a, c.b, c.qpns.iter().map(|q| format!("{q:#x}")).collect::<Vec<_>>().join(", ")) }
-                            </option>
-                        }) }
-                    </select>
-                </div>
-                if conv.points.len() > MAX_POINTS {
-                    <p class="qp-note">{ format!("The first {MAX_POINTS} of {} packets are drawn.", conv.points.len()) }</p>
-                }
-                <PsnTimeline conversation={drawn} />
-            </section>
-        }
+    let opcodes = use_memo(state.summaries.clone(), |summaries| opcodes_in(summaries));
+    let failed = state.error.as_ref().map(|e| {
+        let before = (total > 0).then(|| format!(" (the {total} frames before it are shown)"));
+        format!("{}: {e}{}", state.name, before.unwrap_or_default())
     });
-
-    let decoding = state.decoding;
-    let progress = decoding.then(|| {
-        let (offset, frames) = state.progress;
-        let size = state.size.max(1);
-        html! {
-            <div class="capture-progress">
-                <label for="cap-progress">{ format!("Decoding {}: {frames} frames, {}% of {:.1} MB",
-                    state.name, offset * 100 / size, size as f64 / 1e6) }</label>
-                <progress id="cap-progress" max={size.to_string()} value={offset.to_string()} />
-            </div>
-        }
-    });
-
     html! {
         <div class="capture">
-            <div class={classes!("drop-zone", dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
-                <label for="cap-file">{ "Open a pcap or pcapng file, or drop one here" }</label>
-                <input id="cap-file" type="file" accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap" {onchange} />
-                <button type="button" class="load-sample" onclick={load_sample}>{ "Load sample capture" }</button>
-            </div>
+            <DropZone dragging={state.dragging} {on_file} {on_sample} on={on.clone()} />
             if state.loading { <p aria-live="polite">{ format!("Reading {}…", state.name) }</p> }
-            if let Some(e) = &state.error {
-                <p class="decode-error" role="alert">{ format!("{}: {e}{}", state.name,
-                    if total > 0 { format!(" (the {total} frames before it are shown)") } else { String::new() }) }</p>
+            if let Some(e) = failed { <p class="decode-error" role="alert">{ e }</p> }
+            if state.decoding {
+                <DecodeProgress name={state.name.clone()} size={state.size} progress={state.progress} />
             }
-            { progress.unwrap_or_default() }
             if done && total == 0 && state.error.is_none() {
                 <p class="capture-empty" role="status">{ format!("{}: 0 frames. The file is a valid capture that holds no packets.", state.name) }</p>
             }
             if done && total > 0 {
-                { filters }
-                { list }
-                { detail.unwrap_or_default() }
-                { timeline.unwrap_or_default() }
+                <CaptureFilters qpn_text={state.qpn_text.clone()} qpn_error={qpn.err()} opcode={state.opcode}
+                    problems={state.problems} opcodes={opcodes} on={on.clone()} />
+                <CaptureList busy_ms={state.busy_ms} bytes={state.bytes.clone()} frames={state.frames.clone()}
+                    summaries={state.summaries.clone()} shown={(*shown).clone()} selected={state.picked}
+                    on_pick={on.reform(CaptureAction::Pick)} />
+                if let Some(n) = state.picked {
+                    <FrameDetail number={n} bytes={state.bytes.clone()} frames={state.frames.clone()} />
+                }
+                if !state.conversations.is_empty() {
+                    <QpTimeline conversations={state.conversations.clone()} at={state.conversation}
+                        on_pick={on.reform(CaptureAction::Conversation)} />
+                }
             }
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct DetailProps {
+    /// The frame's number in the list, from 1.
+    number: usize,
+    bytes: Shared<Vec<u8>>,
+    frames: Shared<Vec<FrameRef>>,
+}
+
+/// The picked frame in the dissector.
+#[function_component]
+fn FrameDetail(props: &DetailProps) -> Html {
+    let n = props.number;
+    let Some(f) = props.frames.get(n.wrapping_sub(1)) else {
+        return html! {};
+    };
+    let data = Rc::new(f.data(&props.bytes).to_vec());
+    html! {
+        <section class="capture-detail" aria-label={format!("Frame {n}")}>
+            <h4>{ format!("Frame {n}: {} bytes", data.len()) }</h4>
+            <Dissector bytes={data} link={f.link_type} id="cap" />
+        </section>
+    }
+}
+
+/// The opcodes the capture holds, with their names, for the filter's choices.
+fn opcodes_in(summaries: &[FrameSummary]) -> Vec<(u8, String)> {
+    let mut seen = [false; 256];
+    for o in summaries.iter().filter_map(|s| s.opcode) {
+        seen[usize::from(o)] = true;
+    }
+    let held = (0..=255u8).filter(|o| seen[usize::from(*o)]);
+    held.map(|o| (o, Opcode(o).name().unwrap_or_default()))
+        .collect()
+}
+
+#[derive(Properties, PartialEq)]
+struct DropZoneProps {
+    dragging: bool,
+    on_file: Callback<Option<web_sys::File>>,
+    on_sample: Callback<MouseEvent>,
+    on: Callback<CaptureAction>,
+}
+
+/// The file input, which a file can also be dropped on, and the sample's button.
+#[function_component]
+fn DropZone(props: &DropZoneProps) -> Html {
+    let onchange = props.on_file.reform(|e: Event| {
+        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+        input.files().and_then(|f| f.get(0))
+    });
+    let ondragover = props.on.reform(|e: DragEvent| {
+        e.prevent_default();
+        CaptureAction::Dragging(true)
+    });
+    let ondragleave = props
+        .on
+        .reform(|_: DragEvent| CaptureAction::Dragging(false));
+    let ondrop = {
+        let (on, on_file) = (props.on.clone(), props.on_file.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            on.emit(CaptureAction::Dragging(false));
+            on_file.emit(
+                e.data_transfer()
+                    .and_then(|d| d.files())
+                    .and_then(|f| f.get(0)),
+            );
+        })
+    };
+    html! {
+        <div class={classes!("drop-zone", props.dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
+            <label for="cap-file">{ "Open a pcap or pcapng file, or drop one here" }</label>
+            <input id="cap-file" type="file" accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap" {onchange} />
+            <button type="button" class="load-sample" onclick={props.on_sample.clone()}>{ "Load sample capture" }</button>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ProgressProps {
+    name: String,
+    size: usize,
+    /// Bytes and frames decoded so far.
+    progress: (usize, usize),
+}
+
+#[function_component]
+fn DecodeProgress(props: &ProgressProps) -> Html {
+    let ((offset, frames), size) = (props.progress, props.size.max(1));
+    let (percent, mb) = (offset * 100 / size, size as f64 / 1e6);
+    html! {
+        <div class="capture-progress">
+            <label for="cap-progress">{ format!("Decoding {}: {frames} frames, {percent}% of {mb:.1} MB", props.name) }</label>
+            <progress id="cap-progress" max={size.to_string()} value={offset.to_string()} />
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct FilterProps {
+    qpn_text: String,
+    qpn_error: Option<String>,
+    opcode: Option<u8>,
+    problems: bool,
+    /// The opcodes in the capture, with their names.
+    opcodes: Rc<Vec<(u8, String)>>,
+    on: Callback<CaptureAction>,
+}
+
+#[function_component]
+fn CaptureFilters(props: &FilterProps) -> Html {
+    let qpn_in = props.on.reform(|e: InputEvent| {
+        CaptureAction::Qpn(
+            e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value(),
+        )
+    });
+    let op_change = props.on.reform(|e: Event| {
+        let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        CaptureAction::Opcode(s.value().parse().ok())
+    });
+    let prob_change = props.on.reform(|e: Event| {
+        CaptureAction::Problems(
+            e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                .checked(),
+        )
+    });
+    let err = props.qpn_error.clone();
+    html! {
+        <div class="capture-filters" role="group" aria-label="Filter frames">
+            <div class="form-field">
+                <label for="cap-qpn">{ "QPN" }</label>
+                <input id="cap-qpn" type="text" placeholder="any" value={props.qpn_text.clone()} oninput={qpn_in}
+                    aria-invalid={err.is_some().to_string()} aria-describedby="cap-qpn-err" />
+                <p class="field-error" id="cap-qpn-err">{ err.unwrap_or_default() }</p>
+            </div>
+            <div class="form-field">
+                <label for="cap-opcode">{ "Opcode" }</label>
+                <select id="cap-opcode" onchange={op_change}>
+                    <option value="" selected={props.opcode.is_none()}>{ "any" }</option>
+                    { for props.opcodes.iter().map(|(o, name)| html! {
+                        <option value={o.to_string()} selected={props.opcode == Some(*o)}>{ format!("{name} ({o:#04x})") }</option>
+                    }) }
+                </select>
+            </div>
+            <label class="check"><input type="checkbox" id="cap-problems" checked={props.problems} onchange={prob_change} />
+                { " Errors, NAKs and retransmissions only" }</label>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct QpTimelineProps {
+    conversations: Shared<Vec<Conversation>>,
+    at: usize,
+    on_pick: Callback<usize>,
+}
+
+/// A conversation's PSN timeline, with the choice of conversation.
+#[function_component]
+fn QpTimeline(props: &QpTimelineProps) -> Html {
+    let convs = &props.conversations;
+    let at = props.at.min(convs.len().saturating_sub(1));
+    let pick = props.on_pick.reform(|e: Event| {
+        let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        s.value().parse().unwrap_or(0)
+    });
+    let Some(conv) = convs.get(at) else {
+        return html! {};
+    };
+    let drawn = Conversation {
+        a: conv.a.clone(),
+        b: conv.b.clone(),
+        qpns: conv.qpns.clone(),
+        points: conv.points.iter().take(MAX_POINTS).copied().collect(),
+    };
+    let option = |(i, c): (usize, &Conversation)| {
+        let qpns: Vec<String> = c.qpns.iter().map(|q| format!("{q:#x}")).collect();
+        let text = format!("{} ⇄ {} · QP {}", c.a, c.b, qpns.join(", "));
+        html! { <option value={i.to_string()} selected={i == at}>{ text }</option> }
+    };
+    html! {
+        <section class="qp-view" aria-label="Per-QP view">
+            <h4>{ "Per-QP PSN timeline" }</h4>
+            <div class="form-field">
+                <label for="cap-conv">{ "Conversation" }</label>
+                <select id="cap-conv" onchange={pick}>{ for convs.iter().enumerate().map(option) }</select>
+            </div>
+            if conv.points.len() > MAX_POINTS {
+                <p class="qp-note">{ format!("The first {MAX_POINTS} of {} packets are drawn.", conv.points.len()) }</p>
+            }
+            <PsnTimeline conversation={drawn} />
+        </section>
     }
 }
 
@@ -643,15 +702,22 @@ fn CaptureList(props: &CaptureListProps) -> Html {
             }
         })
     };
+    // A click anywhere on a row picks its frame; the number's button is the keyboard's way.
+    let onclick = {
+        let on_pick = props.on_pick.clone();
+        Callback::from(move |e: MouseEvent| {
+            let row = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+            let row = row.and_then(|r| r.closest("[data-frame]").ok().flatten());
+            let number = row.and_then(|r| r.get_attribute("data-frame")?.parse().ok());
+            number.into_iter().for_each(|n| on_pick.emit(n));
+        })
+    };
     let n = props.shown.len();
     let from = first.saturating_sub(OVERSCAN).min(n);
     let to = (*first + VIEW_ROWS + OVERSCAN).min(n);
     let start_ns = props.frames.first().map(|f| f.timestamp_ns).unwrap_or(0);
-    let spacer = |rows: usize| {
-        (rows > 0).then(|| {
-            html! { <tr class="capture-spacer" aria-hidden="true" style={format!("height: {}px", rows as f64 * ROW_PX)}><td colspan="10"></td></tr> }
-        })
-    };
     let rows = props.shown[from..to].iter().filter_map(|&i| {
         let i = i as usize;
         let (f, s) = (props.frames.get(i)?, props.summaries.get(i)?);
@@ -660,19 +726,13 @@ fn CaptureList(props: &CaptureListProps) -> Html {
         let mut r = row_from(number, f.timestamp_ns, &d);
         // Retransmissions are judged across the whole capture, in the summaries.
         r.role = s.role;
-        let pick = {
-            let on_pick = props.on_pick.clone();
-            Callback::from(move |_| on_pick.emit(number))
-        };
         let is_sel = props.selected == Some(number);
         let note = r.error.clone().unwrap_or_else(|| role_mark(r.role).to_string());
-        // A click anywhere on the row picks the frame; the number's button is the keyboard's way.
-        let row_pick = pick.clone();
         Some(html! {
             <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
                 (r.role != PacketRole::Request && r.role != PacketRole::Response && r.role != PacketRole::Other).then_some("marked"))}
-                data-frame={number.to_string()} onclick={row_pick}>
-                <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()} onclick={pick}>{ number }</button></td>
+                data-frame={number.to_string()}>
+                <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()}>{ number }</button></td>
                 <td>{ format!("{:.6}", r.time_ns.saturating_sub(start_ns) as f64 / 1e9) }</td>
                 <td>{ &r.source }</td><td>{ &r.destination }</td>
                 <td>{ &r.opcode_name }</td>
@@ -688,7 +748,7 @@ fn CaptureList(props: &CaptureListProps) -> Html {
     });
     html! {
         <div class="capture-list-wrap" {onscroll}>
-            <table class="capture-list" data-frames={props.frames.len().to_string()}
+            <table class="capture-list" {onclick} data-frames={props.frames.len().to_string()}
                 data-decode-ms={format!("{:.1}", props.busy_ms)}>
                 <caption>{ format!("{n} of {} frames", props.frames.len()) }</caption>
                 <thead><tr>
@@ -697,13 +757,22 @@ fn CaptureList(props: &CaptureListProps) -> Html {
                     <th scope="col">{ "PSN" }</th><th scope="col">{ "Length" }</th><th scope="col">{ "ICRC" }</th><th scope="col">{ "Note" }</th>
                 </tr></thead>
                 <tbody>
-                    { spacer(from).unwrap_or_default() }
+                    { spacer(from) }
                     { for rows }
-                    { spacer(n - to).unwrap_or_default() }
+                    { spacer(n - to) }
                 </tbody>
             </table>
         </div>
     }
+}
+
+/// Stands in for `rows` rows not drawn, so the scroll bar keeps the whole list's height.
+fn spacer(rows: usize) -> Html {
+    if rows == 0 {
+        return html! {};
+    }
+    let style = format!("height: {}px", rows as f64 * ROW_PX);
+    html! { <tr class="capture-spacer" aria-hidden="true" {style}><td colspan="10"></td></tr> }
 }
 
 #[derive(Properties, PartialEq)]

@@ -1,9 +1,10 @@
 //! The same message as RoCE v2 and as native InfiniBand: headers, bytes per packet, and
 //! goodput at two path MTUs for a chosen message size and link rate.
 
-use engine::capture::segment::{message_cost, Framing};
+use engine::capture::segment::{message_cost, Framing, MessageKind};
 use engine::capture::spec::{build, build_ib, wire_costs, PacketSpec};
 use engine::capture::{dissect, LinkType};
+use engine::wire::Transport;
 use yew::prelude::*;
 
 use super::form::parse_number;
@@ -29,8 +30,6 @@ pub fn Compare(props: &CompareProps) -> Html {
     let spec = &props.spec;
     let roce = build(spec).unwrap_or_default();
     let ib = build_ib(spec, false);
-    let costs = wire_costs(spec).ok();
-
     let size = parse_number(&size_text, 1 << 31);
     let rate = rate_text
         .trim()
@@ -38,64 +37,13 @@ pub fn Compare(props: &CompareProps) -> Html {
         .ok()
         .filter(|r| r.is_finite() && *r > 0.0 && *r <= 10_000.0)
         .ok_or_else(|| "a rate in Gb/s between 0 and 10000".to_string());
-    let input = |id: &'static str,
-                 label: &'static str,
-                 state: &UseStateHandle<String>,
-                 err: Option<String>| {
-        let oninput = {
-            let state = state.clone();
-            Callback::from(move |e: InputEvent| {
-                let i: web_sys::HtmlInputElement = e.target_unchecked_into();
-                state.set(i.value());
-            })
-        };
-        html! {
-            <div class="form-field">
-                <label for={id}>{ label }</label>
-                <input id={id} type="text" inputmode="decimal" value={(**state).clone()} {oninput}
-                    aria-invalid={err.is_some().to_string()} aria-describedby={format!("{id}-err")} />
-                <p class="field-error" id={format!("{id}-err")}>{ err.unwrap_or_default() }</p>
-            </div>
-        }
-    };
-
     let goodput = match (spec.operation.message(), &size, &rate) {
         (None, _, _) => {
             html! { <p>{ "This operation is a single control packet, not a data message; pick SEND, WRITE or READ to compare goodput." }</p> }
         }
-        (Some((transport, kind)), Ok(len), Ok(rate)) => {
-            let ipv6 = spec.src_ip.is_ipv6();
-            let vlan = spec.vlan.is_some();
-            let rows = [1024u32, 4096].into_iter().flat_map(|mtu| {
-                [
-                    ("RoCE v2", Framing::RoceV2 { ipv6, vlan }),
-                    ("InfiniBand", Framing::Infiniband { grh: false }),
-                ]
-                .into_iter()
-                .map(move |(name, framing)| {
-                    (
-                        mtu,
-                        name,
-                        message_cost(framing, transport, kind, *len, mtu, *rate),
-                    )
-                })
-            });
-            html! {
-                <table class="compare-table" tabindex="0">
-                    <caption>{ format!("A {len}-byte message at {rate} Gb/s") }</caption>
-                    <thead><tr><th scope="col">{ "MTU" }</th><th scope="col">{ "Fabric" }</th><th scope="col">{ "Packets" }</th><th scope="col">{ "Bytes on the wire" }</th><th scope="col">{ "Efficiency" }</th><th scope="col">{ "Goodput" }</th></tr></thead>
-                    <tbody>
-                        { for rows.map(|(mtu, name, cost)| match cost {
-                            Ok(c) => html! { <tr><td>{ mtu }</td><td>{ name }</td><td>{ c.packets }</td><td>{ c.wire_bytes }</td><td>{ format!("{:.1} %", c.efficiency * 100.0) }</td><td>{ format!("{:.2} Gb/s", c.goodput_gbps) }</td></tr> },
-                            Err(e) => html! { <tr><td>{ mtu }</td><td>{ name }</td><td colspan="4">{ e.to_string() }</td></tr> },
-                        }) }
-                    </tbody>
-                </table>
-            }
-        }
+        (Some(message), Ok(len), Ok(rate)) => goodput_table(spec, message, *len, *rate),
         _ => html! {},
     };
-
     html! {
         <div class="compare">
             <div class="compare-columns">
@@ -113,7 +61,7 @@ pub fn Compare(props: &CompareProps) -> Html {
                     } }
                 </section>
             </div>
-            if let Some(c) = costs {
+            if let Ok(c) = wire_costs(spec) {
                 <table class="compare-table" tabindex="0">
                     <caption>{ "This packet on the wire" }</caption>
                     <thead><tr><th scope="col">{ "Fabric" }</th><th scope="col">{ "Frame" }</th><th scope="col">{ "Link bytes" }</th><th scope="col">{ "Overhead" }</th></tr></thead>
@@ -126,10 +74,77 @@ pub fn Compare(props: &CompareProps) -> Html {
                 </table>
             }
             <div class="compare-inputs">
-                { input("roce-msg-size", "Message size (bytes)", &size_text, size.as_ref().err().cloned()) }
-                { input("roce-link-rate", "Link rate (Gb/s)", &rate_text, rate.as_ref().err().cloned()) }
+                <NumberBox id="roce-msg-size" label="Message size (bytes)" text={size_text} error={size.err()} />
+                <NumberBox id="roce-link-rate" label="Link rate (Gb/s)" text={rate_text} error={rate.err()} />
             </div>
             { goodput }
+        </div>
+    }
+}
+
+/// Packets, wire bytes, efficiency and goodput of a `len`-byte message at two path MTUs,
+/// over RoCE v2 and over InfiniBand.
+fn goodput_table(
+    spec: &PacketSpec,
+    (transport, kind): (Transport, MessageKind),
+    len: u64,
+    rate: f64,
+) -> Html {
+    let (ipv6, vlan) = (spec.src_ip.is_ipv6(), spec.vlan.is_some());
+    let fabrics = [
+        ("RoCE v2", Framing::RoceV2 { ipv6, vlan }),
+        ("InfiniBand", Framing::Infiniband { grh: false }),
+    ];
+    let rows = [1024u32, 4096].into_iter().flat_map(|mtu| {
+        fabrics.map(|(name, framing)| {
+            (
+                mtu,
+                name,
+                message_cost(framing, transport, kind, len, mtu, rate),
+            )
+        })
+    });
+    html! {
+        <table class="compare-table" tabindex="0">
+            <caption>{ format!("A {len}-byte message at {rate} Gb/s") }</caption>
+            <thead><tr><th scope="col">{ "MTU" }</th><th scope="col">{ "Fabric" }</th><th scope="col">{ "Packets" }</th><th scope="col">{ "Bytes on the wire" }</th><th scope="col">{ "Efficiency" }</th><th scope="col">{ "Goodput" }</th></tr></thead>
+            <tbody>
+                { for rows.map(|(mtu, name, cost)| match cost {
+                    Ok(c) => html! { <tr><td>{ mtu }</td><td>{ name }</td><td>{ c.packets }</td><td>{ c.wire_bytes }</td><td>{ format!("{:.1} %", c.efficiency * 100.0) }</td><td>{ format!("{:.2} Gb/s", c.goodput_gbps) }</td></tr> },
+                    Err(e) => html! { <tr><td>{ mtu }</td><td>{ name }</td><td colspan="4">{ e.to_string() }</td></tr> },
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct NumberBoxProps {
+    id: &'static str,
+    label: &'static str,
+    text: UseStateHandle<String>,
+    error: Option<String>,
+}
+
+/// A labelled number box with its error line.
+#[function_component]
+fn NumberBox(props: &NumberBoxProps) -> Html {
+    let id = props.id;
+    let oninput = {
+        let text = props.text.clone();
+        Callback::from(move |e: InputEvent| {
+            text.set(
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
+        })
+    };
+    html! {
+        <div class="form-field">
+            <label for={id}>{ props.label }</label>
+            <input {id} type="text" inputmode="decimal" value={(*props.text).clone()} {oninput}
+                aria-invalid={props.error.is_some().to_string()} aria-describedby={format!("{id}-err")} />
+            <p class="field-error" id={format!("{id}-err")}>{ props.error.clone().unwrap_or_default() }</p>
         </div>
     }
 }

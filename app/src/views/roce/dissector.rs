@@ -1,5 +1,7 @@
 //! Layers as an expandable tree beside a hex dump, linked both ways as in Wireshark:
-//! a field highlights its bytes and a byte highlights its field.
+//! a field highlights its bytes and a byte highlights its field. The two panes share one
+//! handler per kind of event, which finds the field from the element's `data-offset` (and
+//! `data-field`), so no byte or field has closures of its own.
 
 use std::rc::Rc;
 
@@ -7,6 +9,9 @@ use engine::capture::exercise::Inspection;
 use engine::capture::hex::{format_hex, parse_hex};
 use engine::capture::listing::{row_from, IcrcStatus};
 use engine::capture::{dissect, DecodedFrame, Field, FieldValue, LinkType};
+use engine::wire::Header;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, EventTarget};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -23,35 +28,49 @@ pub struct DissectorProps {
     pub on_inspect: Option<Callback<Inspection>>,
 }
 
-/// A highlighted byte range and the field it belongs to.
-#[derive(Clone, PartialEq)]
+/// A field's bytes, and the layer that holds it.
+#[derive(Clone, Copy, PartialEq)]
 struct Mark {
+    layer: usize,
     name: &'static str,
     offset: usize,
     len: usize,
 }
 
 impl Mark {
-    fn of(f: &Field) -> Mark {
+    fn of(layer: usize, f: &Field) -> Mark {
+        let (name, offset, len) = (f.name, f.offset, f.len);
         Mark {
-            name: f.name,
-            offset: f.offset,
-            len: f.len,
+            layer,
+            name,
+            offset,
+            len,
         }
     }
     fn covers(&self, at: usize) -> bool {
         at >= self.offset && at < self.offset + self.len
     }
+    fn is(&self, f: &Field) -> bool {
+        self.name == f.name && self.offset == f.offset
+    }
+    /// "name: bytes a–b (n bytes)".
+    fn span(&self) -> String {
+        let last = self.offset + self.len.max(1) - 1;
+        format!(
+            "{}: bytes {}–{last} ({} bytes)",
+            self.name, self.offset, self.len
+        )
+    }
 }
 
 /// The narrowest field holding byte `at`, as Wireshark selects on a hex click.
-fn field_at(d: &DecodedFrame, at: usize) -> Option<(usize, &Field)> {
-    d.layers
-        .iter()
-        .enumerate()
-        .flat_map(|(i, l)| l.fields.iter().map(move |f| (i, f)))
+fn field_at(d: &DecodedFrame, at: usize) -> Option<Mark> {
+    let fields = d.layers.iter().enumerate();
+    let holding = fields.flat_map(|(i, l)| l.fields.iter().map(move |f| (i, f)));
+    let (i, f) = holding
         .filter(|(_, f)| at >= f.offset && at < f.offset + f.len)
-        .min_by_key(|(_, f)| f.len)
+        .min_by_key(|(_, f)| f.len)?;
+    Some(Mark::of(i, f))
 }
 
 /// Where the keyboard's byte cursor goes from `at` on `key`, in a frame of `len` bytes
@@ -76,318 +95,400 @@ fn layer_of(d: &DecodedFrame, at: usize) -> Option<usize> {
         .rposition(|l| at >= l.offset && at < l.offset + l.len)
 }
 
+/// What the learner has opened, picked and pointed at, and the hex being edited.
+#[derive(Clone, PartialEq, Default)]
+struct Panes {
+    expanded: Vec<usize>,
+    selected: Option<Mark>,
+    hovered: Option<Mark>,
+    /// The byte the keyboard is on while the hex pane has focus.
+    cursor: Option<usize>,
+    draft: String,
+    hex_error: Option<String>,
+}
+
+enum PaneAction {
+    Toggle(usize),
+    /// A field picked, in the tree or by a byte: its layer opens too.
+    Pick(Mark),
+    /// The field pointed at or focused, shown as hovered.
+    Point(Option<Mark>),
+    /// The keyboard's byte cursor moved (or left the pane) and shows its field.
+    Cursor(Option<usize>, Option<Mark>),
+    Draft(String),
+    /// Why the draft was not applied, or `None` when it was.
+    HexError(Option<String>),
+    /// New bytes: the draft becomes theirs and nothing is picked.
+    Bytes(String),
+}
+
+impl Reducible for Panes {
+    type Action = PaneAction;
+    fn reduce(self: Rc<Self>, action: PaneAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            PaneAction::Toggle(layer) => match next.expanded.iter().position(|&l| l == layer) {
+                Some(p) => {
+                    next.expanded.remove(p);
+                }
+                None => next.expanded.push(layer),
+            },
+            PaneAction::Pick(mark) => {
+                if !next.expanded.contains(&mark.layer) {
+                    next.expanded.push(mark.layer);
+                }
+                next.selected = Some(mark);
+            }
+            PaneAction::Point(mark) => next.hovered = mark,
+            PaneAction::Cursor(at, mark) => (next.cursor, next.hovered) = (at, mark),
+            PaneAction::Draft(text) => next.draft = text,
+            PaneAction::HexError(e) => next.hex_error = e,
+            PaneAction::Bytes(draft) => {
+                (next.draft, next.hex_error, next.selected) = (draft, None, None)
+            }
+        }
+        // Pointing within one field repeats its action: nothing to draw again.
+        if next == *self {
+            self
+        } else {
+            Rc::new(next)
+        }
+    }
+}
+
+/// The field or byte element an event happened in, if any.
+fn marked(target: Option<EventTarget>) -> Option<Element> {
+    target?
+        .dyn_into::<Element>()
+        .ok()?
+        .closest("[data-offset]")
+        .ok()?
+}
+
+/// The field of a field's button, or the narrowest one holding a hex byte.
+fn field_of(d: &DecodedFrame, el: &Element) -> Option<Mark> {
+    let at: usize = el.get_attribute("data-offset")?.parse().ok()?;
+    let Some(name) = el.get_attribute("data-field") else {
+        return field_at(d, at);
+    };
+    let mut layers = d.layers.iter().enumerate();
+    layers.find_map(|(i, l)| {
+        l.fields
+            .iter()
+            .find(|f| f.name == name && f.offset == at)
+            .map(|f| Mark::of(i, f))
+    })
+}
+
+/// A click picks a field (in the tree or by a byte) or opens or closes a layer.
+fn click(d: &DecodedFrame, _: &Panes, e: &Event) -> Option<PaneAction> {
+    if let Some(el) = marked(e.target()) {
+        return field_of(d, &el).map(PaneAction::Pick);
+    }
+    let toggle = e
+        .target()?
+        .dyn_into::<Element>()
+        .ok()?
+        .closest(".layer-toggle")
+        .ok()??;
+    Some(PaneAction::Toggle(
+        toggle.get_attribute("data-index")?.parse().ok()?,
+    ))
+}
+
+/// Pointing at or focusing a field or byte shows its field's bytes.
+fn enter(d: &DecodedFrame, _: &Panes, e: &Event) -> Option<PaneAction> {
+    marked(e.target()).map(|el| PaneAction::Point(field_of(d, &el)))
+}
+
+/// Leaving a field or byte for anything but its own inside stops showing it.
+fn leave(_: &DecodedFrame, _: &Panes, e: &Event) -> Option<PaneAction> {
+    let from = marked(e.target())?;
+    let related = match e.dyn_ref::<MouseEvent>() {
+        Some(m) => m.related_target(),
+        None => e.dyn_ref::<FocusEvent>()?.related_target(),
+    };
+    (marked(related).as_ref() != Some(&from)).then_some(PaneAction::Point(None))
+}
+
+/// What an event in the panes does, given the frame and what the panes show.
+type Handler = fn(&DecodedFrame, &Panes, &Event) -> Option<PaneAction>;
+
+/// One handler for the panes' events of a kind.
+fn delegate<E: AsRef<Event> + 'static>(
+    frame: &Rc<DecodedFrame>,
+    panes: &UseReducerHandle<Panes>,
+    act: Handler,
+) -> Callback<E> {
+    let (frame, panes) = (frame.clone(), panes.clone());
+    Callback::from(move |e: E| {
+        if let Some(action) = act(&frame, &panes, e.as_ref()) {
+            panes.dispatch(action);
+        }
+    })
+}
+
+/// Focus on the hex puts the keyboard's byte cursor on the picked field, or on byte 0.
+fn focus_hex(d: &DecodedFrame, p: &Panes, _: &Event) -> Option<PaneAction> {
+    let at = p
+        .selected
+        .map_or(0, |m| m.offset)
+        .min(d.len.checked_sub(1)?);
+    Some(PaneAction::Cursor(Some(at), field_at(d, at)))
+}
+
+fn blur_hex(_: &DecodedFrame, _: &Panes, _: &Event) -> Option<PaneAction> {
+    Some(PaneAction::Cursor(None, None))
+}
+
+/// The arrows move the byte cursor and show its field as pointing does; Enter picks it.
+fn key_hex(d: &DecodedFrame, p: &Panes, e: &Event) -> Option<PaneAction> {
+    let (e, at) = (e.dyn_ref::<KeyboardEvent>()?, p.cursor?);
+    if e.key() == "Enter" || e.key() == " " {
+        e.prevent_default();
+        return field_at(d, at).map(PaneAction::Pick);
+    }
+    let next = cursor_step(&e.key(), at, d.len)?;
+    // The arrows would scroll the pane or the page as well.
+    e.prevent_default();
+    Some(PaneAction::Cursor(Some(next), field_at(d, next)))
+}
+
+/// The status line under the hex: the cursor's byte, else the picked or pointed field.
+fn status(bytes: &[u8], frame: &DecodedFrame, panes: &Panes) -> String {
+    let on_byte = panes.cursor.and_then(|at| Some((at, bytes.get(at)?)));
+    match (on_byte, panes.selected.or(panes.hovered)) {
+        (Some((at, byte)), _) => match field_at(frame, at) {
+            Some(m) => format!("Byte {at} = {byte:#04x}, in {}. Enter picks it.", m.span()),
+            None => format!("Byte {at} = {byte:#04x}, in no decoded field."),
+        },
+        (None, Some(m)) => m.span(),
+        (None, None) => "Select a field or a byte to link the two panes.".to_string(),
+    }
+}
+
 #[function_component]
 pub fn Dissector(props: &DissectorProps) -> Html {
-    let decoded = {
-        let bytes = props.bytes.clone();
-        let link = props.link;
-        use_memo(bytes, move |b| dissect(b, link))
-    };
-    let expanded = use_state(Vec::<usize>::new);
-    let selected = use_state(|| None::<Mark>);
-    let hovered = use_state(|| None::<Mark>);
-    // The byte the keyboard is on while the hex pane has focus.
-    let cursor = use_state(|| None::<usize>);
-    let draft = use_state(|| format_hex(&props.bytes));
-    let hex_error = use_state(|| None::<String>);
+    let link = props.link;
+    let frame = use_memo(props.bytes.clone(), move |b| dissect(b, link));
+    let panes = use_reducer(|| Panes {
+        draft: format_hex(&props.bytes),
+        ..Panes::default()
+    });
+    let dispatch = panes.dispatcher();
     {
-        let (draft, hex_error, selected) = (draft.clone(), hex_error.clone(), selected.clone());
+        let dispatch = dispatch.clone();
         use_effect_with(props.bytes.clone(), move |b| {
-            draft.set(format_hex(b));
-            hex_error.set(None);
-            selected.set(None);
+            dispatch.dispatch(PaneAction::Bytes(format_hex(b)))
         });
     }
     {
         let on_inspect = props.on_inspect.clone();
-        let picked = selected.as_ref().map(|m| m.name.to_string());
-        use_effect_with((decoded.clone(), picked), move |(frame, picked)| {
+        let picked = panes.selected.map(|m| m.name.to_string());
+        use_effect_with((frame.clone(), picked), move |(frame, picked)| {
             if let Some(on_inspect) = on_inspect {
-                on_inspect.emit(Inspection {
-                    frame: (**frame).clone(),
-                    picked: picked.clone(),
-                });
+                let (frame, picked) = ((**frame).clone(), picked.clone());
+                on_inspect.emit(Inspection { frame, picked });
             }
         });
     }
-
-    let row = row_from(0, 0, &decoded);
-    let icrc_field = decoded.field("infiniband.invariant.crc");
-    let icrc = match row.icrc {
-        IcrcStatus::Valid => html! {
-            <p class="icrc-status icrc-ok" data-ok="true">
-                <span aria-hidden="true">{ "✓ " }</span>{ "ICRC valid" }
-                { icrc_field.map(|f| format!(": {}", f.meaning)).unwrap_or_default() }
-            </p>
-        },
-        IcrcStatus::Invalid => html! {
-            <p class="icrc-status icrc-bad" data-ok="false">
-                <span aria-hidden="true">{ "✗ " }</span>{ "ICRC invalid" }
-                { icrc_field.map(|f| format!(": {}", f.meaning)).unwrap_or_default() }
-            </p>
-        },
-        IcrcStatus::Absent => html! {
-            <p class="icrc-status" data-ok="none">{ "No ICRC: not an InfiniBand transport packet" }</p>
-        },
-    };
-
-    let select = {
-        let (selected, expanded) = (selected.clone(), expanded.clone());
-        Callback::from(move |(layer, mark): (usize, Mark)| {
-            if !expanded.contains(&layer) {
-                let mut e = (*expanded).clone();
-                e.push(layer);
-                expanded.set(e);
-            }
-            selected.set(Some(mark));
-        })
-    };
-
-    let tree = decoded.layers.iter().enumerate().map(|(i, layer)| {
-        let open = expanded.contains(&i);
-        let toggle = {
-            let expanded = expanded.clone();
-            Callback::from(move |_| {
-                let mut e = (*expanded).clone();
-                match e.iter().position(|x| *x == i) {
-                    Some(p) => {
-                        e.remove(p);
-                    }
-                    None => e.push(i),
-                }
-                expanded.set(e);
-            })
-        };
-        let fields = layer.fields.iter().map(|fl| {
-            let mark = Mark::of(fl);
-            let is_sel = selected.as_ref().is_some_and(|s| s.name == fl.name && s.offset == fl.offset);
-            let is_hov = hovered.as_ref().is_some_and(|s| s.name == fl.name && s.offset == fl.offset);
-            let onclick = {
-                let (select, mark) = (select.clone(), mark.clone());
-                Callback::from(move |_| select.emit((i, mark.clone())))
-            };
-            let onmouseenter = {
-                let (hovered, mark) = (hovered.clone(), mark.clone());
-                Callback::from(move |_| hovered.set(Some(mark.clone())))
-            };
-            let onmouseleave = {
-                let hovered = hovered.clone();
-                Callback::from(move |_| hovered.set(None))
-            };
-            // Focus shows a field's bytes as hover does, for the keyboard.
-            let onfocus = {
-                let (hovered, mark) = (hovered.clone(), mark.clone());
-                Callback::from(move |_| hovered.set(Some(mark.clone())))
-            };
-            let onblur = {
-                let hovered = hovered.clone();
-                Callback::from(move |_| hovered.set(None))
-            };
-            let value = match &fl.value {
-                FieldValue::Uint(v) if fl.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
-                FieldValue::Uint(v) => v.to_string(),
-                FieldValue::Bool(b) => if *b { "set".into() } else { "not set".into() },
-                FieldValue::Text(t) => t.clone(),
-            };
-            html! {
-                <li>
-                    <button type="button"
-                        class={classes!("field", is_sel.then_some("sel"), is_hov.then_some("hov"))}
-                        data-field={fl.name} data-offset={fl.offset.to_string()} data-len={fl.len.to_string()}
-                        aria-pressed={is_sel.to_string()}
-                        {onclick} {onmouseenter} {onmouseleave} {onfocus} {onblur}>
-                        <span class="field-label">{ &fl.label }</span>{ ": " }
-                        <span class="field-value">{ value }</span>
-                        if !fl.meaning.is_empty() { <span class="field-meaning">{ format!(" — {}", fl.meaning) }</span> }
-                        <span class="field-name">{ format!(" {} · bytes {}–{}", fl.name, fl.offset, fl.offset + fl.len.max(1) - 1) }</span>
-                    </button>
-                </li>
-            }
-        });
-        html! {
-            <li class={classes!("layer", format!("band-{}", i % 6))}>
-                <button type="button" class="layer-toggle" aria-expanded={open.to_string()}
-                    data-layer={layer.name} onclick={toggle}>
-                    <span aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
-                    { format!("{} ({} bytes at {})", layer.title, layer.len, layer.offset) }
-                </button>
-                if open { <ul class="fields">{ for fields }</ul> }
-            </li>
-        }
-    });
-
-    let bytes = &props.bytes;
-    let hex_rows = bytes.chunks(16).enumerate().map(|(r, chunk)| {
-        let cells = chunk.iter().enumerate().map(|(c, b)| {
-            let at = r * 16 + c;
-            let band = layer_of(&decoded, at).map(|l| format!("band-{}", l % 6));
-            let sel = selected.as_ref().is_some_and(|m| m.covers(at));
-            let hov = hovered.as_ref().is_some_and(|m| m.covers(at));
-            let here = *cursor == Some(at);
-            let onmouseenter = {
-                let (hovered, d) = (hovered.clone(), decoded.clone());
-                Callback::from(move |_| hovered.set(field_at(&d, at).map(|(_, f)| Mark::of(f))))
-            };
-            let onmouseleave = {
-                let hovered = hovered.clone();
-                Callback::from(move |_| hovered.set(None))
-            };
-            let onclick = {
-                let (select, d) = (select.clone(), decoded.clone());
-                Callback::from(move |_| {
-                    if let Some((l, f)) = field_at(&d, at) {
-                        select.emit((l, Mark::of(f)));
-                    }
-                })
-            };
-            html! {
-                <span class={classes!("hex-byte", band, sel.then_some("sel"), hov.then_some("hov"), here.then_some("cursor"))}
-                    data-offset={at.to_string()} {onmouseenter} {onmouseleave} {onclick}>
-                    { format!("{b:02x}") }
-                </span>
-            }
-        });
-        let ascii: String = chunk
-            .iter()
-            .map(|b| {
-                if b.is_ascii_graphic() || *b == b' ' {
-                    *b as char
-                } else {
-                    '.'
-                }
-            })
-            .collect();
-        html! {
-            <div class="hex-row">
-                <span class="hex-offset">{ format!("{:04x}", r * 16) }</span>
-                <span class="hex-cells">{ for cells }</span>
-                <span class="hex-ascii" aria-hidden="true">{ ascii }</span>
-            </div>
-        }
-    });
-
-    let cursor_status = cursor.and_then(|at| {
-        let byte = bytes.get(at)?;
-        Some(match field_at(&decoded, at) {
-            Some((_, f)) => format!(
-                "Byte {at} = {byte:#04x}, in {}: bytes {}–{} ({} bytes). Enter picks it.",
-                f.name,
-                f.offset,
-                f.offset + f.len.max(1) - 1,
-                f.len
-            ),
-            None => format!("Byte {at} = {byte:#04x}, in no decoded field."),
-        })
-    });
-    let status = match (cursor_status, selected.as_ref().or(hovered.as_ref())) {
-        (Some(on_byte), _) => on_byte,
-        (None, Some(m)) => format!(
-            "{}: bytes {}–{} ({} bytes)",
-            m.name,
-            m.offset,
-            m.offset + m.len.max(1) - 1,
-            m.len
-        ),
-        (None, None) => "Select a field or a byte to link the two panes.".to_string(),
-    };
-
-    // The hex pane's keyboard: a byte cursor that shows its field, as pointing does.
-    let move_cursor = {
-        let (cursor, hovered, d) = (cursor.clone(), hovered.clone(), decoded.clone());
-        move |at: usize| {
-            cursor.set(Some(at));
-            hovered.set(field_at(&d, at).map(|(_, f)| Mark::of(f)));
-        }
-    };
-    let onfocus = {
-        let (move_cursor, selected) = (move_cursor.clone(), selected.clone());
-        let len = bytes.len();
-        Callback::from(move |_: FocusEvent| {
-            if len > 0 {
-                move_cursor(selected.as_ref().map_or(0, |m| m.offset.min(len - 1)));
-            }
-        })
-    };
-    let onblur = {
-        let (cursor, hovered) = (cursor.clone(), hovered.clone());
-        Callback::from(move |_: FocusEvent| {
-            cursor.set(None);
-            hovered.set(None);
-        })
-    };
-    let onkeydown = {
-        let (cursor, select, d) = (cursor.clone(), select.clone(), decoded.clone());
-        let len = bytes.len();
-        Callback::from(move |e: KeyboardEvent| {
-            let Some(at) = *cursor else { return };
-            if e.key() == "Enter" || e.key() == " " {
-                e.prevent_default();
-                if let Some((l, f)) = field_at(&d, at) {
-                    select.emit((l, Mark::of(f)));
-                }
-            } else if let Some(next) = cursor_step(&e.key(), at, len) {
-                // The arrows would scroll the pane or the page as well.
-                e.prevent_default();
-                move_cursor(next);
-            }
-        })
-    };
-
-    let editor = props.on_edit.as_ref().map(|on_edit| {
-        let oninput = {
-            let draft = draft.clone();
-            Callback::from(move |e: InputEvent| {
-                let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
-                draft.set(area.value());
-            })
-        };
-        let apply = {
-            let (draft, hex_error, on_edit) = (draft.clone(), hex_error.clone(), on_edit.clone());
-            Callback::from(move |_| match parse_hex(&draft) {
-                Ok(b) if b.is_empty() => hex_error.set(Some("the frame needs at least one byte".into())),
-                Ok(b) => {
-                    hex_error.set(None);
-                    on_edit.emit(b);
-                }
-                Err(e) => hex_error.set(Some(e.to_string())),
-            })
-        };
-        let area_id = format!("{}-hex-edit", props.id);
-        html! {
-            <div class="hex-editor">
-                <label for={area_id.clone()}>{ "Edit the bytes (hex), then apply to decode them again" }</label>
-                <textarea id={area_id} class="hex-text" rows="6" spellcheck="false"
-                    value={(*draft).clone()} {oninput}
-                    aria-invalid={hex_error.is_some().to_string()} />
-                <button type="button" class="hex-apply" onclick={apply}>{ "Apply bytes" }</button>
-                if let Some(e) = hex_error.as_ref() {
-                    <p class="field-error hex-error" role="alert">{ format!("Not applied, previous packet kept: {e}") }</p>
-                }
-            </div>
-        }
-    });
-
+    let keys_id = format!("{}-hex-keys", props.id);
+    let (selected, hovered, cursor) = (panes.selected, panes.hovered, panes.cursor);
     html! {
         <div class="dissector">
-            { icrc }
-            if let Some(e) = &decoded.error {
+            <IcrcLine frame={frame.clone()} />
+            if let Some(e) = &frame.error {
                 <p class="decode-error" role="alert">{ format!("Decoding stopped: {e}") }</p>
             }
-            { for decoded.warnings.iter().filter(|w| w.header != engine::wire::Header::Icrc).map(|w| html! {
+            { for frame.warnings.iter().filter(|w| w.header != Header::Icrc).map(|w| html! {
                 <p class="decode-warning">{ w.to_string() }</p>
             }) }
-            <div class="dissector-panes">
-                <ul class="layer-tree" aria-label="Decoded layers">{ for tree }</ul>
-                <div class="hex-pane" tabindex="0" aria-describedby={format!("{}-hex-keys", props.id)}
-                    {onfocus} {onblur} {onkeydown}>
-                    <div class="hex-dump" aria-label={format!("Frame bytes, {} in all", bytes.len())}>{ for hex_rows }</div>
-                    <p class="hex-status" aria-live="polite">{ status }</p>
-                    <p class="hex-keys" id={format!("{}-hex-keys", props.id)}>
+            <div class="dissector-panes" onclick={delegate::<MouseEvent>(&frame, &panes, click)}
+                onmouseover={delegate::<MouseEvent>(&frame, &panes, enter)}
+                onmouseout={delegate::<MouseEvent>(&frame, &panes, leave)}
+                onfocusin={delegate::<FocusEvent>(&frame, &panes, enter)}
+                onfocusout={delegate::<FocusEvent>(&frame, &panes, leave)}>
+                <LayerTree frame={frame.clone()} expanded={panes.expanded.clone()} {selected} {hovered} />
+                <div class="hex-pane" tabindex="0" aria-describedby={keys_id.clone()}
+                    onfocus={delegate::<FocusEvent>(&frame, &panes, focus_hex)}
+                    onblur={delegate::<FocusEvent>(&frame, &panes, blur_hex)}
+                    onkeydown={delegate::<KeyboardEvent>(&frame, &panes, key_hex)}>
+                    <HexDump bytes={props.bytes.clone()} frame={frame.clone()} {selected} {hovered} {cursor} />
+                    <p class="hex-status" aria-live="polite">{ status(&props.bytes, &frame, &panes) }</p>
+                    <p class="hex-keys" id={keys_id}>
                         { "With the bytes focused: arrow keys move byte by byte, Home and End to the ends, Enter picks the byte's field." }
                     </p>
                 </div>
             </div>
-            { editor.unwrap_or_default() }
+            if let Some(on_edit) = props.on_edit.clone() {
+                <HexEditor id={props.id.clone()} draft={panes.draft.clone()} error={panes.hex_error.clone()}
+                    {on_edit} on={dispatch.to_callback()} />
+            }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct FrameProps {
+    frame: Rc<DecodedFrame>,
+}
+
+/// Whether the ICRC holds, and what the dissector says of it.
+#[function_component]
+fn IcrcLine(props: &FrameProps) -> Html {
+    let f = &props.frame;
+    let meaning = f
+        .field("infiniband.invariant.crc")
+        .map(|f| format!(": {}", f.meaning));
+    let (class, ok, mark, text) = match row_from(0, 0, f).icrc {
+        IcrcStatus::Valid => ("icrc-ok", "true", "✓ ", "ICRC valid"),
+        IcrcStatus::Invalid => ("icrc-bad", "false", "✗ ", "ICRC invalid"),
+        IcrcStatus::Absent => {
+            return html! { <p class="icrc-status" data-ok="none">{ "No ICRC: not an InfiniBand transport packet" }</p> }
+        }
+    };
+    html! {
+        <p class={classes!("icrc-status", class)} data-ok={ok}>
+            <span aria-hidden="true">{ mark }</span>{ text }{ meaning.unwrap_or_default() }
+        </p>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct TreeProps {
+    frame: Rc<DecodedFrame>,
+    expanded: Vec<usize>,
+    selected: Option<Mark>,
+    hovered: Option<Mark>,
+}
+
+/// The layers, each a toggle over its fields; a field is a button carrying its byte range.
+#[function_component]
+fn LayerTree(props: &TreeProps) -> Html {
+    let field = |f: &Field| {
+        let sel = props.selected.is_some_and(|m| m.is(f));
+        let hov = props.hovered.is_some_and(|m| m.is(f));
+        let value = match &f.value {
+            FieldValue::Uint(v) if f.len >= 2 || *v > 9 => format!("{v} ({v:#x})"),
+            FieldValue::Uint(v) => v.to_string(),
+            FieldValue::Bool(b) => if *b { "set" } else { "not set" }.to_string(),
+            FieldValue::Text(t) => t.clone(),
+        };
+        html! {
+            <li>
+                <button type="button" class={classes!("field", sel.then_some("sel"), hov.then_some("hov"))}
+                    data-field={f.name} data-offset={f.offset.to_string()} data-len={f.len.to_string()}
+                    aria-pressed={sel.to_string()}>
+                    <span class="field-label">{ f.label }</span>{ ": " }
+                    <span class="field-value">{ value }</span>
+                    if !f.meaning.is_empty() { <span class="field-meaning">{ format!(" — {}", f.meaning) }</span> }
+                    <span class="field-name">{ format!(" {} · bytes {}–{}", f.name, f.offset, f.offset + f.len.max(1) - 1) }</span>
+                </button>
+            </li>
+        }
+    };
+    let layers = props.frame.layers.iter().enumerate().map(|(i, layer)| {
+        let open = props.expanded.contains(&i);
+        html! {
+            <li class={classes!("layer", format!("band-{}", i % 6))}>
+                <button type="button" class="layer-toggle" aria-expanded={open.to_string()}
+                    data-layer={layer.name} data-index={i.to_string()}>
+                    <span aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
+                    { format!("{} ({} bytes at {})", layer.title, layer.len, layer.offset) }
+                </button>
+                if open { <ul class="fields">{ for layer.fields.iter().map(field) }</ul> }
+            </li>
+        }
+    });
+    html! { <ul class="layer-tree" aria-label="Decoded layers">{ for layers }</ul> }
+}
+
+#[derive(Properties, PartialEq)]
+struct HexProps {
+    bytes: Rc<Vec<u8>>,
+    frame: Rc<DecodedFrame>,
+    selected: Option<Mark>,
+    hovered: Option<Mark>,
+    cursor: Option<usize>,
+}
+
+/// Sixteen bytes to a row, each coloured by its layer, with the rows' ASCII.
+#[function_component]
+fn HexDump(props: &HexProps) -> Html {
+    let byte = |at: usize, b: &u8| {
+        let band = layer_of(&props.frame, at).map(|l| format!("band-{}", l % 6));
+        let sel = props
+            .selected
+            .is_some_and(|m| m.covers(at))
+            .then_some("sel");
+        let hov = props.hovered.is_some_and(|m| m.covers(at)).then_some("hov");
+        let here = (props.cursor == Some(at)).then_some("cursor");
+        html! {
+            <span class={classes!("hex-byte", band, sel, hov, here)} data-offset={at.to_string()}>
+                { format!("{b:02x}") }
+            </span>
+        }
+    };
+    let rows = props.bytes.chunks(16).enumerate().map(|(r, chunk)| {
+        let ascii: String = chunk.iter().map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' }).collect();
+        html! {
+            <div class="hex-row">
+                <span class="hex-offset">{ format!("{:04x}", r * 16) }</span>
+                <span class="hex-cells">{ for chunk.iter().enumerate().map(|(c, b)| byte(r * 16 + c, b)) }</span>
+                <span class="hex-ascii" aria-hidden="true">{ ascii }</span>
+            </div>
+        }
+    });
+    let label = format!("Frame bytes, {} in all", props.bytes.len());
+    html! { <div class="hex-dump" aria-label={label}>{ for rows }</div> }
+}
+
+#[derive(Properties, PartialEq)]
+struct EditorProps {
+    id: AttrValue,
+    draft: String,
+    error: Option<String>,
+    /// Told the bytes when they are applied.
+    on_edit: Callback<Vec<u8>>,
+    on: Callback<PaneAction>,
+}
+
+/// The draft's bytes, or why they are not applied.
+fn applied(draft: &str) -> Result<Vec<u8>, String> {
+    match parse_hex(draft) {
+        Ok(b) if b.is_empty() => Err("the frame needs at least one byte".to_string()),
+        Ok(b) => Ok(b),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The frame's bytes as editable hex, applied on request.
+#[function_component]
+fn HexEditor(props: &EditorProps) -> Html {
+    let area_id = format!("{}-hex-edit", props.id);
+    let oninput = props.on.reform(|e: InputEvent| {
+        PaneAction::Draft(
+            e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
+                .value(),
+        )
+    });
+    let apply = {
+        let (draft, on, on_edit) = (props.draft.clone(), props.on.clone(), props.on_edit.clone());
+        Callback::from(move |_: MouseEvent| {
+            let bytes = applied(&draft);
+            on.emit(PaneAction::HexError(bytes.as_ref().err().cloned()));
+            bytes.into_iter().for_each(|b| on_edit.emit(b));
+        })
+    };
+    html! {
+        <div class="hex-editor">
+            <label for={area_id.clone()}>{ "Edit the bytes (hex), then apply to decode them again" }</label>
+            <textarea id={area_id} class="hex-text" rows="6" spellcheck="false"
+                value={props.draft.clone()} {oninput} aria-invalid={props.error.is_some().to_string()} />
+            <button type="button" class="hex-apply" onclick={apply}>{ "Apply bytes" }</button>
+            if let Some(e) = &props.error {
+                <p class="field-error hex-error" role="alert">{ format!("Not applied, previous packet kept: {e}") }</p>
+            }
         </div>
     }
 }

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use engine::capture::encap::sender_steps;
+use engine::capture::encap::{sender_steps, EncapStep};
 use engine::capture::{dissect, LinkType};
 use yew::prelude::*;
 
@@ -38,20 +38,6 @@ pub fn Encapsulation(props: &EncapsulationProps) -> Html {
     } else {
         (at + 1, at)
     };
-    let on: Vec<usize> = (0..present).collect();
-    let mut in_wire_order: Vec<usize> = on.clone();
-    in_wire_order.sort_by_key(|i| steps[*i].offset);
-    let blocks = in_wire_order.iter().map(|&i| {
-        let s = &steps[i];
-        let now = i == current;
-        html! {
-            <div class={classes!("encap-block", now.then_some("encap-current"))}
-                style={format!("flex-grow: {}", s.len.clamp(4, 64))}>
-                <span class="encap-name">{ &s.title }</span>
-                <span class="encap-len">{ format!("{} B", s.len) }</span>
-            </div>
-        }
-    });
     let cur = &steps[current];
     let bytes: Vec<String> = props
         .bytes
@@ -87,10 +73,7 @@ pub fn Encapsulation(props: &EncapsulationProps) -> Html {
                 <button type="button" aria-pressed={(!*receiving).to_string()} onclick={flip(false)}>{ "Sender wraps" }</button>
                 <button type="button" aria-pressed={receiving.to_string()} onclick={flip(true)}>{ "Receiver unwraps" }</button>
             </div>
-            <div class="encap-stack" role="img"
-                aria-label={format!("Frame so far: {}", in_wire_order.iter().map(|i| steps[*i].title.as_str()).collect::<Vec<_>>().join(", "))}>
-                { for blocks }
-            </div>
+            <EncapStack steps={steps.clone()} {present} {current} />
             <p class="encap-step" aria-live="polite">
                 <strong>{ format!("Step {} of {n}: the {} {verb} {} ({} bytes). ", at + 1, if *receiving { "receiver" } else { "sender" }, cur.title, cur.len) }</strong>
                 { cur.purpose }
@@ -100,6 +83,38 @@ pub fn Encapsulation(props: &EncapsulationProps) -> Html {
                 <button type="button" onclick={prev} disabled={at == 0}>{ "← Previous" }</button>
                 <button type="button" class="encap-next" onclick={next} disabled={at + 1 == n}>{ "Next →" }</button>
             </div>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct StackProps {
+    steps: Rc<Vec<EncapStep>>,
+    /// How many steps, innermost first, are on, and which is the one just taken.
+    present: usize,
+    current: usize,
+}
+
+/// The headers on so far, in wire order, each as wide as its bytes (within bounds).
+#[function_component]
+fn EncapStack(props: &StackProps) -> Html {
+    let steps = &props.steps;
+    let mut on: Vec<usize> = (0..props.present.min(steps.len())).collect();
+    on.sort_by_key(|&i| steps[i].offset);
+    let titles: Vec<&str> = on.iter().map(|&i| steps[i].title.as_str()).collect();
+    let blocks = on.iter().map(|&i| {
+        let (s, now) = (&steps[i], i == props.current);
+        html! {
+            <div class={classes!("encap-block", now.then_some("encap-current"))}
+                style={format!("flex-grow: {}", s.len.clamp(4, 64))}>
+                <span class="encap-name">{ &s.title }</span>
+                <span class="encap-len">{ format!("{} B", s.len) }</span>
+            </div>
+        }
+    });
+    html! {
+        <div class="encap-stack" role="img" aria-label={format!("Frame so far: {}", titles.join(", "))}>
+            { for blocks }
         </div>
     }
 }

@@ -278,21 +278,25 @@ impl Form {
         if !errors.is_empty() {
             return Err(errors);
         }
-        // Range and consistency checks the engine makes, shown at their fields.
-        match engine::capture::spec::to_repr(&spec) {
-            Ok(_) => Ok(spec),
-            Err(BuildError::Invalid(FieldError { field, reason })) => Err(field
-                .split('/')
-                .filter_map(known_key)
-                .map(|k| (k, reason.clone()))
-                .chain(
-                    known_key(field.split('/').next().unwrap_or(""))
-                        .is_none()
-                        .then(|| ("operation", format!("{field}: {reason}"))),
-                )
-                .collect()),
-            Err(e) => Err(vec![("operation", e.to_string())]),
-        }
+        engine_checks(spec)
+    }
+}
+
+/// The range and consistency checks the engine makes, shown at their fields.
+fn engine_checks(spec: PacketSpec) -> Result<PacketSpec, Vec<(&'static str, String)>> {
+    match engine::capture::spec::to_repr(&spec) {
+        Ok(_) => Ok(spec),
+        Err(BuildError::Invalid(FieldError { field, reason })) => Err(field
+            .split('/')
+            .filter_map(known_key)
+            .map(|k| (k, reason.clone()))
+            .chain(
+                known_key(field.split('/').next().unwrap_or(""))
+                    .is_none()
+                    .then(|| ("operation", format!("{field}: {reason}"))),
+            )
+            .collect()),
+        Err(e) => Err(vec![("operation", e.to_string())]),
     }
 }
 

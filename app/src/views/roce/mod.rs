@@ -9,12 +9,11 @@ mod dissector;
 mod encap;
 mod form;
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use engine::capture::exercise::EXERCISES;
 use engine::capture::pcap::{write_pcap, CapturedFrame};
-use engine::capture::spec::build;
+use engine::capture::spec::{build, PacketSpec};
 use engine::capture::LinkType;
 use yew::prelude::*;
 
@@ -52,116 +51,150 @@ fn RefLink(props: &RefLinkProps) -> Html {
     html! { <a href={crate::base::href(props.href)}>{ props.children.clone() }</a> }
 }
 
+/// The page: the learner's form, the packet it last built, and any byte edits.
+#[derive(Clone, PartialEq)]
+struct Page {
+    form: Form,
+    /// The packet shown: the form's last one that built. Before any has (a link with a bad
+    /// value), the form's own with the refused fields at their defaults, so it is the
+    /// operation the form names.
+    spec: PacketSpec,
+    built: Rc<Vec<u8>>,
+    /// Refusals, by form key.
+    errors: Vec<(&'static str, String)>,
+    /// Bytes the learner edited in the hex, shown instead of the built packet.
+    edited: Option<Rc<Vec<u8>>>,
+    download_error: Option<String>,
+}
+
+enum PageAction {
+    Set(&'static str, String),
+    Edit(Vec<u8>),
+    DiscardEdits,
+    Downloaded(Result<(), String>),
+}
+
+impl Page {
+    fn new(form: Form) -> Page {
+        let spec = form.nearest_buildable();
+        let built = Rc::new(build(&spec).unwrap_or_default());
+        let (errors, edited, download_error) = (Vec::new(), None, None);
+        let mut page = Page {
+            form,
+            spec,
+            built,
+            errors,
+            edited,
+            download_error,
+        };
+        page.check();
+        page
+    }
+    /// Builds the form's packet, or puts each refusal at its box and keeps the last one.
+    fn check(&mut self) {
+        self.errors = match self.form.to_spec() {
+            Ok(spec) => match build(&spec) {
+                Ok(bytes) if spec != self.spec => {
+                    (self.spec, self.built) = (spec, Rc::new(bytes));
+                    Vec::new()
+                }
+                Ok(_) => Vec::new(),
+                Err(e) => vec![form::build_error_field(&e)],
+            },
+            Err(errors) => errors,
+        };
+    }
+    fn bytes(&self) -> Rc<Vec<u8>> {
+        self.edited.clone().unwrap_or_else(|| self.built.clone())
+    }
+}
+
+impl Reducible for Page {
+    type Action = PageAction;
+    fn reduce(self: Rc<Self>, action: PageAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            PageAction::Set(key, value) => {
+                next.form.set(key, value);
+                next.edited = None;
+                next.check();
+            }
+            PageAction::Edit(bytes) => next.edited = Some(Rc::new(bytes)),
+            PageAction::DiscardEdits => next.edited = None,
+            PageAction::Downloaded(result) => next.download_error = result.err(),
+        }
+        Rc::new(next)
+    }
+}
+
 #[function_component]
 pub fn RoceView() -> Html {
     // The URL's query holds the fields that differ from their defaults.
-    let form = use_state(|| Form::from_pairs(page_query::read().into_iter()));
-    let edited = use_state(|| None::<Rc<Vec<u8>>>);
-    // Before any packet of this form has built (a link with a bad value), the packet shown
-    // is the form's own with the refused fields at their defaults, so it is the operation
-    // the form names.
-    let last_good = {
-        let form = (*form).clone();
-        use_mut_ref(move || {
-            let spec = form.nearest_buildable();
-            let bytes = build(&spec).unwrap_or_default();
-            (spec, Rc::new(bytes))
-        })
-    };
-    let download_error = use_state(|| None::<String>);
+    let page = use_reducer(|| Page::new(Form::from_pairs(page_query::read().into_iter())));
     let (tried, on_inspect) = use_tried(&EXERCISES);
-    use_effect_with((*form).clone(), |form| {
+    use_effect_with(page.form.clone(), |form| {
         page_query::replace(&form.changed_pairs())
     });
-
-    let errors = match form.to_spec() {
-        Ok(spec) => match build(&spec) {
-            Ok(bytes) => {
-                let mut good = RefCell::borrow_mut(&last_good);
-                if good.0 != spec {
-                    *good = (spec, Rc::new(bytes));
-                }
-                Vec::new()
-            }
-            Err(e) => vec![form::build_error_field(&e)],
-        },
-        Err(errors) => errors,
+    let on = page.dispatcher().to_callback();
+    let bytes = page.bytes();
+    let on_download = {
+        let (bytes, on) = (bytes.clone(), on.clone());
+        Callback::from(move |_| on.emit(PageAction::Downloaded(download_pcap(&bytes))))
     };
-    let (spec, built) = RefCell::borrow(&last_good).clone();
-    let bytes = (*edited).clone().unwrap_or_else(|| built.clone());
-
-    let on_change = {
-        let (form, edited) = (form.clone(), edited.clone());
-        Callback::from(move |(key, value): (&'static str, String)| {
-            let mut f = (*form).clone();
-            f.set(key, value);
-            form.set(f);
-            edited.set(None);
-        })
-    };
-    let on_edit = {
-        let edited = edited.clone();
-        Callback::from(move |b: Vec<u8>| edited.set(Some(Rc::new(b))))
-    };
-    let reset_edit = {
-        let edited = edited.clone();
-        Callback::from(move |_| edited.set(None))
-    };
-    let download = {
-        let (bytes, download_error) = (bytes.clone(), download_error.clone());
-        Callback::from(move |_| download_error.set(download_pcap(&bytes).err()))
-    };
-
     html! {
         <div class="roce-view">
             <TryThis view="roce" attempts={attempts(&EXERCISES, tried)} />
-            <nav class="roce-refs" aria-label="Background reading">
-                { "Background: " }
-                <RefLink href="/roce#roce-v2-header-by-header">{ "headers" }</RefLink>{ " · " }
-                <RefLink href="/roce#a-special-packet-the-cnp">{ "the CNP" }</RefLink>{ " · " }
-                <RefLink href="/roce#per-packet-overhead-of-a-typical-roce-v2-packet">{ "overhead" }</RefLink>{ " · " }
-                <RefLink href="/roce#native-infiniband-framing-for-comparison">{ "native IB framing" }</RefLink>{ " · " }
-                <RefLink href="/lossless">{ "lossless Ethernet" }</RefLink>{ " · " }
-                <RefLink href="/lossless#cnps-the-receivers-answer">{ "CNPs and ECN" }</RefLink>{ " · " }
-                <RefLink href="/dcqcn">{ "DCQCN" }</RefLink>
-            </nav>
-
+            <Reading />
             <section class="roce-section" aria-labelledby="roce-build">
                 <h2 id="roce-build">{ "Build a packet" }</h2>
-                <Builder form={(*form).clone()} errors={errors.clone()} on_change={on_change} />
+                <Builder form={page.form.clone()} errors={page.errors.clone()}
+                    on_change={on.reform(|(key, value)| PageAction::Set(key, value))} />
                 <div class="roce-actions">
-                    <button type="button" class="download-pcap" onclick={download}>{ "Download as pcap" }</button>
-                    if edited.is_some() {
-                        <button type="button" onclick={reset_edit}>{ "Discard byte edits" }</button>
+                    <button type="button" class="download-pcap" onclick={on_download}>{ "Download as pcap" }</button>
+                    if page.edited.is_some() {
+                        <button type="button" onclick={on.reform(|_| PageAction::DiscardEdits)}>{ "Discard byte edits" }</button>
                         <span class="roce-note">{ "Showing your edited bytes; changing the form rebuilds the packet." }</span>
                     }
-                    if !errors.is_empty() {
+                    if !page.errors.is_empty() {
                         <span class="roce-note">{ "Fix the marked fields; the last valid packet is shown." }</span>
                     }
                 </div>
-                if let Some(e) = download_error.as_ref() { <p class="field-error" role="alert">{ e }</p> }
+                if let Some(e) = &page.download_error { <p class="field-error" role="alert">{ e }</p> }
             </section>
-
             <section class="roce-section" aria-labelledby="roce-dissect">
                 <h2 id="roce-dissect">{ "The packet, layer by layer" }</h2>
                 <p class="roce-help">{ "Open a layer and pick a field to see its bytes; point at a byte, or focus the bytes and use the arrow keys, to find its field." }</p>
-                <Dissector bytes={bytes.clone()} link={LinkType::Ethernet} on_edit={on_edit} id="builder" {on_inspect} />
+                <Dissector bytes={bytes.clone()} link={LinkType::Ethernet} on_edit={on.reform(PageAction::Edit)} id="builder" {on_inspect} />
             </section>
-
             <section class="roce-section" aria-labelledby="roce-encap">
                 <h2 id="roce-encap">{ "Encapsulation" }</h2>
-                <Encapsulation bytes={bytes.clone()} />
+                <Encapsulation {bytes} />
             </section>
-
             <section class="roce-section" aria-labelledby="roce-vs-ib">
                 <h2 id="roce-vs-ib">{ "RoCE v2 beside native InfiniBand" }</h2>
-                <Compare spec={spec} />
+                <Compare spec={page.spec.clone()} />
             </section>
-
             <section class="roce-section" aria-labelledby="roce-capture">
                 <h2 id="roce-capture">{ "Read a capture" }</h2>
                 <CaptureView />
             </section>
         </div>
+    }
+}
+
+/// Where the page's background is explained.
+#[function_component]
+fn Reading() -> Html {
+    html! {
+        <nav class="roce-refs" aria-label="Background reading">
+            { "Background: " }
+            <RefLink href="/roce#roce-v2-header-by-header">{ "headers" }</RefLink>{ " · " }
+            <RefLink href="/roce#a-special-packet-the-cnp">{ "the CNP" }</RefLink>{ " · " }
+            <RefLink href="/roce#per-packet-overhead-of-a-typical-roce-v2-packet">{ "overhead" }</RefLink>{ " · " }
+            <RefLink href="/roce#native-infiniband-framing-for-comparison">{ "native IB framing" }</RefLink>{ " · " }
+            <RefLink href="/lossless">{ "lossless Ethernet" }</RefLink>{ " · " }
+            <RefLink href="/lossless#cnps-the-receivers-answer">{ "CNPs and ECN" }</RefLink>{ " · " }
+            <RefLink href="/dcqcn">{ "DCQCN" }</RefLink>
+        </nav>
     }
 }
