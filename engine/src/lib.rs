@@ -4,6 +4,7 @@
 //! the `native-probe` binary: this crate has no web or operating-system dependencies and
 //! builds for native targets and `wasm32-unknown-unknown` alike.
 
+pub mod address;
 pub mod capture;
 pub mod collective;
 pub mod dcqcn;
