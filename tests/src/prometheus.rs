@@ -8,11 +8,11 @@ use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
     time::{Duration, Instant},
 };
 
 use rustix::process::{kill_process, Pid, Signal};
+use tempfile::TempDir;
 
 use crate::{
     loopback::{free_port, get, Answer},
@@ -79,7 +79,7 @@ impl Scrape {
 pub struct Prometheus {
     child: Child,
     addr: SocketAddr,
-    dir: PathBuf,
+    dir: TempDir,
     stderr: KeptStderr,
 }
 
@@ -134,17 +134,17 @@ impl Prometheus {
         let mut last = String::new();
         for _ in 0..3 {
             let dir = scratch_dir();
-            write_config(&dir, scrape);
+            write_config(dir.path(), scrape);
             let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
             let mut command = Command::new(&binary);
             command
                 .arg(format!(
                     "--config.file={}",
-                    dir.join("prometheus.yml").display()
+                    dir.path().join("prometheus.yml").display()
                 ))
                 .arg(format!(
                     "--storage.tsdb.path={}",
-                    dir.join("data").display()
+                    dir.path().join("data").display()
                 ))
                 .arg(format!("--web.listen-address={addr}"))
                 .arg("--log.level=warn");
@@ -160,7 +160,7 @@ impl Prometheus {
         panic!("prometheus did not start: {last}")
     }
 
-    fn spawn(mut command: Command, addr: SocketAddr, dir: PathBuf) -> Prometheus {
+    fn spawn(mut command: Command, addr: SocketAddr, dir: TempDir) -> Prometheus {
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -218,7 +218,7 @@ impl Prometheus {
     /// The folder holding the configuration Prometheus runs (`prometheus.yml`, `rules/`,
     /// the targets), for a test that wants to look at it.
     pub fn config_dir(&self) -> &Path {
-        &self.dir
+        self.dir.path()
     }
 
     /// What it has written to stderr so far.
@@ -414,18 +414,15 @@ impl Drop for Prometheus {
                 eprintln!("prometheus's stderr:\n{said}");
             }
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
-/// A fresh folder under the temporary directory, named for the process and a count.
-fn scratch_dir() -> PathBuf {
-    static MADE: AtomicUsize = AtomicUsize::new(0);
-    let n = MADE.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("rdma-lab-prometheus-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder for prometheus");
-    dir
+/// A fresh folder for one Prometheus, removed when dropped.
+fn scratch_dir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("rdma-lab-prometheus-")
+        .tempdir()
+        .expect("a temporary folder for prometheus")
 }
 
 /// Writes into `dir` the repository's `prometheus.yml` with [`TEST_INTERVAL`], its rules
@@ -742,12 +739,12 @@ mod tests {
     #[test]
     fn a_rule_with_a_misspelt_key_or_both_kinds_is_refused() {
         let dir = scratch_dir();
-        let misspelt = dir.join("misspelt.yml");
+        let misspelt = dir.path().join("misspelt.yml");
         write(
             &misspelt,
             "groups:\n- name: g\n  rules:\n  - record: a\n    expresion: up\n",
         );
-        let both = dir.join("both.yml");
+        let both = dir.path().join("both.yml");
         write(
             &both,
             "groups:\n- name: g\n  rules:\n  - record: a\n    alert: b\n    expr: up\n",
@@ -755,6 +752,5 @@ mod tests {
         for path in [misspelt, both] {
             assert!(std::panic::catch_unwind(|| RuleFile::read(&path)).is_err());
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

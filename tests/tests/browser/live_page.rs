@@ -2,31 +2,27 @@
 //! machine's interfaces, and the recorded RDMA fixture with every counter explained.
 
 use std::{
-    path::PathBuf,
     process::Command,
     time::{Duration, Instant},
 };
 
+use tempfile::TempDir;
+
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
+    probe::copy_tree,
     site::Site,
 };
 
-/// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters.
-fn fixture_copy(name: &str) -> PathBuf {
+/// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters;
+/// removed when dropped.
+fn fixture_copy(name: &str) -> TempDir {
     let source = lab_tests::repo_root().join("native-probe/tests/fixtures");
-    let copy = std::env::temp_dir().join(format!(
-        "rdma-lab-live-fixture-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&copy);
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(&source)
-        .arg(&copy)
-        .status()
-        .expect("cp runs");
-    assert!(status.success(), "copying the fixture failed");
+    let copy = tempfile::Builder::new()
+        .prefix(&format!("rdma-lab-live-fixture-{name}-"))
+        .tempdir()
+        .expect("a folder for the copy");
+    copy_tree(&source, copy.path()).expect("the fixture copies");
     copy
 }
 
@@ -60,7 +56,8 @@ async fn live_page_shows_this_machines_interfaces() {
 
 #[tokio::test]
 async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
-    let fixture = fixture_copy("counters");
+    let copy = fixture_copy("counters");
+    let fixture = copy.path();
     let sysfs = fixture.join("sysfs");
     let debugfs = fixture.join("debugfs");
     let site = Site::start_with(&[
@@ -147,7 +144,6 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         .assert_no_console_errors("live page with the fixture")
         .await;
     browser.close().await;
-    let _ = std::fs::remove_dir_all(&fixture);
 }
 
 #[tokio::test]
@@ -696,7 +692,8 @@ const HOST_CHECKS: &str = "return {\
 #[tokio::test]
 async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
     // A recording whose mlx5_1 port lost its link: one problem, with its fix, first.
-    let fixture = fixture_copy("checks");
+    let copy = fixture_copy("checks");
+    let fixture = copy.path();
     std::fs::write(
         fixture.join("sysfs/class/infiniband/mlx5_1/ports/1/phys_state"),
         "3: Disabled\n",
@@ -808,5 +805,4 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
     browser.resize(DESKTOP).await;
     browser.assert_no_console_errors("host checks").await;
     browser.close().await;
-    let _ = std::fs::remove_dir_all(&fixture);
 }

@@ -524,16 +524,20 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     browser.screenshot("roce-try-this-light").await;
 
     // A valid capture with no packets says so.
-    let empty = std::env::temp_dir().join(format!("lab-empty-{}.pcap", std::process::id()));
+    let empty = tempfile::Builder::new()
+        .prefix("lab-empty-")
+        .suffix(".pcap")
+        .tempfile()
+        .expect("a temp file");
     let mut header = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
     header.extend([0u8; 8]);
     header.extend(65535u32.to_le_bytes());
     header.extend(1u32.to_le_bytes());
-    std::fs::write(&empty, header).expect("a temp file");
+    std::fs::write(empty.path(), header).expect("a temp file");
     browser
         .find("#cap-file")
         .await
-        .send_keys(&empty.display().to_string())
+        .send_keys(&empty.path().display().to_string())
         .await
         .expect("file chosen");
     browser.wait_for_value(
@@ -541,6 +545,5 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
         Value::Bool(true),
     )
     .await;
-    let _ = std::fs::remove_file(&empty);
     browser.assert_no_console_errors("/roce keyboard").await;
 }
