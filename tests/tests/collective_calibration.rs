@@ -959,7 +959,7 @@ fn a_directory_of_results_is_compared_size_by_size() {
     std::fs::write(dir.join("h100-252.txt"), ISSUE_252_RING).unwrap();
     std::fs::write(dir.join("h100-252.toml"), SPEC).unwrap();
     std::fs::write(dir.join("notes.md"), "not a result").unwrap();
-    let table = check_directory(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let table = check_directory(dir).unwrap_or_else(|e| panic!("{e}"));
     println!("{table}");
     assert_eq!(table.lines().count(), 1 + 5, "{table}");
     assert!(table.contains("8589934592"), "{table}");
@@ -968,7 +968,7 @@ fn a_directory_of_results_is_compared_size_by_size() {
     // below every measured row, and each size and column is named.
     let one_nic = SPEC.replace("nics_per_node = 4", "nics_per_node = 1");
     std::fs::write(dir.join("h100-252.toml"), one_nic).unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(
         e.contains("h100-252.txt:2: 536870912 B out-of-place"),
         "{e}"
@@ -981,7 +981,7 @@ fn a_directory_of_results_is_compared_size_by_size() {
         SPEC.replace("nics_per_node = 4", "nics_per_node = 1")
     );
     std::fs::write(dir.join("h100-252.toml"), wide).unwrap();
-    check_directory(&dir).unwrap_or_else(|e| panic!("{e}"));
+    check_directory(dir).unwrap_or_else(|e| panic!("{e}"));
 
     // An all_gather spec over all_reduce output: the size/count relation gives it away.
     std::fs::write(
@@ -990,7 +990,7 @@ fn a_directory_of_results_is_compared_size_by_size() {
             .replace("algorithm = \"ring\"\n", ""),
     )
     .unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(
         e.contains("h100-252.txt:2: size 536870912 is not count"),
         "{e}"
@@ -1001,9 +1001,9 @@ fn a_directory_of_results_is_compared_size_by_size() {
 fn a_directory_with_a_lone_file_or_a_bad_line_says_which() {
     let scratch = scratch("bad");
     let dir = scratch.path();
-    assert!(check_directory(&dir).unwrap_err().contains("no NAME.txt"));
+    assert!(check_directory(dir).unwrap_err().contains("no NAME.txt"));
     std::fs::write(dir.join("lone.txt"), ISSUE_252_RING).unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(e.contains("lone.txt and lone.toml go together"), "{e}");
     std::fs::write(dir.join("lone.toml"), SPEC).unwrap();
     std::fs::write(
@@ -1018,7 +1018,7 @@ fn a_directory_with_a_lone_file_or_a_bad_line_says_which() {
     )
     .unwrap();
     std::fs::write(dir.join("broken.toml"), SPEC).unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(
         e.contains("small.txt: no result line of 1 MiB or more"),
         "{e}"

@@ -186,7 +186,7 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
          nranks = 2\nnnodes = 2\ntopics = [\"/troubleshooting#nccl-falls-back-to-sockets\"]\n",
     )
     .unwrap();
-    assert_eq!(check_dir(&dir), Ok(1));
+    assert_eq!(check_dir(dir), Ok(1));
 
     std::fs::write(
         dir.join("fallback.toml"),
@@ -194,7 +194,7 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
          absent_topics = [\"/troubleshooting#nccl-falls-back-to-sockets\"]\n",
     )
     .unwrap();
-    let problems = check_dir(&dir).unwrap_err();
+    let problems = check_dir(dir).unwrap_err();
     assert_eq!(problems.len(), 2, "{problems:?}");
 
     std::fs::write(
@@ -202,13 +202,13 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
         "source = \"x\"\nverdict = \"sockets\"\n",
     )
     .unwrap();
-    let problems = check_dir(&dir).unwrap_err();
+    let problems = check_dir(dir).unwrap_err();
     assert!(
         problems[0].contains("verdict"),
         "unknown keys are named: {problems:?}"
     );
 
     std::fs::remove_file(dir.join("fallback.toml")).unwrap();
-    let problems = check_dir(&dir).unwrap_err();
+    let problems = check_dir(dir).unwrap_err();
     assert!(problems[0].contains("go together"), "{problems:?}");
 }

@@ -29,9 +29,7 @@ fn fixture_copy(name: &str) -> TempDir {
 #[tokio::test]
 async fn live_page_shows_this_machines_interfaces() {
     let site = Site::start_with(&["--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     browser.find("[aria-label='Interface lo']").await;
     // A rate needs two readings; lo always has its counters.
     browser.wait_until("const r = document.querySelector(\"[aria-label='Interface lo'] tr[data-counter=rx_bytes] .rate\"); return !!r && r.textContent.endsWith('/s')",
@@ -68,9 +66,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         "--debugfs-root",
         debugfs.to_str().expect("a UTF-8 temp path"),
     ]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return document.querySelector('.live-devices')?.textContent.includes('mlx5_0')",
@@ -332,7 +328,7 @@ async fn assert_wide_tables_scroll_in_their_box(browser: &Browser) {
 
 #[tokio::test]
 async fn live_page_fits_a_phone_with_and_without_a_probe() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
+    let site = Site::live_demo();
     let browser = Browser::start().await;
     browser.resize(PHONE).await;
     browser.goto(&site.url("/live")).await;
@@ -383,10 +379,8 @@ async fn live_page_fits_a_phone_with_and_without_a_probe() {
 
 #[tokio::test]
 async fn the_demo_shows_ports_before_interfaces_and_explains_every_statistic() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let site = Site::live_demo();
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return document.querySelectorAll(\"[aria-label^='Interface '] tr[data-counter]\").length > 0",
@@ -442,10 +436,8 @@ const DATA_STATE: &str = "return {\
 
 #[tokio::test]
 async fn a_probe_that_stops_leaves_its_data_marked_not_live_until_another_address() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let site = Site::live_demo();
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate')?.textContent.endsWith('/s')",
@@ -559,9 +551,7 @@ async fn a_probe_that_stops_leaves_its_data_marked_not_live_until_another_addres
 #[tokio::test]
 async fn an_invalid_address_is_refused_once_with_its_reason() {
     let site = Site::start_with(&["--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     // Count every socket and request the page opens from here on.
     browser
         .eval(
@@ -629,10 +619,8 @@ fn signal(site: &Site, signal: &str) {
 
 #[tokio::test]
 async fn a_probe_that_hangs_with_its_socket_open_is_marked_not_live_until_it_sends_again() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let site = Site::live_demo();
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return document.querySelectorAll('.live-panel[aria-label]').length > 0",
@@ -715,9 +703,7 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
         "--procfs-root",
         procfs.to_str().expect("a UTF-8 temp path"),
     ]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return !!document.querySelector('.live-doctor-verdict')",

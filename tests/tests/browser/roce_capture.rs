@@ -21,9 +21,7 @@ async fn a_big_capture_decodes_with_progress_and_stays_responsive() {
     drop(file);
 
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/roce")).await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let browser = Browser::open(&site, "/roce").await;
     // Watch the gaps between animation frames from now on.
     browser
         .eval(
