@@ -14,6 +14,7 @@ pub mod flows;
 pub mod lossless;
 pub mod nccl_log;
 pub mod netsim;
+pub mod number;
 pub mod probe;
 pub mod prose;
 pub mod psn;

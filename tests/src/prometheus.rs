@@ -231,22 +231,7 @@ impl Prometheus {
     pub fn try_query(&self, expr: &str) -> Result<Vec<Series>, String> {
         let path = format!("/api/v1/query?query={}", encode(expr));
         let body = self.api(&path)?;
-        let data: Data = parse_response(&body)?;
-        match data {
-            Data::Vector(samples) => samples
-                .into_iter()
-                .map(|s| {
-                    Ok(Series {
-                        labels: s.metric,
-                        value: parse_value(&s.value.1)?,
-                    })
-                })
-                .collect(),
-            Data::Scalar(_) | Data::String(_) | Data::Matrix(_) => Err(format!(
-                "{expr:?} gives a {}, not an instant vector",
-                data.kind()
-            )),
-        }
+        instant_vector(&body).map_err(|e| format!("{expr:?}: {e}"))
     }
 
     /// [`Prometheus::try_query`], panicking on an error.
@@ -653,38 +638,23 @@ fn parse_response<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Stri
     }
 }
 
-/// `data` of `/api/v1/query`.
-#[derive(Deserialize)]
-#[serde(tag = "resultType", content = "result", rename_all = "lowercase")]
-enum Data {
-    Vector(Vec<Sample>),
-    Scalar(serde::de::IgnoredAny),
-    String(serde::de::IgnoredAny),
-    Matrix(serde::de::IgnoredAny),
-}
-
-impl Data {
-    fn kind(&self) -> &'static str {
-        match self {
-            Data::Vector(_) => "vector",
-            Data::Scalar(_) => "scalar",
-            Data::String(_) => "string",
-            Data::Matrix(_) => "matrix",
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Sample {
-    metric: BTreeMap<String, String>,
-    /// Unix seconds, and the value as Go formats a float (`"1.5"`, `"NaN"`, `"+Inf"`).
-    value: (f64, String),
-}
-
-fn parse_value(text: &str) -> Result<f64, String> {
-    text.parse()
-        .map_err(|_| format!("sample value {text:?} is not a number"))
+/// The series of an instant-vector answer, read by the engine's parser (the one the /live
+/// view reads Prometheus with), after the envelope's own checks: an error or a warning is
+/// what the test is told.
+fn instant_vector(body: &[u8]) -> Result<Vec<Series>, String> {
+    parse_response::<serde::de::IgnoredAny>(body)?;
+    let text = std::str::from_utf8(body).map_err(|e| format!("an answer not in UTF-8: {e}"))?;
+    engine::probe::fleet::prometheus::parse_instant(text)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|s| match s.points.as_slice() {
+            [(_, value)] => Ok(Series {
+                labels: s.labels,
+                value: *value,
+            }),
+            points => Err(format!("{} points in an instant vector", points.len())),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -696,27 +666,35 @@ mod tests {
         let body = br#"{"status":"success","data":{"resultType":"vector","result":[
             {"metric":{"__name__":"up","instance":"127.0.0.1:9"},"value":[1700000000.5,"1"]},
             {"metric":{},"value":[1700000000.5,"+Inf"]}]}}"#;
-        let Data::Vector(samples) = parse_response::<Data>(body).unwrap() else {
-            panic!("a vector")
-        };
+        let samples = instant_vector(body).unwrap();
         assert_eq!(samples.len(), 2);
-        assert_eq!(samples[0].metric["instance"], "127.0.0.1:9");
-        assert_eq!(parse_value(&samples[1].value.1), Ok(f64::INFINITY));
-        assert!(parse_value("NaN").unwrap().is_nan());
-        assert!(parse_value("one").is_err());
+        assert_eq!(samples[0].labels["instance"], "127.0.0.1:9");
+        assert_eq!(samples[1].value, f64::INFINITY);
+        let value = |v: &str| {
+            instant_vector(
+                format!(r#"{{"status":"success","data":{{"resultType":"vector","result":[{{"metric":{{}},"value":[1,"{v}"]}}]}}}}"#)
+                    .as_bytes(),
+            )
+            .map(|s| s[0].value)
+        };
+        assert!(value("NaN").unwrap().is_nan());
+        assert!(value("one").is_err());
 
         let scalar = br#"{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}"#;
-        assert_eq!(parse_response::<Data>(scalar).unwrap().kind(), "scalar");
+        assert!(instant_vector(scalar).unwrap_err().contains("scalar"));
+        let matrix = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{},"values":[[1,"1"]]}]}}"#;
+        assert!(instant_vector(matrix).unwrap_err().contains("matrix"));
         let error = br#"{"status":"error","errorType":"bad_data","error":"parse error"}"#;
         assert_eq!(
-            parse_response::<Data>(error).err().unwrap(),
+            instant_vector(error).err().unwrap(),
             "bad_data: parse error"
         );
         let unknown = br#"{"status":"success","data":{"resultType":"vector","result":[]},"x":1}"#;
-        assert!(parse_response::<Data>(unknown).is_err());
+        assert!(instant_vector(unknown).is_err());
         let extra = br#"{"status":"success","data":{"resultType":"vector","result":[
             {"metric":{},"value":[1,"1"],"histogram":[]}]}}"#;
-        assert!(parse_response::<Data>(extra).is_err());
+        assert!(instant_vector(extra).is_err());
     }
 
     #[test]
