@@ -207,7 +207,7 @@ fn the_checker_reports_each_kind_of_mistake() {
          | a | b |\n|---|---|\n| row | 7 |\n\nAnd a typo.[^nosuch]\n",
     )
     .unwrap();
-    let pages = compile(&dir).unwrap();
+    let pages = compile(dir).unwrap();
     let messages: Vec<String> = pages[0].problems.iter().map(ToString::to_string).collect();
     let has = |needle: &str, line: usize| {
         messages
@@ -251,7 +251,7 @@ fn search_lines_become_keywords_and_leave_the_html() {
          ## Broken\n<!-- search: never closed\n",
     )
     .unwrap();
-    let pages = compile(&dir).unwrap();
+    let pages = compile(dir).unwrap();
     let page = &pages[0];
     let keywords = |anchor: &str| {
         page.sections
@@ -643,7 +643,7 @@ fn a_term_link_carries_its_glossary_definition() {
         "+++\n\n+++\n## H\n\n```text\nQP in a diagram\n```\n\nA QP here, and a QP again.\n",
     )
     .unwrap();
-    let pages = compile(&dir).unwrap();
+    let pages = compile(dir).unwrap();
     let html = &pages[0].html;
     assert!(html.contains(">QP in a diagram\n</code>"), "{html}");
     assert_eq!(html.matches("class=\"term\"").count(), 1, "{html}");

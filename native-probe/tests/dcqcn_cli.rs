@@ -259,14 +259,14 @@ fn csv_and_dump_into_a_pipe_closed_early_exit_quietly() {
     // incast-16's series is 2560 rows, far more than a pipe holds: the probe is still
     // writing when the reader goes, as `| head` leaves it.
     let csv =
-        Cli::new(PROBE).run_into_a_closed_pipe(&["dcqcn", "--scenario", "incast-16", "--csv"], 512);
+        Cli::new(PROBE).run_into_a_closed_pipe(["dcqcn", "--scenario", "incast-16", "--csv"], 512);
     assert!(csv.status.success(), "{:?}: {}", csv.status, csv.stderr);
     // Nothing about the pipe, and no summary of a run whose output nobody reads.
     assert_eq!(csv.stderr, "");
 
     // Small enough to fit a pipe: the reader may leave before or after the write.
     let dump =
-        Cli::new(PROBE).run_into_a_closed_pipe(&["dcqcn", "--scenario", "two-flow", "--dump"], 1);
+        Cli::new(PROBE).run_into_a_closed_pipe(["dcqcn", "--scenario", "two-flow", "--dump"], 1);
     assert!(dump.status.success(), "{:?}: {}", dump.status, dump.stderr);
     assert_eq!(dump.stderr, "");
 }

@@ -23,7 +23,7 @@ fn scratch() -> TempDir {
         .unwrap()
 }
 
-fn decode_json(file: &PathBuf) -> (bool, Vec<Value>) {
+fn decode_json(file: &Path) -> (bool, Vec<Value>) {
     let out = probe([OsStr::new("decode"), file.as_os_str(), OsStr::new("--json")]);
     let lines = out
         .stdout

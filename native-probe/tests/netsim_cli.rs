@@ -269,7 +269,7 @@ fn csv_has_its_comments_the_header_and_one_row_per_link_per_sample() {
 fn csv_into_a_pipe_closed_early_exits_quietly() {
     // ecmp-collision's series is 64 links × 185 samples, far more than a pipe holds.
     let out = Cli::new(PROBE)
-        .run_into_a_closed_pipe(&["netsim", "--scenario", "ecmp-collision", "--csv"], 512);
+        .run_into_a_closed_pipe(["netsim", "--scenario", "ecmp-collision", "--csv"], 512);
     assert!(out.status.success(), "{:?}: {}", out.status, out.stderr);
     assert_eq!(out.stderr, "");
 }
