@@ -5,7 +5,7 @@ use std::{
     ffi::OsStr,
     io::{Read, Write},
     path::PathBuf,
-    process::{Command, ExitStatus, Output, Stdio},
+    process::{Child, Command, ExitStatus, Output, Stdio},
 };
 
 use serde_json::Value;
@@ -54,13 +54,7 @@ impl Cli {
         args: impl IntoIterator<Item = S>,
         input: &[u8],
     ) -> Run {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.binary.display()));
+        let mut child = self.spawn(args, Stdio::piped());
         let mut stdin = child.stdin.take().expect("stdin is piped");
         // A program that exits without reading all of its input closes the pipe: not ours to
         // judge here, the test reads the status.
@@ -76,18 +70,22 @@ impl Cli {
         args: impl IntoIterator<Item = S>,
         read: usize,
     ) -> Run {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.binary.display()));
+        let mut child = self.spawn(args, Stdio::null());
         let mut stdout = child.stdout.take().expect("stdout is piped");
         let mut head = vec![0; read];
         stdout.read_exact(&mut head).expect("some output");
         drop(stdout);
         Run::of(child.wait_with_output().expect("the program ends"))
+    }
+
+    /// The program running with `stdin`, its stdout and stderr piped.
+    fn spawn<S: AsRef<OsStr>>(&self, args: impl IntoIterator<Item = S>, stdin: Stdio) -> Child {
+        self.command(args)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.binary.display()))
     }
 }
 
