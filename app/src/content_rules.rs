@@ -192,7 +192,8 @@ fn anchors_are_lowercase_words_joined_by_dashes() {
 /// The rules catch what they are meant to: a page is written to a scratch content folder.
 #[test]
 fn the_checker_reports_each_kind_of_mistake() {
-    let dir = std::env::temp_dir().join(format!("rdma-lab-content-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("topics")).unwrap();
     std::fs::write(
         dir.join("topics.toml"),
@@ -206,7 +207,7 @@ fn the_checker_reports_each_kind_of_mistake() {
          | a | b |\n|---|---|\n| row | 7 |\n\nAnd a typo.[^nosuch]\n",
     )
     .unwrap();
-    let pages = compile(&dir).unwrap();
+    let pages = compile(dir).unwrap();
     let messages: Vec<String> = pages[0].problems.iter().map(ToString::to_string).collect();
     let has = |needle: &str, line: usize| {
         messages
@@ -229,12 +230,12 @@ fn the_checker_reports_each_kind_of_mistake() {
     assert!(pages[0]
         .html
         .contains("<sup class=\"cite\"><a href=\"#source-used\""));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn search_lines_become_keywords_and_leave_the_html() {
-    let dir = std::env::temp_dir().join(format!("rdma-lab-search-line-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("topics")).unwrap();
     std::fs::write(
         dir.join("topics.toml"),
@@ -250,7 +251,7 @@ fn search_lines_become_keywords_and_leave_the_html() {
          ## Broken\n<!-- search: never closed\n",
     )
     .unwrap();
-    let pages = compile(&dir).unwrap();
+    let pages = compile(dir).unwrap();
     let page = &pages[0];
     let keywords = |anchor: &str| {
         page.sections
@@ -271,7 +272,6 @@ fn search_lines_become_keywords_and_leave_the_html() {
     assert!(has("states a number", 20), "{messages:#?}");
     assert!(has("is one line", 23), "{messages:#?}");
     assert_eq!(messages.len(), 3, "{messages:#?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The bar chart and the engine's link model state the same rates: every link the engine
@@ -622,7 +622,8 @@ fn a_definition_is_the_first_sentence_of_its_entry() {
 /// the definition is written once, in the glossary.
 #[test]
 fn a_term_link_carries_its_glossary_definition() {
-    let dir = std::env::temp_dir().join(format!("rdma-lab-terms-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("topics")).unwrap();
     std::fs::create_dir_all(dir.join("data")).unwrap();
     std::fs::write(
@@ -642,7 +643,7 @@ fn a_term_link_carries_its_glossary_definition() {
         "+++\n\n+++\n## H\n\n```text\nQP in a diagram\n```\n\nA QP here, and a QP again.\n",
     )
     .unwrap();
-    let pages = compile(&dir).unwrap();
+    let pages = compile(dir).unwrap();
     let html = &pages[0].html;
     assert!(html.contains(">QP in a diagram\n</code>"), "{html}");
     assert_eq!(html.matches("class=\"term\"").count(), 1, "{html}");
@@ -654,7 +655,6 @@ fn a_term_link_carries_its_glossary_definition() {
         ),
         "{html}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every term link on every page names a description the page holds.

@@ -4,6 +4,7 @@
 //! the `native-probe` binary: this crate has no web or operating-system dependencies and
 //! builds for native targets and `wasm32-unknown-unknown` alike.
 
+pub mod address;
 pub mod capture;
 pub mod collective;
 pub mod dcqcn;
@@ -14,6 +15,7 @@ pub mod flows;
 pub mod lossless;
 pub mod nccl_log;
 pub mod netsim;
+pub mod number;
 pub mod probe;
 pub mod prose;
 pub mod psn;

@@ -521,18 +521,19 @@ fn interval_ms(text: &str) -> Result<u64, String> {
 /// An `--allow-origin` value, as browsers write an `Origin`: lowercase, no path, no slash.
 fn origin(text: &str) -> Result<String, String> {
     let origin = text.trim_end_matches('/').to_ascii_lowercase();
-    let Some((scheme, rest)) = origin.split_once("://") else {
+    let Some(url) = engine::address::Url::split(&origin) else {
         return Err(format!(
             "{text:?} is not an origin; write it as the page's scheme://host[:port], e.g. https://lab.example.org"
         ));
     };
+    let scheme = url.scheme;
     if scheme != "http" && scheme != "https" {
         return Err(format!(
             "{text:?} is not a web page's origin; only http:// and https:// pages can be allowed"
         ));
     }
-    if rest.is_empty() || rest.contains(['/', '?', '#']) {
-        let site = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if url.authority.is_empty() || !url.rest.is_empty() {
+        let site = url.authority;
         return Err(format!(
             "{text:?} has a path, which an origin never has; the page's origin is {scheme}://{site}"
         ));

@@ -103,7 +103,7 @@ mod tests {
     use engine::probe::CounterStatus;
 
     use super::*;
-    use crate::demo::copy_tree;
+    use lab_tests::probe::copy_tree;
 
     fn copied_fixture() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();

@@ -1,28 +1,13 @@
 //! `native-probe dcqcn`: the CSV series, the JSON summary, both models, and a bad scenario
 //! file rejected with the parameter named.
 
-use std::{
-    io::Read,
-    process::{Command, Output, Stdio},
-};
-
+use lab_tests::cli::{Cli, Run};
 use serde_json::{json, Value};
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 
-fn probe(args: &[&str]) -> Output {
-    Command::new(PROBE)
-        .args(args)
-        .output()
-        .expect("native-probe runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).expect("utf-8 stderr")
+fn probe(args: &[&str]) -> Run {
+    Cli::new(PROBE).run(args)
 }
 
 #[test]
@@ -35,8 +20,8 @@ fn csv_has_the_header_and_one_row_per_flow_per_sample() {
         "fluid",
         "--csv",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     // `#` lines first, naming the run and every parameter with its unit.
     let comments: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
     for line in [
@@ -73,7 +58,7 @@ fn csv_has_the_header_and_one_row_per_flow_per_sample() {
     assert_eq!(rows[1][1], "1");
     assert_eq!(rows[0][0], rows[1][0]);
     // The summary still goes to stderr.
-    assert!(stderr(&out).contains("Jain"), "{}", stderr(&out));
+    assert!(out.stderr.contains("Jain"), "{}", out.stderr);
 }
 
 #[test]
@@ -87,8 +72,8 @@ fn json_summary_has_the_headline_fields_for_both_models() {
             model,
             "--json",
         ]);
-        assert!(out.status.success(), "{model}: {}", stderr(&out));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
+        assert!(out.status.success(), "{model}: {}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON on stdout");
         let s = &v["summary"];
         assert_eq!(s["link_gbps"], 100.0, "{model}");
         assert_eq!(
@@ -131,14 +116,14 @@ fn json_summary_has_the_headline_fields_for_both_models() {
 fn an_invalid_scenario_file_is_rejected_with_the_parameter_named() {
     let dump = probe(&["dcqcn", "--scenario", "two-flow", "--dump"]);
     assert!(dump.status.success());
-    let mut scenario: serde_json::Value = serde_json::from_str(&stdout(&dump)).expect("JSON");
+    let mut scenario: serde_json::Value = serde_json::from_str(&dump.stdout).expect("JSON");
     scenario["cp"]["kmin_bytes"] = serde_json::json!(900_000);
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bad.json");
     std::fs::write(&path, scenario.to_string()).expect("write");
     let out = probe(&["dcqcn", "--file", path.to_str().expect("utf-8 path")]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("cp.kmin_bytes"), "{}", stderr(&out));
+    assert!(out.stderr.contains("cp.kmin_bytes"), "{}", out.stderr);
 
     // The untouched dump runs.
     scenario["cp"]["kmin_bytes"] = serde_json::json!(5120);
@@ -149,13 +134,13 @@ fn an_invalid_scenario_file_is_rejected_with_the_parameter_named() {
         path.to_str().expect("utf-8 path"),
         "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.status.success(), "{}", out.stderr);
 }
 
 #[test]
 fn help_lists_the_scenarios_and_unknown_names_fail() {
     let out = probe(&["dcqcn", "--help"]);
-    let help = stdout(&out);
+    let help = out.stdout;
     for name in engine::dcqcn::scenario_names() {
         assert!(help.contains(name), "{name} missing from --help");
     }
@@ -166,8 +151,8 @@ fn help_lists_the_scenarios_and_unknown_names_fail() {
 /// `two-flow` as `--dump` prints it.
 fn dumped() -> Value {
     let dump = probe(&["dcqcn", "--scenario", "two-flow", "--dump"]);
-    assert!(dump.status.success(), "{}", stderr(&dump));
-    serde_json::from_str(&stdout(&dump)).expect("JSON")
+    assert!(dump.status.success(), "{}", dump.stderr);
+    serde_json::from_str(&dump.stdout).expect("JSON")
 }
 
 /// A change to the dumped scenario.
@@ -227,7 +212,7 @@ fn a_scenario_file_with_an_unknown_field_a_wrong_type_or_a_missing_field_names_i
         .expect("write");
         let out = probe(&["dcqcn", "--file", path.to_str().expect("utf-8 path")]);
         assert!(!out.status.success(), "{at}: accepted");
-        let err = stderr(&out);
+        let err = out.stderr;
         assert!(
             err.contains(&format!("scenario.json: {at}: {reason}")),
             "{at}: {err}"
@@ -237,7 +222,7 @@ fn a_scenario_file_with_an_unknown_field_a_wrong_type_or_a_missing_field_names_i
             err.contains("hint: `native-probe dcqcn --scenario two-flow --dump`"),
             "{at}: {err}"
         );
-        assert_eq!(stdout(&out), "", "{at}: nothing runs");
+        assert_eq!(out.stdout, "", "{at}: nothing runs");
     }
 
     // A missing top-level field has no path but the line and column.
@@ -247,9 +232,10 @@ fn a_scenario_file_with_an_unknown_field_a_wrong_type_or_a_missing_field_names_i
     let out = probe(&["dcqcn", "--file", path.to_str().expect("utf-8 path")]);
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("scenario.json: missing field `seed` at line 1 column"),
+        out.stderr
+            .contains("scenario.json: missing field `seed` at line 1 column"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
 
     // `fluid_step_us` is the one field that may be left out.
@@ -265,40 +251,22 @@ fn a_scenario_file_with_an_unknown_field_a_wrong_type_or_a_missing_field_names_i
         path.to_str().expect("utf-8 path"),
         "--json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-}
-
-/// Runs the probe with stdout on a pipe whose reader reads `read` bytes and leaves.
-fn into_a_closed_pipe(args: &[&str], read: usize) -> Output {
-    let mut child = Command::new(PROBE)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("native-probe runs");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut head = vec![0; read];
-    stdout.read_exact(&mut head).expect("some output");
-    drop(stdout);
-    child.wait_with_output().expect("native-probe ends")
+    assert!(out.status.success(), "{}", out.stderr);
 }
 
 #[test]
 fn csv_and_dump_into_a_pipe_closed_early_exit_quietly() {
     // incast-16's series is 2560 rows, far more than a pipe holds: the probe is still
     // writing when the reader goes, as `| head` leaves it.
-    let csv = into_a_closed_pipe(&["dcqcn", "--scenario", "incast-16", "--csv"], 512);
-    assert!(csv.status.success(), "{:?}: {}", csv.status, stderr(&csv));
+    let csv =
+        Cli::new(PROBE).run_into_a_closed_pipe(["dcqcn", "--scenario", "incast-16", "--csv"], 512);
+    assert!(csv.status.success(), "{:?}: {}", csv.status, csv.stderr);
     // Nothing about the pipe, and no summary of a run whose output nobody reads.
-    assert_eq!(stderr(&csv), "");
+    assert_eq!(csv.stderr, "");
 
     // Small enough to fit a pipe: the reader may leave before or after the write.
-    let dump = into_a_closed_pipe(&["dcqcn", "--scenario", "two-flow", "--dump"], 1);
-    assert!(
-        dump.status.success(),
-        "{:?}: {}",
-        dump.status,
-        stderr(&dump)
-    );
-    assert_eq!(stderr(&dump), "");
+    let dump =
+        Cli::new(PROBE).run_into_a_closed_pipe(["dcqcn", "--scenario", "two-flow", "--dump"], 1);
+    assert!(dump.status.success(), "{:?}: {}", dump.status, dump.stderr);
+    assert_eq!(dump.stderr, "");
 }

@@ -1,15 +1,19 @@
 //! `native-probe craft` and `decode` as a learner runs them: the real binary on real files.
 
 use std::{
-    io::Read,
+    ffi::OsStr,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
 };
 
+use lab_tests::cli::{Cli, Run};
 use serde_json::Value;
 use tempfile::TempDir;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
+
+fn probe<'a>(args: impl IntoIterator<Item = &'a OsStr>) -> Run {
+    Cli::new(PROBE).run(args)
+}
 
 /// A test's own folder for the files it writes; removed when dropped.
 fn scratch() -> TempDir {
@@ -19,15 +23,10 @@ fn scratch() -> TempDir {
         .unwrap()
 }
 
-fn decode_json(file: &PathBuf) -> (bool, Vec<Value>) {
-    let out = Command::new(PROBE)
-        .arg("decode")
-        .arg(file)
-        .arg("--json")
-        .output()
-        .unwrap();
-    let lines = String::from_utf8(out.stdout)
-        .unwrap()
+fn decode_json(file: &Path) -> (bool, Vec<Value>) {
+    let out = probe([OsStr::new("decode"), file.as_os_str(), OsStr::new("--json")]);
+    let lines = out
+        .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
         .collect();
@@ -48,14 +47,13 @@ fn crafted_packets_decode_back_with_their_fields_and_valid_icrcs() {
     let spec = dir.path().join("specs.json");
     let pcap = dir.path().join("crafted.pcap");
     std::fs::write(&spec, SPECS).unwrap();
-    let status = Command::new(PROBE)
-        .arg("craft")
-        .arg(&spec)
-        .arg("-o")
-        .arg(&pcap)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let out = probe([
+        OsStr::new("craft"),
+        spec.as_os_str(),
+        OsStr::new("-o"),
+        pcap.as_os_str(),
+    ]);
+    assert!(out.status.success());
 
     let (ok, frames) = decode_json(&pcap);
     assert!(ok);
@@ -91,12 +89,7 @@ fn crafted_packets_decode_back_with_their_fields_and_valid_icrcs() {
     assert_eq!(frames[3]["fields"]["vlan.priority"], 3);
     assert_eq!(frames[3]["fields"]["ipv6.dst"], "fd00::2");
 
-    let text = Command::new(PROBE)
-        .arg("decode")
-        .arg(&pcap)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = probe([OsStr::new("decode"), pcap.as_os_str()]).stdout;
     assert_eq!(text.lines().count(), 4);
     assert!(text.lines().all(|l| l.contains("ICRC ok")), "{text}");
 }
@@ -110,15 +103,15 @@ fn a_bad_spec_names_the_spec_and_field() {
         r#"[{"operation": "send"}, {"operation": "send", "dscp": 64}]"#,
     )
     .unwrap();
-    let out = Command::new(PROBE)
-        .arg("craft")
-        .arg(&spec)
-        .args(["-o"])
-        .arg(dir.path().join("never.pcap"))
-        .output()
-        .unwrap();
+    let never = dir.path().join("never.pcap");
+    let out = probe([
+        OsStr::new("craft"),
+        spec.as_os_str(),
+        OsStr::new("-o"),
+        never.as_os_str(),
+    ]);
     assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = out.stderr;
     assert!(err.contains("spec 2") && err.contains("dscp"), "{err}");
 }
 
@@ -171,14 +164,13 @@ fn craft(dir: &Path, spec: &str) -> (bool, String, bool) {
     let pcap = dir.join("out.pcap");
     let _ = std::fs::remove_file(&pcap);
     std::fs::write(&input, spec).unwrap();
-    let out = Command::new(PROBE)
-        .arg("craft")
-        .arg(&input)
-        .arg("-o")
-        .arg(&pcap)
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
+    let out = probe([
+        OsStr::new("craft"),
+        input.as_os_str(),
+        OsStr::new("-o"),
+        pcap.as_os_str(),
+    ]);
+    let err = out.stderr;
     (out.status.success(), err, pcap.exists())
 }
 
@@ -287,22 +279,12 @@ fn decode_into_a_pipe_closed_early_exits_quietly() {
     // reader goes, as `decode big.pcap | head` would leave it.
     let pcap = big_capture(dir.path(), 5000);
     for json in [false, true] {
-        let mut decode = Command::new(PROBE);
-        decode.arg("decode").arg(&pcap);
+        let mut args = vec![OsStr::new("decode"), pcap.as_os_str()];
         if json {
-            decode.arg("--json");
+            args.push(OsStr::new("--json"));
         }
-        let mut child = decode
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut head = [0; 512];
-        let mut stdout = child.stdout.take().unwrap();
-        stdout.read_exact(&mut head).unwrap();
-        drop(stdout);
-        let out = child.wait_with_output().unwrap();
-        let err = String::from_utf8(out.stderr).unwrap();
+        let out = Cli::new(PROBE).run_into_a_closed_pipe(args, 512);
+        let err = out.stderr;
         assert!(
             out.status.success(),
             "--json {json}: {:?}: {err}",
@@ -320,26 +302,18 @@ fn a_truncated_or_missing_capture_names_the_file_and_the_byte() {
     bytes.truncate(bytes.len() - 10);
     let cut = dir.path().join("cut.pcap");
     std::fs::write(&cut, &bytes).unwrap();
-    let out = Command::new(PROBE)
-        .arg("decode")
-        .arg(&cut)
-        .output()
-        .unwrap();
+    let out = probe([OsStr::new("decode"), cut.as_os_str()]);
     assert!(!out.status.success());
     // The frames before the cut are still printed.
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
-    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.stdout.lines().count(), 2);
+    let err = out.stderr;
     let shown = cut.display().to_string();
     assert!(err.contains(&format!("{shown}: frame 3 at byte ")), "{err}");
 
     let missing = dir.path().join("missing.pcap");
-    let out = Command::new(PROBE)
-        .arg("decode")
-        .arg(&missing)
-        .output()
-        .unwrap();
+    let out = probe([OsStr::new("decode"), missing.as_os_str()]);
     assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = out.stderr;
     assert!(
         err.contains(&format!("cannot read {}: ", missing.display())),
         "{err}"

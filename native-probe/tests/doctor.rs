@@ -17,11 +17,15 @@
 //! device 0x101d, the MT4125 of `hca_type`); the host has no GPU, so tests add one.
 
 use std::{
+    ffi::OsStr,
     fs,
     path::{Path, PathBuf},
-    process::Command,
 };
 
+use lab_tests::{
+    cli::{Cli, Run},
+    probe::copy_tree,
+};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -31,39 +35,19 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// What one run printed and how it exited.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", self.stdout, self.stderr))
-    }
-}
-
 /// The doctor over `sysfs` and `procfs`, with the debugfs recorded beside them.
 fn doctor(sysfs: &Path, procfs: &Path, extra: &[&str]) -> Run {
     let debugfs = sysfs.parent().unwrap().join("debugfs");
-    let output = Command::new(PROBE)
-        .arg("doctor")
-        .arg("--sysfs-root")
-        .arg(sysfs)
-        .arg("--procfs-root")
-        .arg(procfs)
-        .arg("--debugfs-root")
-        .arg(debugfs)
-        .args(extra)
-        .output()
-        .unwrap();
-    Run {
-        code: output.status.code().unwrap(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    let roots = [
+        "doctor".as_ref(),
+        "--sysfs-root".as_ref(),
+        sysfs.as_os_str(),
+        "--procfs-root".as_ref(),
+        procfs.as_os_str(),
+        "--debugfs-root".as_ref(),
+        debugfs.as_os_str(),
+    ];
+    Cli::new(PROBE).run(roots.into_iter().chain(extra.iter().map(OsStr::new)))
 }
 
 /// The check with this id.
@@ -96,7 +80,7 @@ impl Host {
             .tempdir()
             .unwrap();
         for tree in ["sysfs", "procfs", "debugfs"] {
-            copy(&fixtures().join(tree), &dir.path().join(tree));
+            copy_tree(&fixtures().join(tree), &dir.path().join(tree)).unwrap();
         }
         Host { dir }
     }
@@ -131,22 +115,6 @@ impl Host {
     }
 }
 
-fn copy(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        let kind = fs::symlink_metadata(&path).unwrap().file_type();
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&path).unwrap(), target).unwrap();
-        } else if kind.is_dir() {
-            copy(&path, &target);
-        } else {
-            fs::copy(&path, target).unwrap();
-        }
-    }
-}
-
 const MLX5_0: &str = "sysfs/class/infiniband/mlx5_0";
 
 #[test]
@@ -156,7 +124,7 @@ fn the_recorded_host_passes_every_check_that_applies() {
         &fixtures().join("procfs"),
         &["--json"],
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code(), 0, "{}", run.stderr);
     let report = run.json();
     let ids: Vec<&str> = report["checks"]
         .as_array()
@@ -243,7 +211,7 @@ fn a_port_that_lost_its_link_fails_and_the_exit_status_says_so() {
     host.write(&format!("{MLX5_0}/ports/1/state"), "1: DOWN");
     host.write(&format!("{MLX5_0}/ports/1/phys_state"), "2: Polling");
     let run = host.run();
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code(), 1);
     let report = run.json();
     assert_eq!(status(&report, "port-state/mlx5_0/1"), "fail");
     assert_eq!(status(&report, "port-state/mlx5_1/1"), "pass");
@@ -258,7 +226,7 @@ fn a_malformed_file_is_a_failure_naming_its_path() {
     let host = Host::new();
     host.write(&format!("{MLX5_0}/ports/1/state"), "ACTIVE");
     let run = host.run();
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code(), 1);
     let report = run.json();
     let found = title(&report, "port-state/mlx5_0/1");
     assert!(
@@ -277,7 +245,7 @@ fn without_an_ipv4_address_only_link_local_gids_remain_and_warn() {
     host.write(&format!("{MLX5_0}/ports/1/gids/2"), zero);
     host.write(&format!("{MLX5_0}/ports/1/gids/3"), zero);
     let run = host.run();
-    assert_eq!(run.code, 0);
+    assert_eq!(run.code(), 0);
     let report = run.json();
     assert_eq!(status(&report, "roce-gid/mlx5_0/1"), "warn");
     assert!(title(&report, "roce-gid/mlx5_0/1").contains("only a link-local RoCE v2 GID (index 1"));
@@ -379,7 +347,7 @@ fn ecn_off_on_one_priority_warns_naming_it() {
 fn a_host_without_rdma_devices_fails() {
     let empty = tempfile::tempdir().unwrap();
     let run = doctor(empty.path(), &fixtures().join("procfs"), &["--json"]);
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code(), 1);
     let report = run.json();
     assert_eq!(status(&report, "rdma-devices"), "fail");
     assert!(check(&report, "rdma-devices")["fix"]
@@ -393,7 +361,7 @@ fn text_mode_prints_a_marked_line_per_check_with_indented_evidence_and_fix() {
     let host = Host::new();
     host.write("sysfs/class/net/ens1f0np0/mtu", "1500");
     let run = doctor(&host.sysfs(), &host.procfs(), &[]);
-    assert_eq!(run.code, 0);
+    assert_eq!(run.code(), 0);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(lines[0], "✓ mlx5_0 port 1: ACTIVE, LinkUp, Ethernet (RoCE)");
     assert!(lines[1].starts_with("    ") && lines[1].ends_with("/ports/1/state: 4: ACTIVE"));
@@ -419,7 +387,7 @@ fn an_unreadable_root_is_an_error_that_names_the_flag() {
         &fixtures().join("procfs"),
         &[],
     );
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code(), 1);
     assert!(run.stdout.is_empty());
     assert!(
         run.stderr
@@ -427,11 +395,7 @@ fn an_unreadable_root_is_an_error_that_names_the_flag() {
         "{}",
         run.stderr
     );
-    let help = Command::new(PROBE)
-        .args(["doctor", "--help"])
-        .output()
-        .unwrap();
-    let help = String::from_utf8(help.stdout).unwrap();
+    let help = Cli::new(PROBE).run(["doctor", "--help"]).stdout;
     assert!(
         help.contains("Exit status: 0 when no check failed"),
         "{help}"
@@ -449,7 +413,7 @@ fn a_link_out_of_the_tree_is_not_followed_and_fails_the_check_that_needed_it() {
     fs::remove_file(&mtu).unwrap();
     std::os::unix::fs::symlink(outside.path().join("mtu"), &mtu).unwrap();
     let run = host.run();
-    assert_eq!(run.code, 1);
+    assert_eq!(run.code(), 1);
     let report = run.json();
     assert_eq!(status(&report, "roce-mtu/mlx5_0/1"), "fail");
     let value = check(&report, "roce-mtu/mlx5_0/1")["evidence"][0]["value"]
@@ -463,7 +427,7 @@ fn ecn_is_skipped_where_the_driver_has_no_ecn_directory() {
     let host = Host::new();
     host.remove("sysfs/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/net/ens1f0np0/ecn");
     let run = host.run();
-    assert_eq!(run.code, 0);
+    assert_eq!(run.code(), 0);
     let report = run.json();
     assert_eq!(status(&report, "ecn/ens1f0np0"), "skip");
     assert!(title(&report, "ecn/ens1f0np0").contains("MLNX_OFED"));
@@ -546,7 +510,7 @@ fn a_gpu_beside_its_nic_under_a_switch_passes_and_acs_redirect_on_its_ports_warn
     let class_link = host.sysfs().join("class/infiniband/mlx5_2");
     let ib_dir = nic_dir.join("infiniband/mlx5_2");
     fs::create_dir_all(ib_dir.parent().unwrap()).unwrap();
-    copy(&fs::canonicalize(&class_link).unwrap(), &ib_dir);
+    copy_tree(&fs::canonicalize(&class_link).unwrap(), &ib_dir).unwrap();
     fs::remove_file(&class_link).unwrap();
     std::os::unix::fs::symlink(
         format!("../../devices/{switch}/0000:b1:04.0/0000:b3:00.0/infiniband/mlx5_2"),

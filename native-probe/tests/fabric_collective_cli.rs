@@ -2,30 +2,26 @@
 //! binary's JSON checked against the cited figures and against the engine on the same input,
 //! and bad flags named in the error.
 
-use std::process::{Command, Output};
-
 use engine::collective::{estimate, sweep_sizes, CollectiveRequest, GpuModel, Machines, NicModel};
+use lab_tests::cli::{Cli, Run};
 use serde_json::Value;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 
-fn probe(args: &[&str]) -> Output {
-    Command::new(PROBE)
-        .args(args)
-        .output()
-        .expect("native-probe runs")
+fn probe(args: &[&str]) -> Run {
+    Cli::new(PROBE).run(args)
 }
 
 fn json(args: &[&str]) -> Value {
     let out = probe(args);
     assert!(out.status.success(), "{args:?} failed: {out:?}");
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
+    serde_json::from_str(&out.stdout).expect("valid JSON")
 }
 
 fn refused(args: &[&str]) -> String {
     let out = probe(args);
     assert!(!out.status.success(), "{args:?} should fail");
-    String::from_utf8(out.stderr).expect("UTF-8 stderr")
+    out.stderr
 }
 
 const DGX_1024: [&str; 14] = [
@@ -64,7 +60,7 @@ fn fabric_json_sizes_1024_gpus_as_the_superpod_table_does() {
     assert_eq!(f["scalable_units"]["count"], 4);
 
     let text = probe(&DGX_1024);
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = text.stdout;
     assert!(text.contains("204.8 Tb/s"), "{text}");
 }
 

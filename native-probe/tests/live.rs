@@ -9,7 +9,10 @@ use std::{
 };
 
 use futures_util::{SinkExt, StreamExt};
-use lab_tests::probe::{FixtureSite, Probe as Running};
+use lab_tests::{
+    loopback::{self, Answer},
+    probe::{FixtureSite, Probe as Running},
+};
 use serde_json::Value;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::{
@@ -75,12 +78,19 @@ impl Probe {
             .map(|(ws, _)| ws)
     }
 
-    async fn metrics(&self, token: Option<&str>) -> reqwest::Response {
-        let mut request = reqwest::Client::new().get(format!("http://{}/metrics", self.addr()));
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        request.send().await.unwrap()
+    /// `GET /metrics`, off the runtime's thread: the client blocks.
+    async fn metrics(&self, token: Option<&str>) -> Answer {
+        let addr = self.addr();
+        let authorization = token.map(|token| format!("Bearer {token}"));
+        tokio::task::spawn_blocking(move || {
+            let headers: Vec<_> = authorization
+                .iter()
+                .map(|value| ("authorization", value.as_str()))
+                .collect();
+            loopback::get(addr, "/metrics", &headers).unwrap()
+        })
+        .await
+        .unwrap()
     }
 }
 
@@ -246,9 +256,9 @@ async fn foreign_origins_are_refused_and_tokens_are_required_when_set() {
     );
     let mut ws = guarded.connect("/ws?token=s3cret", None).await.unwrap();
     assert_eq!(next_json(&mut ws).await["type"], "hello");
-    assert_eq!(guarded.metrics(None).await.status(), 401);
-    assert_eq!(guarded.metrics(Some("wrong")).await.status(), 401);
-    assert_eq!(guarded.metrics(Some("s3cret")).await.status(), 200);
+    assert_eq!(guarded.metrics(None).await.status, 401);
+    assert_eq!(guarded.metrics(Some("wrong")).await.status, 401);
+    assert_eq!(guarded.metrics(Some("s3cret")).await.status, 200);
 }
 
 #[tokio::test]
@@ -523,12 +533,11 @@ async fn metrics_parse_and_agree_with_snapshot_json() {
     let scratch = FixtureSite::copied("metrics");
     let probe = Probe::on(&scratch, &[]);
     let response = probe.metrics(None).await;
-    assert_eq!(response.status(), 200);
-    assert!(response.headers()["content-type"]
-        .to_str()
-        .unwrap()
+    assert_eq!(response.status, 200);
+    assert!(response
+        .field("content-type")
         .starts_with("text/plain; version=0.0.4"));
-    let exposition = parse_exposition(&response.text().await.unwrap());
+    let exposition = parse_exposition(&response.text());
     let series = &exposition.series;
 
     let output = Command::new(PROBE)
@@ -722,7 +731,7 @@ async fn metrics_parse_and_agree_with_snapshot_json() {
 async fn metrics_are_strict_text_format_and_pass_promtool() {
     let scratch = FixtureSite::copied("metrics-strict");
     let probe = Probe::on(&scratch, &[]);
-    let text = probe.metrics(None).await.text().await.unwrap();
+    let text = probe.metrics(None).await.text();
     let exposition = parse_exposition(&text);
     assert!(
         exposition.types.len() > 60,
@@ -809,7 +818,7 @@ async fn demo_mode_says_so_on_every_message_and_moves() {
             .is_some_and(|r| r > 0.0);
     }
     assert!(moving, "the demo's busy port carries traffic");
-    let metrics = probe.metrics(None).await.text().await.unwrap();
+    let metrics = probe.metrics(None).await.text();
     assert!(metrics.contains("source=\"demo\""));
 }
 

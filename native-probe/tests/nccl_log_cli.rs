@@ -1,11 +1,7 @@
 //! `native-probe nccl-log` as a script meets it: the real binary on logs written from NCCL's
 //! own format strings, its JSON keys as issue #21 names them, and its exit status.
 
-use std::{
-    io::Write,
-    process::{Command, Output, Stdio},
-};
-
+use lab_tests::cli::{Cli, Run};
 use serde_json::Value;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
@@ -21,27 +17,14 @@ const SOCKETS: &str = "n1:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n\
     n2:3:4 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
     n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
 
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(PROBE)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("native-probe runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().expect("native-probe ends")
+fn run(args: &[&str], stdin: &str) -> Run {
+    Cli::new(PROBE).run_with_input(args, stdin.as_bytes())
 }
 
 #[test]
 fn json_has_the_issues_keys_and_names_the_socket_fallback() {
     let out = run(&["nccl-log", "-", "--json"], SOCKETS);
-    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let json: Value = serde_json::from_str(&out.stdout).expect("JSON on stdout");
     for key in [
         "nccl_version",
         "cuda_version",
@@ -76,12 +59,12 @@ fn json_has_the_issues_keys_and_names_the_socket_fallback() {
 
 #[test]
 fn text_mode_reads_a_file_and_exits_by_severity() {
-    let dir = std::env::temp_dir().join(format!("nccl-log-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let path = dir.join("run.log");
     std::fs::write(&path, SOCKETS).unwrap();
     let out = run(&["nccl-log", path.to_str().unwrap()], "");
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = out.stdout;
     assert!(text.contains("between hosts: TCP sockets"), "{text}");
     assert!(text.contains("GPUDirect RDMA: no"), "{text}");
     let errors = text.lines().any(|l| l.starts_with('✗'));
@@ -94,16 +77,15 @@ fn text_mode_reads_a_file_and_exits_by_severity() {
     // Nothing NCCL wrote: no findings, every line kept, success.
     let out = run(&["nccl-log", "-", "--json"], "hello\nworld\n");
     assert!(out.status.success());
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(json["nccl_version"], Value::Null);
 
     // A missing file says so and what to do.
     let out = run(&["nccl-log", dir.join("absent.log").to_str().unwrap()], "");
     assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = out.stderr;
     assert!(
         err.contains("cannot read") && err.contains("standard input"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -2,38 +2,24 @@
 //! and of the example file, a deadlock with its cycle, and scenario files refused with the
 //! path of what is wrong.
 
-use std::{
-    io::Read,
-    path::Path,
-    process::{Command, Output, Stdio},
-};
+use std::path::Path;
 
+use lab_tests::cli::{Cli, Run};
 use serde_json::{json, Value};
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/pfc-victim.json");
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/NETSIM.md");
 
-fn probe(args: &[&str]) -> Output {
-    Command::new(PROBE)
-        .args(args)
-        .output()
-        .expect("native-probe runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).expect("utf-8 stderr")
+fn probe(args: &[&str]) -> Run {
+    Cli::new(PROBE).run(args)
 }
 
 /// The report `--json` prints for `args`.
 fn report(args: &[&str]) -> Value {
     let out = probe(&[&["netsim"], args, &["--json"]].concat());
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).expect("JSON on stdout")
+    assert!(out.status.success(), "{args:?}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("JSON on stdout")
 }
 
 /// The value of the summary line that starts with `label`.
@@ -48,8 +34,8 @@ fn summary_line<'a>(summary: &'a str, label: &str) -> &'a str {
 #[test]
 fn a_named_scenario_prints_why_it_stopped_and_the_collectives_busbw() {
     let out = probe(&["netsim", "--scenario", "ring-allreduce-16"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     assert_eq!(
         summary_line(&text, "stopped"),
         "finished: every flow delivered all its bytes"
@@ -81,14 +67,14 @@ fn a_named_scenario_prints_why_it_stopped_and_the_collectives_busbw() {
     assert!(text.contains("\nbusiest links (10 of 96;"), "{text}");
     assert!(text.contains("\nslowest flows (10 of 144):"), "{text}");
     // Nothing on stderr: it is not a terminal, so no progress either.
-    assert_eq!(stderr(&out), "");
+    assert_eq!(out.stderr, "");
 }
 
 #[test]
 fn the_busiest_links_and_slowest_flows_come_first() {
     let out = probe(&["netsim", "--scenario", "ecmp-collision"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     let r = report(&["--scenario", "ecmp-collision"]);
     // The busiest link over the run is the first row under the table's header.
     let end_us = r["end_us"].as_f64().unwrap();
@@ -135,8 +121,8 @@ fn the_busiest_links_and_slowest_flows_come_first() {
 #[test]
 fn ring_deadlock_is_reported_with_its_cycle_and_the_fat_tree_finishes() {
     let out = probe(&["netsim", "--scenario", "ring-deadlock"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     let r = report(&["--scenario", "ring-deadlock"]);
     assert_eq!(r["stop"]["kind"], "deadlock");
     let cycle: Vec<&str> = r["stop"]["cycle"]
@@ -163,8 +149,8 @@ fn ring_deadlock_is_reported_with_its_cycle_and_the_fat_tree_finishes() {
     assert!(text.contains("not finished, "), "{text}");
 
     let out = probe(&["netsim", "--scenario", "fat-tree-no-deadlock"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     assert_eq!(
         summary_line(&text, "stopped"),
         "finished: every flow delivered all its bytes"
@@ -222,7 +208,7 @@ fn json_is_the_whole_report() {
 #[test]
 fn a_dumped_scenario_runs_from_a_file_to_the_same_report() {
     let dump = probe(&["netsim", "--scenario", "ecmp-collision", "--dump"]);
-    assert!(dump.status.success(), "{}", stderr(&dump));
+    assert!(dump.status.success(), "{}", dump.stderr);
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("ecmp.json");
     std::fs::write(&path, &dump.stdout).expect("write");
@@ -233,8 +219,8 @@ fn a_dumped_scenario_runs_from_a_file_to_the_same_report() {
 #[test]
 fn csv_has_its_comments_the_header_and_one_row_per_link_per_sample() {
     let out = probe(&["netsim", "--scenario", "ring-deadlock", "--csv"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     let comments: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
     assert_eq!(comments[0], "# rdma-lab netsim run");
     assert_eq!(comments[1], "# scenario: ring-deadlock");
@@ -276,37 +262,23 @@ fn csv_has_its_comments_the_header_and_one_row_per_link_per_sample() {
     // Some link queued in the deadlock.
     assert!(rows.iter().any(|r| r[3] != "0"));
     // The summary goes to stderr beside the series.
-    assert!(stderr(&out).contains("stopped       deadlock at"));
-}
-
-/// Runs the probe with stdout on a pipe whose reader reads `read` bytes and leaves.
-fn into_a_closed_pipe(args: &[&str], read: usize) -> Output {
-    let mut child = Command::new(PROBE)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("native-probe runs");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut head = vec![0; read];
-    stdout.read_exact(&mut head).expect("some output");
-    drop(stdout);
-    child.wait_with_output().expect("native-probe ends")
+    assert!(out.stderr.contains("stopped       deadlock at"));
 }
 
 #[test]
 fn csv_into_a_pipe_closed_early_exits_quietly() {
     // ecmp-collision's series is 64 links × 185 samples, far more than a pipe holds.
-    let out = into_a_closed_pipe(&["netsim", "--scenario", "ecmp-collision", "--csv"], 512);
-    assert!(out.status.success(), "{:?}: {}", out.status, stderr(&out));
-    assert_eq!(stderr(&out), "");
+    let out = Cli::new(PROBE)
+        .run_into_a_closed_pipe(["netsim", "--scenario", "ecmp-collision", "--csv"], 512);
+    assert!(out.status.success(), "{:?}: {}", out.status, out.stderr);
+    assert_eq!(out.stderr, "");
 }
 
 #[test]
 fn the_event_cap_stops_a_run_and_says_how_to_go_further() {
     let out = probe(&["netsim", "--scenario", "two-flow", "--max-events", "1000"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let text = out.stdout;
     assert!(
         summary_line(&text, "stopped").starts_with("event cap: 1000 events processed")
             && text.contains("raise --max-events"),
@@ -315,7 +287,7 @@ fn the_event_cap_stops_a_run_and_says_how_to_go_further() {
     assert!(summary_line(&text, "events").starts_with("1000 in "));
     let out = probe(&["netsim", "--scenario", "two-flow", "--max-events", "0"]);
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("--max-events"), "{}", stderr(&out));
+    assert!(out.stderr.contains("--max-events"), "{}", out.stderr);
 }
 
 /// The example file with `edit` applied, written into `dir`.
@@ -380,14 +352,14 @@ fn a_file_with_an_unknown_field_or_a_wrong_type_is_refused_with_its_path() {
         let path = edited_example(dir.path(), edit);
         let out = probe(&["netsim", "--file", &path]);
         assert!(!out.status.success(), "{at}: accepted");
-        let err = stderr(&out);
+        let err = out.stderr;
         assert!(
             err.contains(&format!("scenario.json: {at}: {reason}")),
             "{at}: {err}"
         );
         assert!(err.contains(" at line "), "{at}: {err}");
         assert!(err.contains(HINT), "{at}: {err}");
-        assert_eq!(stdout(&out), "", "{at}: nothing runs");
+        assert_eq!(out.stdout, "", "{at}: nothing runs");
     }
 }
 
@@ -420,7 +392,7 @@ fn a_scenario_the_engine_refuses_is_refused_with_its_path_and_a_hint() {
         let path = edited_example(dir.path(), edit);
         let out = probe(&["netsim", "--file", &path]);
         assert!(!out.status.success(), "{at}: accepted");
-        let err = stderr(&out);
+        let err = out.stderr;
         assert!(
             err.starts_with(&format!(
                 "native-probe: error: {path}: invalid parameter `{at}`: {reason}"
@@ -428,7 +400,7 @@ fn a_scenario_the_engine_refuses_is_refused_with_its_path_and_a_hint() {
             "{at}: {err}"
         );
         assert!(err.contains(HINT), "{at}: {err}");
-        assert_eq!(stdout(&out), "", "{at}: nothing runs");
+        assert_eq!(out.stdout, "", "{at}: nothing runs");
     }
 }
 
@@ -476,7 +448,7 @@ fn words(text: &str) -> String {
 fn help_lists_every_scenario_with_the_engines_description_and_unknown_names_fail() {
     let out = probe(&["netsim", "--help"]);
     assert!(out.status.success());
-    let help = words(&stdout(&out));
+    let help = words(&out.stdout);
     for name in engine::netsim::scenario_names() {
         let description = engine::netsim::named_scenario(name)
             .expect("a named scenario")
@@ -494,7 +466,7 @@ fn help_lists_every_scenario_with_the_engines_description_and_unknown_names_fail
 
     let out = probe(&["netsim", "--scenario", "nope"]);
     assert!(!out.status.success());
-    let err = stderr(&out);
+    let err = out.stderr;
     for name in engine::netsim::scenario_names() {
         assert!(err.contains(name), "{name} missing from {err}");
     }

@@ -1,20 +1,16 @@
 //! `native-probe qp-table` as a script meets it: the real binary, its JSON checked against
 //! the kernel's rules and the engine's table.
 
-use std::process::Command;
-
 use engine::qp::{transition_table, QpState, QpType, TransitionRule};
+use lab_tests::cli::Cli;
 use serde_json::Value;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(PROBE)
-        .args(args)
-        .output()
-        .expect("native-probe runs");
+    let out = Cli::new(PROBE).run(args);
     assert!(out.status.success(), "{args:?} failed: {out:?}");
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+    out.stdout
 }
 
 #[test]

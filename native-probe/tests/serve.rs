@@ -8,7 +8,10 @@ use std::{
     time::Duration,
 };
 
-use lab_tests::probe::Probe as Running;
+use lab_tests::{
+    loopback::{self, Answer},
+    probe::Probe as Running,
+};
 use tempfile::TempDir;
 
 const PROBE: &str = env!("CARGO_BIN_EXE_native-probe");
@@ -47,26 +50,17 @@ impl Probe {
         Probe(Running::spawn(command))
     }
 
-    async fn get(&self, path: &str, accept_encoding: Option<&str>) -> reqwest::Response {
-        let client = reqwest::Client::builder()
-            .no_gzip()
-            .no_brotli()
-            .build()
-            .unwrap();
-        let mut request = client.get(self.0.url(path));
-        if let Some(encoding) = accept_encoding {
-            request = request.header("accept-encoding", encoding);
-        }
-        request.send().await.unwrap()
+    async fn get(&self, path: &str, accept_encoding: Option<&str>) -> Answer {
+        let headers: Vec<_> = accept_encoding
+            .map(|encoding| ("accept-encoding", encoding))
+            .into_iter()
+            .collect();
+        loopback::get(self.0.addr(), path, &headers).unwrap()
     }
 }
 
-fn header<'a>(response: &'a reqwest::Response, name: &str) -> &'a str {
-    response
-        .headers()
-        .get(name)
-        .map(|v| v.to_str().unwrap())
-        .unwrap_or("")
+fn header<'a>(response: &'a Answer, name: &str) -> &'a str {
+    response.field(name)
 }
 
 #[tokio::test]
@@ -75,20 +69,20 @@ async fn serves_the_site_with_types_compression_and_caching() {
     let probe = Probe::start(dir.path());
 
     let index = probe.get("/", None).await;
-    assert_eq!(index.status(), 200);
+    assert_eq!(index.status, 200);
     assert!(header(&index, "content-type").starts_with("text/html"));
     assert_eq!(header(&index, "cache-control"), "no-cache");
-    assert_eq!(index.text().await.unwrap(), INDEX);
+    assert_eq!(index.text(), INDEX);
 
     let wasm = probe.get(&format!("/{WASM_NAME}"), Some("gzip")).await;
-    assert_eq!(wasm.status(), 200);
+    assert_eq!(wasm.status, 200);
     assert_eq!(header(&wasm, "content-type"), "application/wasm");
     assert_eq!(header(&wasm, "content-encoding"), "gzip");
     assert_eq!(
         header(&wasm, "cache-control"),
         "public, max-age=31536000, immutable"
     );
-    let compressed = wasm.bytes().await.unwrap();
+    let compressed = wasm.body;
     let mut plain = Vec::new();
     flate2::read::GzDecoder::new(&compressed[..])
         .read_to_end(&mut plain)
@@ -104,7 +98,7 @@ async fn serves_the_site_with_types_compression_and_caching() {
 
     // A view module's files keep their plain names; their folder carries the hash.
     let view = probe.get(&format!("/{VIEW_MODULE}"), None).await;
-    assert_eq!(view.status(), 200);
+    assert_eq!(view.status, 200);
     assert!(header(&view, "content-type").contains("javascript"));
     assert_eq!(
         header(&view, "cache-control"),
@@ -118,15 +112,15 @@ async fn app_routes_get_index_html_and_missing_files_get_404() {
     let probe = Probe::start(dir.path());
     for route in ["/qp", "/nccl-env", "/no/such/page"] {
         let response = probe.get(route, None).await;
-        assert_eq!(response.status(), 200, "{route}");
+        assert_eq!(response.status, 200, "{route}");
         assert!(
             header(&response, "content-type").starts_with("text/html"),
             "{route}"
         );
-        assert_eq!(response.text().await.unwrap(), INDEX, "{route}");
+        assert_eq!(response.text(), INDEX, "{route}");
     }
     let missing = probe.get("/app-ffffffffffffffff.js", None).await;
-    assert_eq!(missing.status(), 404);
+    assert_eq!(missing.status, 404);
 }
 
 fn run_to_end(args: &[&str]) -> Output {

@@ -19,6 +19,8 @@ use serde_json::{json, Value};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::loopback::{free_port, get};
+use crate::site::Site;
+use crate::topics;
 
 /// One browser at a time: two Chromiums on a two-core machine only make both flaky.
 static BROWSER_SLOT: Semaphore = Semaphore::const_new(1);
@@ -51,6 +53,27 @@ const WAIT: Duration = Duration::from_secs(15);
 const LONG_WAIT: Duration = Duration::from_secs(30);
 /// How often a wait looks again at the state it waits for.
 const POLL: Duration = Duration::from_millis(50);
+
+/// A file the page downloaded: the link's `download` name and its `href` (a blob: or data:
+/// URL).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Download {
+    pub name: String,
+    pub href: String,
+}
+
+/// What `main h1` reads on `path`: its topic's title (the query and fragment aside).
+fn heading_of(path: &str) -> String {
+    let route = path.split(['?', '#']).next().unwrap_or_default();
+    let route = match route.trim_end_matches('/') {
+        "" => "/",
+        route => route,
+    };
+    topics::all()
+        .into_iter()
+        .find(|topic| topic.path == route)
+        .map_or_else(|| "Page not found".to_string(), |topic| topic.title)
+}
 
 /// A browser session of the process's one chromedriver, with its own Chromium and a fresh
 /// profile.
@@ -180,6 +203,74 @@ impl Browser {
             profile,
             scripts: true,
             _slot: slot,
+        }
+    }
+
+    /// A browser on `path` of `site`, once the page's heading (`main h1`) reads the title of
+    /// the path's topic, or "Page not found" for a path that has none.
+    pub async fn open(site: &Site, path: &str) -> Browser {
+        let browser = Browser::start().await;
+        browser.visit(site, path).await;
+        browser
+    }
+
+    /// Goes to `path` of `site` and waits as [`Browser::open`] does.
+    pub async fn visit(&self, site: &Site, path: &str) {
+        self.goto(&site.url(path)).await;
+        self.wait_for_text("main h1", &heading_of(path)).await;
+    }
+
+    /// A browser on `path` of `site` (`/live` or one of its addresses), once the live view
+    /// says it is connected to the probe.
+    pub async fn open_connected(site: &Site, path: &str) -> Browser {
+        let browser = Browser::start().await;
+        browser.goto(&site.url(path)).await;
+        browser.wait_for_text(".live-status", "Connected").await;
+        browser
+    }
+
+    /// From now on a link the page clicks to download a file is caught instead of followed:
+    /// [`Browser::click_to_download`] reads what it carried. The blobs the page makes and
+    /// every text drawn onto a canvas are kept too (`window.__blobs`, `window.__texts`), so
+    /// a test can read an exported CSV and the captions drawn into an exported PNG.
+    pub async fn catch_downloads(&self) {
+        self.eval(
+            "window.__downloads = []; window.__blobs = []; window.__texts = [];\
+             HTMLAnchorElement.prototype.click = function () { \
+               window.__downloads.push({ href: this.href, name: this.download }); };\
+             const create = URL.createObjectURL;\
+             URL.createObjectURL = (blob) => { window.__blobs.push(blob); return create(blob); };\
+             const fill = CanvasRenderingContext2D.prototype.fillText;\
+             CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { \
+               window.__texts.push(String(text)); return fill.call(this, text, ...rest); };",
+        )
+        .await;
+    }
+
+    /// Clicks the button labelled `label` and waits for the download it starts (after
+    /// [`Browser::catch_downloads`]); its file name and address.
+    pub async fn click_to_download(&self, label: &str) -> Download {
+        let before = self
+            .eval("return window.__downloads.length")
+            .await
+            .as_u64()
+            .expect("downloads are caught (Browser::catch_downloads)");
+        let button = format!("//button[normalize-space()='{label}']");
+        self.client
+            .find(Locator::XPath(&button))
+            .await
+            .unwrap_or_else(|e| panic!("a {label} button: {e}"))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{label} clicks: {e}"));
+        let count = format!("window.__downloads.length === {}", before + 1);
+        self.wait_until(&format!("return ({count});"), &count).await;
+        let caught = self
+            .eval(&format!("return window.__downloads[{before}]"))
+            .await;
+        Download {
+            name: caught["name"].as_str().unwrap_or_default().to_string(),
+            href: caught["href"].as_str().unwrap_or_default().to_string(),
         }
     }
 

@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod browser;
 pub mod capture_gen;
+pub mod cli;
 pub mod loopback;
 pub mod probe;
 pub mod prometheus;

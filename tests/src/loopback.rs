@@ -1,5 +1,7 @@
 //! Small loopback chores the harnesses share: a free port, and a plain HTTP `GET` that
-//! blocks (for a `Drop`, or a harness without a runtime).
+//! blocks (for a `Drop`, or a harness without a runtime). It is the tests' one HTTP client:
+//! it sends exactly the headers given and decodes nothing, so a test sees what went over the
+//! wire (a compressed body stays compressed).
 
 use std::{
     io::{Read, Write},
@@ -90,6 +92,19 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// The value of the header field `name` (lowercase), `""` when it is absent.
+    pub fn field(&self, name: &str) -> &str {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8(self.body.clone()).expect("a UTF-8 body")
+    }
+
     /// The answer in `bytes` once it is whole: its body ends where its length or its last
     /// chunk says, or, with neither, where the connection `ended`.
     fn parse(bytes: &[u8], ended: bool) -> Result<Option<Answer>, String> {

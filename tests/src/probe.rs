@@ -8,15 +8,13 @@ use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
     process::{Child, ChildStdout, Command, ExitStatus, Stdio},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        mpsc, Arc, Mutex,
-    },
+    sync::{mpsc, Arc, Mutex},
     thread::JoinHandle,
     time::{Duration, Instant},
 };
 
 use rustix::process::{kill_process, Pid, Signal};
+use tempfile::TempDir;
 
 /// What `serve` prints first, before the URL.
 const URL_LINE: &str = "Serving rdma-lab at ";
@@ -316,7 +314,7 @@ fn parse_url_line(line: &str) -> Option<(String, SocketAddr)> {
 /// the recorded fixture (`native-probe/tests/fixtures`), in place (read only) or as a
 /// private copy a test may change. Removed when dropped.
 pub struct FixtureSite {
-    dir: PathBuf,
+    dir: TempDir,
     fixture: PathBuf,
 }
 
@@ -333,19 +331,19 @@ impl FixtureSite {
     /// A site over a private copy of the fixture (its symlinks kept).
     pub fn copied(name: &str) -> FixtureSite {
         let dir = scratch_dir(name);
-        let fixture = dir.join("fixture");
+        let fixture = dir.path().join("fixture");
         copy_tree(&fixture_dir(), &fixture).expect("the fixture copies to a temporary folder");
         FixtureSite { dir, fixture }
     }
 
     /// The scratch folder, for a test's own files.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.dir.path()
     }
 
     /// The site folder (`--ui`).
     pub fn site(&self) -> PathBuf {
-        self.dir.join("site")
+        self.dir.path().join("site")
     }
 
     /// The sysfs tree the probe reads (`--sysfs-root`).
@@ -378,25 +376,18 @@ impl FixtureSite {
     }
 }
 
-impl Drop for FixtureSite {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 fn fixture_dir() -> PathBuf {
     crate::repo_root().join("native-probe/tests/fixtures")
 }
 
-/// A fresh folder under the temporary directory with `site/index.html`, named for the test,
-/// the process and a count (tests run side by side).
-fn scratch_dir(name: &str) -> PathBuf {
-    static MADE: AtomicUsize = AtomicUsize::new(0);
-    let n = MADE.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("rdma-lab-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("site")).expect("a temporary site folder");
-    std::fs::write(dir.join("site/index.html"), INDEX).expect("a temporary index.html");
+/// A fresh folder with `site/index.html`, named for the test; removed when dropped.
+fn scratch_dir(name: &str) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("rdma-lab-{name}-"))
+        .tempdir()
+        .expect("a temporary folder");
+    std::fs::create_dir_all(dir.path().join("site")).expect("a temporary site folder");
+    std::fs::write(dir.path().join("site/index.html"), INDEX).expect("a temporary index.html");
     dir
 }
 

@@ -8,11 +8,11 @@ use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
     time::{Duration, Instant},
 };
 
 use rustix::process::{kill_process, Pid, Signal};
+use tempfile::TempDir;
 
 use crate::{
     loopback::{free_port, get, Answer},
@@ -79,7 +79,7 @@ impl Scrape {
 pub struct Prometheus {
     child: Child,
     addr: SocketAddr,
-    dir: PathBuf,
+    dir: TempDir,
     stderr: KeptStderr,
 }
 
@@ -134,17 +134,17 @@ impl Prometheus {
         let mut last = String::new();
         for _ in 0..3 {
             let dir = scratch_dir();
-            write_config(&dir, scrape);
+            write_config(dir.path(), scrape);
             let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
             let mut command = Command::new(&binary);
             command
                 .arg(format!(
                     "--config.file={}",
-                    dir.join("prometheus.yml").display()
+                    dir.path().join("prometheus.yml").display()
                 ))
                 .arg(format!(
                     "--storage.tsdb.path={}",
-                    dir.join("data").display()
+                    dir.path().join("data").display()
                 ))
                 .arg(format!("--web.listen-address={addr}"))
                 .arg("--log.level=warn");
@@ -160,7 +160,7 @@ impl Prometheus {
         panic!("prometheus did not start: {last}")
     }
 
-    fn spawn(mut command: Command, addr: SocketAddr, dir: PathBuf) -> Prometheus {
+    fn spawn(mut command: Command, addr: SocketAddr, dir: TempDir) -> Prometheus {
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -218,7 +218,7 @@ impl Prometheus {
     /// The folder holding the configuration Prometheus runs (`prometheus.yml`, `rules/`,
     /// the targets), for a test that wants to look at it.
     pub fn config_dir(&self) -> &Path {
-        &self.dir
+        self.dir.path()
     }
 
     /// What it has written to stderr so far.
@@ -231,22 +231,7 @@ impl Prometheus {
     pub fn try_query(&self, expr: &str) -> Result<Vec<Series>, String> {
         let path = format!("/api/v1/query?query={}", encode(expr));
         let body = self.api(&path)?;
-        let data: Data = parse_response(&body)?;
-        match data {
-            Data::Vector(samples) => samples
-                .into_iter()
-                .map(|s| {
-                    Ok(Series {
-                        labels: s.metric,
-                        value: parse_value(&s.value.1)?,
-                    })
-                })
-                .collect(),
-            Data::Scalar(_) | Data::String(_) | Data::Matrix(_) => Err(format!(
-                "{expr:?} gives a {}, not an instant vector",
-                data.kind()
-            )),
-        }
+        instant_vector(&body).map_err(|e| format!("{expr:?}: {e}"))
     }
 
     /// [`Prometheus::try_query`], panicking on an error.
@@ -414,18 +399,15 @@ impl Drop for Prometheus {
                 eprintln!("prometheus's stderr:\n{said}");
             }
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
-/// A fresh folder under the temporary directory, named for the process and a count.
-fn scratch_dir() -> PathBuf {
-    static MADE: AtomicUsize = AtomicUsize::new(0);
-    let n = MADE.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("rdma-lab-prometheus-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder for prometheus");
-    dir
+/// A fresh folder for one Prometheus, removed when dropped.
+fn scratch_dir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("rdma-lab-prometheus-")
+        .tempdir()
+        .expect("a temporary folder for prometheus")
 }
 
 /// Writes into `dir` the repository's `prometheus.yml` with [`TEST_INTERVAL`], its rules
@@ -656,38 +638,23 @@ fn parse_response<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Stri
     }
 }
 
-/// `data` of `/api/v1/query`.
-#[derive(Deserialize)]
-#[serde(tag = "resultType", content = "result", rename_all = "lowercase")]
-enum Data {
-    Vector(Vec<Sample>),
-    Scalar(serde::de::IgnoredAny),
-    String(serde::de::IgnoredAny),
-    Matrix(serde::de::IgnoredAny),
-}
-
-impl Data {
-    fn kind(&self) -> &'static str {
-        match self {
-            Data::Vector(_) => "vector",
-            Data::Scalar(_) => "scalar",
-            Data::String(_) => "string",
-            Data::Matrix(_) => "matrix",
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Sample {
-    metric: BTreeMap<String, String>,
-    /// Unix seconds, and the value as Go formats a float (`"1.5"`, `"NaN"`, `"+Inf"`).
-    value: (f64, String),
-}
-
-fn parse_value(text: &str) -> Result<f64, String> {
-    text.parse()
-        .map_err(|_| format!("sample value {text:?} is not a number"))
+/// The series of an instant-vector answer, read by the engine's parser (the one the /live
+/// view reads Prometheus with), after the envelope's own checks: an error or a warning is
+/// what the test is told.
+fn instant_vector(body: &[u8]) -> Result<Vec<Series>, String> {
+    parse_response::<serde::de::IgnoredAny>(body)?;
+    let text = std::str::from_utf8(body).map_err(|e| format!("an answer not in UTF-8: {e}"))?;
+    engine::probe::fleet::prometheus::parse_instant(text)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|s| match s.points.as_slice() {
+            [(_, value)] => Ok(Series {
+                labels: s.labels,
+                value: *value,
+            }),
+            points => Err(format!("{} points in an instant vector", points.len())),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -699,27 +666,35 @@ mod tests {
         let body = br#"{"status":"success","data":{"resultType":"vector","result":[
             {"metric":{"__name__":"up","instance":"127.0.0.1:9"},"value":[1700000000.5,"1"]},
             {"metric":{},"value":[1700000000.5,"+Inf"]}]}}"#;
-        let Data::Vector(samples) = parse_response::<Data>(body).unwrap() else {
-            panic!("a vector")
-        };
+        let samples = instant_vector(body).unwrap();
         assert_eq!(samples.len(), 2);
-        assert_eq!(samples[0].metric["instance"], "127.0.0.1:9");
-        assert_eq!(parse_value(&samples[1].value.1), Ok(f64::INFINITY));
-        assert!(parse_value("NaN").unwrap().is_nan());
-        assert!(parse_value("one").is_err());
+        assert_eq!(samples[0].labels["instance"], "127.0.0.1:9");
+        assert_eq!(samples[1].value, f64::INFINITY);
+        let value = |v: &str| {
+            instant_vector(
+                format!(r#"{{"status":"success","data":{{"resultType":"vector","result":[{{"metric":{{}},"value":[1,"{v}"]}}]}}}}"#)
+                    .as_bytes(),
+            )
+            .map(|s| s[0].value)
+        };
+        assert!(value("NaN").unwrap().is_nan());
+        assert!(value("one").is_err());
 
         let scalar = br#"{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}"#;
-        assert_eq!(parse_response::<Data>(scalar).unwrap().kind(), "scalar");
+        assert!(instant_vector(scalar).unwrap_err().contains("scalar"));
+        let matrix = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{},"values":[[1,"1"]]}]}}"#;
+        assert!(instant_vector(matrix).unwrap_err().contains("matrix"));
         let error = br#"{"status":"error","errorType":"bad_data","error":"parse error"}"#;
         assert_eq!(
-            parse_response::<Data>(error).err().unwrap(),
+            instant_vector(error).err().unwrap(),
             "bad_data: parse error"
         );
         let unknown = br#"{"status":"success","data":{"resultType":"vector","result":[]},"x":1}"#;
-        assert!(parse_response::<Data>(unknown).is_err());
+        assert!(instant_vector(unknown).is_err());
         let extra = br#"{"status":"success","data":{"resultType":"vector","result":[
             {"metric":{},"value":[1,"1"],"histogram":[]}]}}"#;
-        assert!(parse_response::<Data>(extra).is_err());
+        assert!(instant_vector(extra).is_err());
     }
 
     #[test]
@@ -742,12 +717,12 @@ mod tests {
     #[test]
     fn a_rule_with_a_misspelt_key_or_both_kinds_is_refused() {
         let dir = scratch_dir();
-        let misspelt = dir.join("misspelt.yml");
+        let misspelt = dir.path().join("misspelt.yml");
         write(
             &misspelt,
             "groups:\n- name: g\n  rules:\n  - record: a\n    expresion: up\n",
         );
-        let both = dir.join("both.yml");
+        let both = dir.path().join("both.yml");
         write(
             &both,
             "groups:\n- name: g\n  rules:\n  - record: a\n    alert: b\n    expr: up\n",
@@ -755,6 +730,5 @@ mod tests {
         for path in [misspelt, both] {
             assert!(std::panic::catch_unwind(|| RuleFile::read(&path)).is_err());
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

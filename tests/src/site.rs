@@ -44,6 +44,12 @@ impl Site {
         }
     }
 
+    /// The probe's demo (`--demo`: a made-up host whose counters move), sampled every 200 ms,
+    /// as the live view's tests watch it.
+    pub fn live_demo() -> Site {
+        Site::start_with(&["--demo", "--interval-ms", "200"])
+    }
+
     pub fn url(&self, path: &str) -> String {
         self.probe.url(path)
     }

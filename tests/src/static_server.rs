@@ -179,20 +179,3 @@ fn content_type(file: &Path) -> &'static str {
         _ => "application/octet-stream",
     }
 }
-
-/// Copies the folder `from` to `to` (created, with its parents).
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("cannot create {}: {e}", to.display()));
-    for entry in
-        std::fs::read_dir(from).unwrap_or_else(|e| panic!("cannot list {}: {e}", from.display()))
-    {
-        let entry = entry.expect("a folder entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target)
-                .unwrap_or_else(|e| panic!("cannot copy {}: {e}", entry.path().display()));
-        }
-    }
-}

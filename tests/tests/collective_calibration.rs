@@ -44,6 +44,7 @@ use engine::collective::{
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use tempfile::TempDir;
 
 /// Ratio model / measured the model must fall in (see the module's doc).
 const BAND: Band = Band {
@@ -930,15 +931,12 @@ fn run_specs_are_read_strictly() {
     assert!(no_net.contains("nic"), "{no_net}");
 }
 
-/// A scratch directory in the system temporary directory, emptied first.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "lab-collective-calibration-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+/// A scratch directory of its own, removed when dropped.
+fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("lab-collective-calibration-{name}-"))
+        .tempdir()
+        .expect("scratch directory")
 }
 
 /// The rows of nccl-tests #252's NCCL_ALGO=RING run (2 nodes × 4 H100, 4 × 200 Gb/s NICs
@@ -956,11 +954,12 @@ const ISSUE_252_RING: &str = "\
 #[test]
 fn a_directory_of_results_is_compared_size_by_size() {
     // A real run (issue #252) in the band at every size, and the table names each size.
-    let dir = scratch("ok");
+    let scratch = scratch("ok");
+    let dir = scratch.path();
     std::fs::write(dir.join("h100-252.txt"), ISSUE_252_RING).unwrap();
     std::fs::write(dir.join("h100-252.toml"), SPEC).unwrap();
     std::fs::write(dir.join("notes.md"), "not a result").unwrap();
-    let table = check_directory(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let table = check_directory(dir).unwrap_or_else(|e| panic!("{e}"));
     println!("{table}");
     assert_eq!(table.lines().count(), 1 + 5, "{table}");
     assert!(table.contains("8589934592"), "{table}");
@@ -969,7 +968,7 @@ fn a_directory_of_results_is_compared_size_by_size() {
     // below every measured row, and each size and column is named.
     let one_nic = SPEC.replace("nics_per_node = 4", "nics_per_node = 1");
     std::fs::write(dir.join("h100-252.toml"), one_nic).unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(
         e.contains("h100-252.txt:2: 536870912 B out-of-place"),
         "{e}"
@@ -982,7 +981,7 @@ fn a_directory_of_results_is_compared_size_by_size() {
         SPEC.replace("nics_per_node = 4", "nics_per_node = 1")
     );
     std::fs::write(dir.join("h100-252.toml"), wide).unwrap();
-    check_directory(&dir).unwrap_or_else(|e| panic!("{e}"));
+    check_directory(dir).unwrap_or_else(|e| panic!("{e}"));
 
     // An all_gather spec over all_reduce output: the size/count relation gives it away.
     std::fs::write(
@@ -991,20 +990,20 @@ fn a_directory_of_results_is_compared_size_by_size() {
             .replace("algorithm = \"ring\"\n", ""),
     )
     .unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(
         e.contains("h100-252.txt:2: size 536870912 is not count"),
         "{e}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_directory_with_a_lone_file_or_a_bad_line_says_which() {
-    let dir = scratch("bad");
-    assert!(check_directory(&dir).unwrap_err().contains("no NAME.txt"));
+    let scratch = scratch("bad");
+    let dir = scratch.path();
+    assert!(check_directory(dir).unwrap_err().contains("no NAME.txt"));
     std::fs::write(dir.join("lone.txt"), ISSUE_252_RING).unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(e.contains("lone.txt and lone.toml go together"), "{e}");
     std::fs::write(dir.join("lone.toml"), SPEC).unwrap();
     std::fs::write(
@@ -1019,12 +1018,11 @@ fn a_directory_with_a_lone_file_or_a_bad_line_says_which() {
     )
     .unwrap();
     std::fs::write(dir.join("broken.toml"), SPEC).unwrap();
-    let e = check_directory(&dir).unwrap_err();
+    let e = check_directory(dir).unwrap_err();
     assert!(
         e.contains("small.txt: no result line of 1 MiB or more"),
         "{e}"
     );
     assert!(e.contains("broken.txt:8: 6 fields"), "{e}");
     assert!(!e.contains("lone.txt:"), "the good pair is fine: {e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

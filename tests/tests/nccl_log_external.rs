@@ -177,8 +177,8 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
                n1:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
                n2:3:4 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x5 - Init COMPLETE\n\
                n1:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
-    let dir = std::env::temp_dir().join(format!("nccl-logs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     std::fs::write(dir.join("fallback.log"), log).unwrap();
     std::fs::write(
         dir.join("fallback.toml"),
@@ -186,7 +186,7 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
          nranks = 2\nnnodes = 2\ntopics = [\"/troubleshooting#nccl-falls-back-to-sockets\"]\n",
     )
     .unwrap();
-    assert_eq!(check_dir(&dir), Ok(1));
+    assert_eq!(check_dir(dir), Ok(1));
 
     std::fs::write(
         dir.join("fallback.toml"),
@@ -194,7 +194,7 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
          absent_topics = [\"/troubleshooting#nccl-falls-back-to-sockets\"]\n",
     )
     .unwrap();
-    let problems = check_dir(&dir).unwrap_err();
+    let problems = check_dir(dir).unwrap_err();
     assert_eq!(problems.len(), 2, "{problems:?}");
 
     std::fs::write(
@@ -202,14 +202,13 @@ fn the_harness_agrees_and_disagrees_where_it_should() {
         "source = \"x\"\nverdict = \"sockets\"\n",
     )
     .unwrap();
-    let problems = check_dir(&dir).unwrap_err();
+    let problems = check_dir(dir).unwrap_err();
     assert!(
         problems[0].contains("verdict"),
         "unknown keys are named: {problems:?}"
     );
 
     std::fs::remove_file(dir.join("fallback.toml")).unwrap();
-    let problems = check_dir(&dir).unwrap_err();
+    let problems = check_dir(dir).unwrap_err();
     assert!(problems[0].contains("go together"), "{problems:?}");
-    std::fs::remove_dir_all(&dir).ok();
 }

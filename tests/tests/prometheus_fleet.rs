@@ -13,6 +13,8 @@ use std::{
     time::Duration,
 };
 
+use tempfile::TempDir;
+
 use lab_tests::{
     probe::{copy_tree, release_binary, FixtureSite, Probe},
     prometheus::{self, Alert, Prometheus, RuleFile, Scrape, Series, PROMTOOL, TOKEN_FILE},
@@ -440,8 +442,8 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
 /// beside it), and `promtool check rules` on both rule files.
 #[test]
 fn promtool_accepts_the_configuration_and_the_rules() {
-    let scratch = Scratch::new("promtool");
-    let dir = &scratch.0;
+    let scratch = scratch("promtool");
+    let dir = scratch.path();
     copy_tree(&prometheus::deploy_dir(), dir).expect("deploy/prometheus copies");
     std::fs::write(dir.join(TOKEN_FILE), TOKEN).unwrap();
     let config = dir.join("prometheus.yml");
@@ -453,21 +455,12 @@ fn promtool_accepts_the_configuration_and_the_rules() {
     );
 }
 
-/// A folder under the temporary directory, removed when dropped (a failed check included).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("rdma-lab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A folder of its own for one check, removed when dropped (a failed check included).
+fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("rdma-lab-{name}-"))
+        .tempdir()
+        .expect("a scratch folder")
 }
 
 fn promtool(args: &[&str], files: &[&Path]) {
@@ -715,8 +708,8 @@ fn the_congestion_alert_fires_on_a_change_not_on_a_steady_state() {
             ],
         }],
     });
-    let scratch = Scratch::new("promtool-test");
-    let dir = &scratch.0;
+    let scratch = scratch("promtool-test");
+    let dir = scratch.path();
     copy_tree(&prometheus::deploy_dir().join("rules"), dir).expect("the rules copy");
     let file = dir.join("congestion_test.yml");
     std::fs::write(&file, serde_yaml::to_string(&tests).unwrap()).unwrap();

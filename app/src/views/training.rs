@@ -12,6 +12,7 @@ use engine::collective::{
 use engine::FieldError;
 use yew::prelude::*;
 
+use super::figures::{duration, significant};
 use super::page_query;
 
 /// Every key this view owns starts with this; the page's other views own the rest.
@@ -394,28 +395,6 @@ impl Reducible for TrainingPage {
         }
         page.recompute();
         Rc::new(page)
-    }
-}
-
-/// A duration for reading: µs, ms or s, three significant figures.
-pub fn duration(seconds: f64) -> String {
-    let (value, unit) = if seconds < 1e-3 {
-        (seconds * 1e6, "µs")
-    } else if seconds < 1.0 {
-        (seconds * 1e3, "ms")
-    } else {
-        (seconds, "s")
-    };
-    format!("{} {unit}", significant(value))
-}
-
-fn significant(value: f64) -> String {
-    if value >= 100.0 {
-        format!("{value:.0}")
-    } else if value >= 10.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
     }
 }
 

@@ -11,6 +11,7 @@ pub mod counter;
 pub mod doctor;
 pub mod exercise;
 pub mod fleet;
+pub mod rolling;
 
 use std::collections::BTreeMap;
 

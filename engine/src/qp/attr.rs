@@ -3,6 +3,8 @@
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
+use crate::number::parse_whole;
+
 /// One bit of `enum ibv_qp_attr_mask`.
 ///
 /// Names and values are rdma-core's (`libibverbs/verbs.h`); bits 0–20 equal the kernel's
@@ -303,12 +305,7 @@ impl AttrMask {
     /// kernel names, or a single number in decimal or `0x` hex). Empty text is the empty mask.
     pub fn parse(text: &str) -> Result<AttrMask, AttrMaskError> {
         let t = text.trim();
-        let numeric = t
-            .strip_prefix("0x")
-            .or_else(|| t.strip_prefix("0X"))
-            .map(|h| u32::from_str_radix(h, 16))
-            .unwrap_or_else(|| t.parse::<u32>());
-        if let Ok(value) = numeric {
+        if let Some(value) = parse_whole(t).and_then(|v| u32::try_from(v).ok()) {
             return AttrMask::from_bits(value);
         }
         let mut mask = AttrMask::EMPTY;

@@ -16,6 +16,7 @@ use super::values::{self, Decoded, PathMtu, ValueError, ACCESS_FLAGS};
 use super::verbs::{
     AddressVector, DeviceLimits, ModifyAttrs, SendOpcode, SendWr, UdDestination, WcStatus,
 };
+use crate::number::parse_whole;
 
 /// GID table index the example address vectors send from: the RoCE v2 IPv4 entry, as
 /// `show_gids` commonly lists it on a ConnectX host (the same index the walkthrough uses).
@@ -115,18 +116,9 @@ fn unreadable(attr: AttrName, text: &str) -> FieldError {
     }
 }
 
-/// Reads a decimal or `0x` hexadecimal whole number.
-fn parse_number(text: &str) -> Option<u64> {
-    let t = text.trim().replace('_', "");
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => t.parse().ok(),
-    }
-}
-
 /// A number that must fit the C field's type (`uint8_t`, `uint16_t`, `uint32_t`).
 fn number_in<T: TryFrom<u64>>(attr: AttrName, text: &str, bits: u32) -> Result<T, FieldError> {
-    let n = parse_number(text).ok_or_else(|| unreadable(attr, text))?;
+    let n = parse_whole(text).ok_or_else(|| unreadable(attr, text))?;
     T::try_from(n).map_err(|_| {
         FieldError::Value(ValueError {
             field: attr.field().to_string(),
@@ -157,7 +149,7 @@ fn parse_path_mtu(text: &str) -> Result<u32, FieldError> {
 }
 
 fn parse_access_flags(text: &str) -> Result<u32, FieldError> {
-    if let Some(n) = parse_number(text) {
+    if let Some(n) = parse_whole(text) {
         return u32::try_from(n).map_err(|_| {
             FieldError::Value(ValueError {
                 field: "qp_access_flags".into(),
@@ -274,7 +266,7 @@ pub fn set_from_text(
             return Ok(decoded);
         }
         AttrName::EnSqdAsyncNotify => {
-            one.en_sqd_async_notify = Some(match parse_number(t) {
+            one.en_sqd_async_notify = Some(match parse_whole(t) {
                 Some(0) => false,
                 Some(1) => true,
                 _ => return Err(unreadable(attr, t)),

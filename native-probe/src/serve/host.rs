@@ -10,7 +10,7 @@
 
 use std::{
     fmt,
-    net::{IpAddr, Ipv6Addr, SocketAddr},
+    net::{IpAddr, SocketAddr},
     str::FromStr,
     sync::Arc,
 };
@@ -144,37 +144,15 @@ struct Authority {
 }
 
 impl Authority {
+    /// The engine's parser (the live view checks addresses with it too), on the lowercased
+    /// text: names are compared without case.
     fn parse(text: &str) -> Option<Authority> {
         let text = text.to_ascii_lowercase();
-        let (host, port) = if text.starts_with('[') {
-            let end = text.find(']')?;
-            let (host, rest) = text.split_at(end + 1);
-            host[1..end].parse::<Ipv6Addr>().ok()?;
-            let port = match rest {
-                "" => None,
-                rest => Some(rest.strip_prefix(':')?),
-            };
-            (host.to_string(), port)
-        } else {
-            match text.split_once(':') {
-                Some((host, port)) => (host.to_string(), Some(port)),
-                None => (text.clone(), None),
-            }
-        };
-        let name_like = !host.is_empty()
-            && (host.starts_with('[')
-                || host
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')));
-        // Digits only: `u16::from_str` would also take a leading `+`.
-        let port = match port {
-            None => None,
-            Some(port) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
-                Some(port.parse().ok()?)
-            }
-            Some(_) => return None,
-        };
-        name_like.then_some(Authority { host, port })
+        let parsed = engine::address::Authority::parse(&text).ok()?;
+        Some(Authority {
+            host: parsed.host.to_string(),
+            port: parsed.port,
+        })
     }
 }
 

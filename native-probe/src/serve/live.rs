@@ -272,7 +272,10 @@ pub fn origin_allowed(headers: &HeaderMap, allowed: &[String], hosts: &AllowedHo
     if allowed.contains(&origin) {
         return true;
     }
-    if matches!(host_of(authority), "localhost" | "127.0.0.1" | "[::1]") {
+    if matches!(
+        engine::address::host_of(authority),
+        "localhost" | "127.0.0.1" | "[::1]"
+    ) {
         return true;
     }
     headers
@@ -300,14 +303,6 @@ fn origin_refused(headers: &HeaderMap) -> Response {
         format!("native-probe: pages from origin {origin:?} may not open /ws; {advice}\n"),
     )
         .into_response()
-}
-
-/// The host of `host[:port]`, keeping an IPv6 literal's brackets.
-fn host_of(authority: &str) -> &str {
-    if let Some(end) = authority.find(']') {
-        return authority.get(..=end).unwrap_or(authority);
-    }
-    authority.split(':').next().unwrap_or(authority)
 }
 
 /// Compares secrets in time that does not depend on where they first differ.

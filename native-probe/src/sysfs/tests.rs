@@ -166,7 +166,7 @@ fn components_match_the_inventory() {
 #[test]
 fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
     let copy = tempfile::tempdir().unwrap();
-    crate::demo::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
+    lab_tests::probe::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
     let counter = copy
         .path()
         .join("class/infiniband/mlx5_0/ports/1/counters/symbol_error");
@@ -190,7 +190,7 @@ fn an_unreadable_counter_is_unavailable_and_the_rest_still_read() {
 /// A writable copy of the fixture's sysfs tree, and the trees read from it.
 fn copied() -> (tempfile::TempDir, Trees) {
     let copy = tempfile::tempdir().unwrap();
-    crate::demo::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
+    lab_tests::probe::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
     let trees = Trees::open(copy.path(), Path::new("/nonexistent")).unwrap();
     (copy, trees)
 }
@@ -279,7 +279,7 @@ fn nothing_is_read_through_a_link_or_outside_the_root() {
     // A device whose link leads out of the root has no ports read.
     let link = copy.path().join("class/infiniband/mlx5_2");
     let device = std::fs::canonicalize(&link).unwrap();
-    crate::demo::copy_tree(&device, &outside.path().join("device")).unwrap();
+    lab_tests::probe::copy_tree(&device, &outside.path().join("device")).unwrap();
     std::fs::remove_file(&link).unwrap();
     std::os::unix::fs::symlink(outside.path().join("device"), &link).unwrap();
 

@@ -162,9 +162,8 @@ pub fn cli_vs_tshark() -> bool {
     let bad = capture_gen::with_bad_icrcs(&mut frames, BAD_ICRC_EVERY);
     let bytes = engine::capture::pcap::write_pcap(&frames).expect("pcap writes");
     drop(frames);
-    let dir = std::env::temp_dir().join(format!("lab-bench-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let file = dir.join("decode.pcap");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("decode.pcap");
     std::fs::write(&file, &bytes).expect("the capture is written");
     println!(
         "native-probe decode beside {tshark}: {CLI_FRAMES} RoCE v2 frames ({:.1} MB pcap, IPv4 and IPv6, {bad} bad ICRCs), output to /dev/null, best of {CLI_RUNS}",
@@ -199,7 +198,6 @@ pub fn cli_vs_tshark() -> bool {
             verdict(ratio >= CLI_RATIO_TARGET)
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
     measured
 }
 
@@ -259,16 +257,14 @@ pub async fn run(site: &Site) -> bool {
     );
     drop(frames);
 
-    let dir = std::env::temp_dir().join(format!("lab-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let path = dir.join("bench-1m.pcap");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("bench-1m.pcap");
     std::fs::write(&path, &file).expect("the capture is written");
     drop(file);
     let browser = Browser::start().await;
     let (ms, shown, busy_ms, read_ms) =
         open_in_page(&browser, site, &path.display().to_string()).await;
     browser.close().await;
-    let _ = std::fs::remove_dir_all(&dir);
     if shown != FRAMES as u64 {
         eprintln!("lab-bench: error: the page listed {shown} frames of {FRAMES}");
         return false;

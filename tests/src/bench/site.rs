@@ -408,14 +408,17 @@ fn escape(text: &str) -> String {
 
 /// A copy of `dist/` with the anchor page in it; removed when dropped.
 struct DistCopy {
-    dir: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl DistCopy {
     fn new(dist: &Path) -> DistCopy {
-        let dir = std::env::temp_dir().join(format!("lab-bench-site-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        copy_tree(dist, &dir).unwrap_or_else(|e| panic!("cannot copy {}: {e}", dist.display()));
+        let dir = tempfile::Builder::new()
+            .prefix("lab-bench-site-")
+            .tempdir()
+            .expect("a folder for the copy");
+        copy_tree(dist, dir.path())
+            .unwrap_or_else(|e| panic!("cannot copy {}: {e}", dist.display()));
         let css: Vec<String> = std::fs::read_dir(dist)
             .expect("dist/ is readable")
             .filter_map(|entry| entry.ok())
@@ -428,14 +431,9 @@ impl DistCopy {
                 dist.display()
             )
         };
-        std::fs::write(dir.join(ANCHOR_FILE), anchor_page(css)).expect("the anchor is written");
+        std::fs::write(dir.path().join(ANCHOR_FILE), anchor_page(css))
+            .expect("the anchor is written");
         DistCopy { dir }
-    }
-}
-
-impl Drop for DistCopy {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -808,7 +806,7 @@ pub async fn run(site: &Site) -> bool {
         .map(PathBuf::from)
         .unwrap_or_else(|| crate::repo_root().join("dist"));
     let copy = DistCopy::new(&dist);
-    let served = serve(&copy.dir);
+    let served = serve(copy.dir.path());
     let mut sizes = GzipSizes::default();
 
     println!(

@@ -55,10 +55,7 @@ async fn every_route_renders_in_both_themes_without_console_errors() {
 #[tokio::test]
 async fn sidebar_navigation_back_button_and_deep_link_reload() {
     let site = Site::start();
-    let browser = Browser::start().await;
-
-    browser.goto(&site.url("/")).await;
-    browser.wait_for_text("main h1", "Overview").await;
+    let browser = Browser::open(&site, "/").await;
     browser
         .find("nav a[data-topic='/dcqcn']")
         .await
@@ -87,8 +84,7 @@ async fn sidebar_navigation_back_button_and_deep_link_reload() {
     let title = browser.eval("return document.title").await;
     assert_eq!(title, "NCCL environment variables · rdma-lab");
 
-    browser.goto(&site.url("/no/such/page")).await;
-    browser.wait_for_text("main h1", "Page not found").await;
+    browser.visit(&site, "/no/such/page").await;
     browser.screenshot("not-found").await;
     browser
         .find("main .not-found a")
@@ -105,9 +101,7 @@ async fn sidebar_navigation_back_button_and_deep_link_reload() {
 #[tokio::test]
 async fn theme_choice_is_remembered_across_visits() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/roce")).await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let browser = Browser::open(&site, "/roce").await;
     let label = browser
         .find(".theme-toggle")
         .await
@@ -124,8 +118,7 @@ async fn theme_choice_is_remembered_across_visits() {
     // WebDriver reports the text as rendered, after CSS capitalisation.
     browser.wait_for_text(".theme-toggle-text", "Light").await;
 
-    browser.goto(&site.url("/qp")).await;
-    browser.wait_for_text("main h1", "QP state machine").await;
+    browser.visit(&site, "/qp").await;
     assert_eq!(
         browser
             .eval("return document.documentElement.dataset.theme")
@@ -255,8 +248,7 @@ async fn narrow_screen_menu_and_keyboard_access() {
 
     // Nothing is wider than the phone: a long path in the text wraps, the brand is whole,
     // and search results take the screen's width.
-    browser.goto(&site.url("/troubleshooting")).await;
-    browser.wait_for_text("main h1", "Troubleshooting").await;
+    browser.visit(&site, "/troubleshooting").await;
     assert_eq!(
         browser
             .eval("return document.documentElement.scrollWidth <= window.innerWidth")
@@ -390,8 +382,7 @@ async fn anchors_and_back_keep_the_learners_place_on_view_pages() {
             .await;
         lands_on(&browser, anchor).await;
         // Followed from another page.
-        browser.goto(&site.url("/glossary")).await;
-        browser.wait_for_text("main h1", "Glossary").await;
+        browser.visit(&site, "/glossary").await;
         browser
             .eval(&format!(
                 "const a = document.createElement('a'); a.href = 'lossless/#{anchor}'; \

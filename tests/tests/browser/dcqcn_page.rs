@@ -47,9 +47,8 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     let browser = Browser::start().await;
     browser.resize((1280, 1000)).await;
     browser
-        .goto(&site.url("/dcqcn?scenario=two-flow&model=fluid"))
+        .visit(&site, "/dcqcn?scenario=two-flow&model=fluid")
         .await;
-    browser.wait_for_text("main h1", "DCQCN").await;
     wait_until(&browser, "document.querySelector('.dcqcn-charts[data-run]') && document.querySelector('.dcqcn-charts').dataset.run !== '0'").await;
     let first_run = run_number(&browser).await;
     let before_pixels = rate_pixels(&browser).await;
@@ -609,30 +608,9 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
 
     // Catch the downloads instead of saving them: the link's name and address, the CSV's
     // blob, and every text drawn onto a canvas.
-    browser
-        .eval(
-            "window.__downloads = []; window.__blobs = []; window.__texts = [];\
-             HTMLAnchorElement.prototype.click = function () { \
-               window.__downloads.push({ href: this.href, name: this.download }); };\
-             const create = URL.createObjectURL;\
-             URL.createObjectURL = (blob) => { window.__blobs.push(blob); return create(blob); };\
-             const fill = CanvasRenderingContext2D.prototype.fillText;\
-             CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) { \
-               window.__texts.push(String(text)); return fill.call(this, text, ...rest); };",
-        )
-        .await;
-    let csv_button = "//button[normalize-space()='Export CSV']";
-    browser
-        .client
-        .find(fantoccini::Locator::XPath(csv_button))
-        .await
-        .expect("an Export CSV button")
-        .click()
-        .await
-        .expect("Export CSV clicks");
-    wait_until(&browser, "window.__downloads.length === 1").await;
-    let name = browser.eval("return window.__downloads[0].name").await;
-    assert_eq!(name, "dcqcn-incast-16-fluid.csv");
+    browser.catch_downloads().await;
+    let csv_file = browser.click_to_download("Export CSV").await;
+    assert_eq!(csv_file.name, "dcqcn-incast-16-fluid.csv");
     let csv = browser.eval("return window.__blobs[0].text()").await;
     let csv = csv.as_str().expect("the CSV's text");
     let comments: Vec<&str> = csv.lines().take_while(|l| l.starts_with('#')).collect();
@@ -653,18 +631,8 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
         "header and one row per flow per sample"
     );
 
-    let png_button = "//button[normalize-space()='Export PNG']";
-    browser
-        .client
-        .find(fantoccini::Locator::XPath(png_button))
-        .await
-        .expect("an Export PNG button")
-        .click()
-        .await
-        .expect("Export PNG clicks");
-    wait_until(&browser, "window.__downloads.length === 2").await;
-    let name = browser.eval("return window.__downloads[1].name").await;
-    assert_eq!(name, "dcqcn-incast-16-fluid.png");
+    let png_file = browser.click_to_download("Export PNG").await;
+    assert_eq!(png_file.name, "dcqcn-incast-16-fluid.png");
     let texts = browser.eval("return window.__texts").await;
     let texts: Vec<&str> = texts
         .as_array()
@@ -704,10 +672,10 @@ async fn dcqcn_exports_name_their_run_and_the_legend_names_each_colour() {
         height.zip(charts).is_some_and(|(h, c)| h > c + 100.0),
         "a caption above the charts: {sizes}"
     );
-    let href = browser.eval("return window.__downloads[1].href").await;
     let png = base64_decode(
-        href.as_str()
-            .and_then(|h| h.strip_prefix("data:image/png;base64,"))
+        png_file
+            .href
+            .strip_prefix("data:image/png;base64,")
             .expect("a PNG data URL"),
     );
     assert_eq!(&png[1..4], b"PNG");

@@ -43,9 +43,7 @@ async fn set_speed(browser: &Browser, speed: &str) {
 #[tokio::test]
 async fn every_flow_plays_steps_and_links() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/flows")).await;
-    browser.wait_for_text("main h1", "Packet flows").await;
+    let browser = Browser::open(&site, "/flows").await;
     browser.find("svg.flow-stage").await;
 
     let ids = browser

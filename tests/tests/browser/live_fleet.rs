@@ -15,6 +15,8 @@ use std::{
     time::Duration,
 };
 
+use tempfile::TempDir;
+
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
     probe::{add_to_counter, copy_tree},
@@ -24,17 +26,18 @@ use lab_tests::{
 
 /// A private copy of the recorded sysfs/debugfs trees, for one probe.
 struct Tree {
-    dir: PathBuf,
+    dir: TempDir,
 }
 
 impl Tree {
     fn copy(name: &str) -> Tree {
-        let dir =
-            std::env::temp_dir().join(format!("rdma-lab-fleet-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("rdma-lab-fleet-{name}-"))
+            .tempdir()
+            .expect("a folder for the tree");
         copy_tree(
             &lab_tests::repo_root().join("native-probe/tests/fixtures"),
-            &dir,
+            dir.path(),
         )
         .expect("the fixture copies");
         Tree { dir }
@@ -42,6 +45,7 @@ impl Tree {
 
     fn arg(&self, sub: &str) -> String {
         self.dir
+            .path()
             .join(sub)
             .to_str()
             .expect("a UTF-8 temp path")
@@ -49,15 +53,9 @@ impl Tree {
     }
 
     fn port_file(&self, group: &str, name: &str) -> PathBuf {
-        self.dir.join(format!(
+        self.dir.path().join(format!(
             "sysfs/class/infiniband/mlx5_0/ports/1/{group}/{name}"
         ))
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

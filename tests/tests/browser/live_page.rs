@@ -2,40 +2,34 @@
 //! machine's interfaces, and the recorded RDMA fixture with every counter explained.
 
 use std::{
-    path::PathBuf,
     process::Command,
     time::{Duration, Instant},
 };
 
+use tempfile::TempDir;
+
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
+    probe::copy_tree,
     site::Site,
 };
 
-/// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters.
-fn fixture_copy(name: &str) -> PathBuf {
+/// A private copy of the probe's recorded sysfs/debugfs trees, so the test can move counters;
+/// removed when dropped.
+fn fixture_copy(name: &str) -> TempDir {
     let source = lab_tests::repo_root().join("native-probe/tests/fixtures");
-    let copy = std::env::temp_dir().join(format!(
-        "rdma-lab-live-fixture-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&copy);
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(&source)
-        .arg(&copy)
-        .status()
-        .expect("cp runs");
-    assert!(status.success(), "copying the fixture failed");
+    let copy = tempfile::Builder::new()
+        .prefix(&format!("rdma-lab-live-fixture-{name}-"))
+        .tempdir()
+        .expect("a folder for the copy");
+    copy_tree(&source, copy.path()).expect("the fixture copies");
     copy
 }
 
 #[tokio::test]
 async fn live_page_shows_this_machines_interfaces() {
     let site = Site::start_with(&["--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     browser.find("[aria-label='Interface lo']").await;
     // A rate needs two readings; lo always has its counters.
     browser.wait_until("const r = document.querySelector(\"[aria-label='Interface lo'] tr[data-counter=rx_bytes] .rate\"); return !!r && r.textContent.endsWith('/s')",
@@ -60,7 +54,8 @@ async fn live_page_shows_this_machines_interfaces() {
 
 #[tokio::test]
 async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
-    let fixture = fixture_copy("counters");
+    let copy = fixture_copy("counters");
+    let fixture = copy.path();
     let sysfs = fixture.join("sysfs");
     let debugfs = fixture.join("debugfs");
     let site = Site::start_with(&[
@@ -71,9 +66,7 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         "--debugfs-root",
         debugfs.to_str().expect("a UTF-8 temp path"),
     ]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return document.querySelector('.live-devices')?.textContent.includes('mlx5_0')",
@@ -147,7 +140,6 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
         .assert_no_console_errors("live page with the fixture")
         .await;
     browser.close().await;
-    let _ = std::fs::remove_dir_all(&fixture);
 }
 
 #[tokio::test]
@@ -336,7 +328,7 @@ async fn assert_wide_tables_scroll_in_their_box(browser: &Browser) {
 
 #[tokio::test]
 async fn live_page_fits_a_phone_with_and_without_a_probe() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
+    let site = Site::live_demo();
     let browser = Browser::start().await;
     browser.resize(PHONE).await;
     browser.goto(&site.url("/live")).await;
@@ -387,10 +379,8 @@ async fn live_page_fits_a_phone_with_and_without_a_probe() {
 
 #[tokio::test]
 async fn the_demo_shows_ports_before_interfaces_and_explains_every_statistic() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let site = Site::live_demo();
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return document.querySelectorAll(\"[aria-label^='Interface '] tr[data-counter]\").length > 0",
@@ -446,10 +436,8 @@ const DATA_STATE: &str = "return {\
 
 #[tokio::test]
 async fn a_probe_that_stops_leaves_its_data_marked_not_live_until_another_address() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let site = Site::live_demo();
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return !!document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate')?.textContent.endsWith('/s')",
@@ -563,9 +551,7 @@ async fn a_probe_that_stops_leaves_its_data_marked_not_live_until_another_addres
 #[tokio::test]
 async fn an_invalid_address_is_refused_once_with_its_reason() {
     let site = Site::start_with(&["--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     // Count every socket and request the page opens from here on.
     browser
         .eval(
@@ -633,10 +619,8 @@ fn signal(site: &Site, signal: &str) {
 
 #[tokio::test]
 async fn a_probe_that_hangs_with_its_socket_open_is_marked_not_live_until_it_sends_again() {
-    let site = Site::start_with(&["--demo", "--interval-ms", "200"]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let site = Site::live_demo();
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return document.querySelectorAll('.live-panel[aria-label]').length > 0",
@@ -696,7 +680,8 @@ const HOST_CHECKS: &str = "return {\
 #[tokio::test]
 async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
     // A recording whose mlx5_1 port lost its link: one problem, with its fix, first.
-    let fixture = fixture_copy("checks");
+    let copy = fixture_copy("checks");
+    let fixture = copy.path();
     std::fs::write(
         fixture.join("sysfs/class/infiniband/mlx5_1/ports/1/phys_state"),
         "3: Disabled\n",
@@ -718,9 +703,7 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
         "--procfs-root",
         procfs.to_str().expect("a UTF-8 temp path"),
     ]);
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/live")).await;
-    browser.wait_for_text(".live-status", "Connected").await;
+    let browser = Browser::open_connected(&site, "/live").await;
     browser
         .wait_until(
             "return !!document.querySelector('.live-doctor-verdict')",
@@ -808,5 +791,4 @@ async fn the_probes_host_checks_say_what_to_fix_first_and_fold_what_passed() {
     browser.resize(DESKTOP).await;
     browser.assert_no_console_errors("host checks").await;
     browser.close().await;
-    let _ = std::fs::remove_dir_all(&fixture);
 }

@@ -112,9 +112,7 @@ async fn step_to_end(browser: &Browser) -> String {
 #[tokio::test]
 async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/qp?type=RC&state=RESET")).await;
-    browser.wait_for_text("main h1", "QP state machine").await;
+    let browser = Browser::open(&site, "/qp?type=RC&state=RESET").await;
     assert_eq!(lit_state(&browser).await, "RESET");
     assert_eq!(browser.exercises_done().await, Vec::<String>::new());
 

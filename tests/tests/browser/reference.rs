@@ -35,9 +35,7 @@ const IN_TEXT_LINK: &str =
 #[tokio::test]
 async fn search_lands_on_the_right_headings() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/")).await;
-    browser.wait_for_text("main h1", "Overview").await;
+    let browser = Browser::open(&site, "/").await;
 
     search_and_go(&browser, "DCQCN").await;
     browser.wait_for_text("main h1", "DCQCN").await;
@@ -88,9 +86,7 @@ async fn search_lands_on_the_right_headings() {
 #[tokio::test]
 async fn reference_pages_show_cited_text_and_in_app_links() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/roce")).await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let browser = Browser::open(&site, "/roce").await;
 
     let cites = browser
         .eval("return document.querySelectorAll('main sup.cite a').length")

@@ -13,18 +13,15 @@ const MAX_FRAME_GAP_MS: f64 = 250.0;
 
 #[tokio::test]
 async fn a_big_capture_decodes_with_progress_and_stays_responsive() {
-    let dir = std::env::temp_dir().join(format!("lab-roce-capture-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let path = dir.join("big.pcap");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("big.pcap");
     let file = capture_gen::roce_pcap(FRAMES);
     assert!(file.len() > 30_000_000, "{} bytes", file.len());
     std::fs::write(&path, &file).expect("the capture is written");
     drop(file);
 
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/roce")).await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let browser = Browser::open(&site, "/roce").await;
     // Watch the gaps between animation frames from now on.
     browser
         .eval(
@@ -98,5 +95,4 @@ async fn a_big_capture_decodes_with_progress_and_stays_responsive() {
         .assert_no_console_errors("/roce with a big capture")
         .await;
     browser.close().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -22,13 +22,9 @@ const ROWS: &str = "return document.querySelectorAll('.capture-row').length";
 #[tokio::test]
 async fn builder_dissector_hex_edit_and_sample_capture() {
     let site = Site::start();
-    let browser = Browser::start().await;
 
     // Start from a deep link to a SEND and build a WRITE in the form.
-    browser
-        .goto(&site.url("/roce?operation=send&payload=10"))
-        .await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let browser = Browser::open(&site, "/roce?operation=send&payload=10").await;
     let op = browser.find("#roce-operation").await;
     assert_eq!(
         op.prop("value").await.unwrap().as_deref(),
@@ -64,9 +60,8 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     // One packet carries at most the largest path MTU: a 9000-byte payload is refused at its
     // field with the rule, not drawn as a single 9098-byte frame.
     browser
-        .goto(&site.url("/roce?operation=write&payload=9000"))
+        .visit(&site, "/roce?operation=write&payload=9000")
         .await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
     browser.wait_for_value(
         "const e = document.getElementById('roce-payload-err'); return !!e && e.textContent.includes('4096') && e.textContent.includes('FIRST')",
         Value::Bool(true),
@@ -88,8 +83,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         dissected.contains("RDMA Extended Transport Header"),
         "{dissected}"
     );
-    browser.goto(&site.url("/roce?payload=32&psn=7")).await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    browser.visit(&site, "/roce?payload=32&psn=7").await;
 
     // The reload restores the builder from the URL.
     browser.client.refresh().await.expect("reloads");
@@ -419,11 +413,7 @@ async fn flip_byte(browser: &Browser, at: usize, mask: u8) {
 #[tokio::test]
 async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser
-        .goto(&site.url("/roce?operation=write&payload=32"))
-        .await;
-    browser.wait_for_text("main h1", "RoCE v2 packets").await;
+    let browser = Browser::open(&site, "/roce?operation=write&payload=32").await;
     browser.find(".try-this").await;
     assert_eq!(browser.exercises_done().await, Vec::<String>::new());
     assert_eq!(
@@ -524,16 +514,20 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     browser.screenshot("roce-try-this-light").await;
 
     // A valid capture with no packets says so.
-    let empty = std::env::temp_dir().join(format!("lab-empty-{}.pcap", std::process::id()));
+    let empty = tempfile::Builder::new()
+        .prefix("lab-empty-")
+        .suffix(".pcap")
+        .tempfile()
+        .expect("a temp file");
     let mut header = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
     header.extend([0u8; 8]);
     header.extend(65535u32.to_le_bytes());
     header.extend(1u32.to_le_bytes());
-    std::fs::write(&empty, header).expect("a temp file");
+    std::fs::write(empty.path(), header).expect("a temp file");
     browser
         .find("#cap-file")
         .await
-        .send_keys(&empty.display().to_string())
+        .send_keys(&empty.path().display().to_string())
         .await
         .expect("file chosen");
     browser.wait_for_value(
@@ -541,6 +535,5 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
         Value::Bool(true),
     )
     .await;
-    let _ = std::fs::remove_file(&empty);
     browser.assert_no_console_errors("/roce keyboard").await;
 }

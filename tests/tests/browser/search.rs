@@ -37,9 +37,7 @@ const QUERIES: &[(&str, &str, &str)] = &[
 #[tokio::test]
 async fn natural_questions_land_on_the_section_that_answers_them() {
     let site = Site::start();
-    let browser = Browser::start().await;
-    browser.goto(&site.url("/")).await;
-    browser.wait_for_text("main h1", "Overview").await;
+    let browser = Browser::open(&site, "/").await;
 
     for &(query, want, title) in QUERIES {
         // After a landing the page is scrolled; leave the box the way a reader would.

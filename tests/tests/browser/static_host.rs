@@ -4,12 +4,13 @@
 //! reload, the state views keep in their query, anchors, the DCQCN worker, the sample
 //! capture and the not-found page, at desktop and phone width.
 
-use std::path::PathBuf;
+use tempfile::TempDir;
 
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
+    probe::copy_tree,
     repo_root,
-    static_server::{copy_dir, StaticServer},
+    static_server::StaticServer,
     topics::{self, Topic},
 };
 
@@ -19,7 +20,8 @@ const SUB_PATH: &str = "/a/rdma-lab/";
 /// A copy of `dist/` under [`SUB_PATH`] of its own document root, served until dropped.
 struct Hosted {
     server: StaticServer,
-    www: PathBuf,
+    /// The document root; removed when dropped, after the server that serves it.
+    _www: TempDir,
 }
 
 impl Hosted {
@@ -30,12 +32,14 @@ impl Hosted {
             "the static-host tests need the built site with its route pages ({}); run `./lab site`",
             dist.display()
         );
-        let www = std::env::temp_dir().join(format!("lab-static-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&www);
-        let site = www.join(SUB_PATH.trim_matches('/'));
-        copy_dir(&dist, &site);
-        let server = StaticServer::start(&www, &site.join("404.html"));
-        Hosted { server, www }
+        let www = tempfile::Builder::new()
+            .prefix(&format!("lab-static-{name}-"))
+            .tempdir()
+            .expect("a folder for the static host");
+        let site = www.path().join(SUB_PATH.trim_matches('/'));
+        copy_tree(&dist, &site).unwrap_or_else(|e| panic!("cannot copy {}: {e}", dist.display()));
+        let server = StaticServer::start(www.path(), &site.join("404.html"));
+        Hosted { server, _www: www }
     }
 
     /// The URL of a path below the site root (`qp/?type=RC`, `` for the overview).
@@ -56,12 +60,6 @@ impl Hosted {
             outside.is_empty(),
             "requests outside {SUB_PATH}: {outside:?}"
         );
-    }
-}
-
-impl Drop for Hosted {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.www);
     }
 }
 

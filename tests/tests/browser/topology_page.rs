@@ -61,8 +61,7 @@ async fn topology_builder_sizes_draws_and_routes() {
     let site = Site::start();
     let browser = Browser::start().await;
     browser.resize((1280, 1000)).await;
-    browser.goto(&site.url("/topology")).await;
-    browser.wait_for_text("main h1", "Fabric topology").await;
+    browser.visit(&site, "/topology").await;
     wait_until(&browser, "document.querySelector('.topo-table')").await;
 
     // NVIDIA DGX SuperPOD H100 RA, Table 4, 4 SUs: 32 leaves, 16 spines.

@@ -12,7 +12,6 @@ mod layout;
 mod panel;
 mod player;
 mod stage;
-mod text;
 mod url;
 
 use std::cell::RefCell;
@@ -24,12 +23,12 @@ use gloo::render::{request_animation_frame, AnimationFrame};
 use gloo::utils::window;
 use yew::prelude::*;
 
+use super::figures;
 use controls::Controls;
 use fields::{Fields, Picker};
 use panel::{Breakdown, FlowTopics, StepPanel, TotalsList};
 use player::{Action, Player, Show};
 use stage::Stage;
-use text::ns_text;
 
 use super::try_this::{attempts, use_tried, TryThis};
 use super::{page_query, timing};
@@ -139,7 +138,7 @@ pub fn FlowsView() -> Html {
             "Moment",
             format!(
                 "t = {}",
-                ns_text(player.show.time_at(player.index, progress))
+                figures::duration_ns(player.show.time_at(player.index, progress))
             ),
         ),
     };

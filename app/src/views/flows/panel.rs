@@ -7,9 +7,9 @@ use engine::flows::{Category, CategoryTime, Scenario};
 use yew::prelude::*;
 
 use super::stage::kind_text;
-use super::text::{bytes_text, ns_text};
 use crate::base;
 use crate::topics::Topic;
+use crate::views::figures;
 
 fn category_text(category: Category) -> &'static str {
     match category {
@@ -68,9 +68,9 @@ pub fn StepPanel(props: &StepPanelProps) -> Html {
             <p class="flow-step-text">{ step.explanation.clone() }</p>
             <dl class="flow-facts">
                 <dt>{ "What" }</dt><dd>{ kind_text(step.kind) }{ if step.critical { "" } else { " (off the critical path)" } }</dd>
-                <dt>{ "Size" }</dt><dd>{ if step.bytes > 0 { bytes_text(step.bytes) } else { "no payload".to_string() } }</dd>
-                <dt>{ "Duration" }</dt><dd>{ ns_text(step.duration_ns) }</dd>
-                <dt>{ "Starts at" }</dt><dd>{ ns_text(step.start_ns) }</dd>
+                <dt>{ "Size" }</dt><dd>{ if step.bytes > 0 { figures::bytes(step.bytes as f64) } else { "no payload".to_string() } }</dd>
+                <dt>{ "Duration" }</dt><dd>{ figures::duration_ns(step.duration_ns) }</dd>
+                <dt>{ "Starts at" }</dt><dd>{ figures::duration_ns(step.start_ns) }</dd>
                 <dt>{ "Link" }</dt><dd>{ link }</dd>
             </dl>
             <p class="flow-step-topic">
@@ -101,7 +101,7 @@ pub fn Breakdown(props: &BreakdownProps) -> Html {
     html! {
         <figure class="flow-breakdown">
             <figcaption>
-                { format!("Latency so far: {} of {}", ns_text(so_far), ns_text(props.total_ns)) }
+                { format!("Latency so far: {} of {}", figures::duration_ns(so_far), figures::duration_ns(props.total_ns)) }
             </figcaption>
             <ul>
                 { for props.accrued.iter().filter(|c| c.ns > 0.0).map(|c| html! {
@@ -110,7 +110,7 @@ pub fn Breakdown(props: &BreakdownProps) -> Html {
                         <span class="bar-track">
                             <span class="bar-fill" style={format!("width: {:.2}%", (c.ns / scale * 100.0).min(100.0))}></span>
                         </span>
-                        <span class="bar-value">{ ns_text(c.ns) }</span>
+                        <span class="bar-value">{ figures::duration_ns(c.ns) }</span>
                     </li>
                 }) }
             </ul>
@@ -130,11 +130,11 @@ pub fn TotalsList(props: &TotalsProps) -> Html {
     let t = &s.totals;
     html! {
         <dl class="flow-totals">
-            <dt>{ "End to end" }</dt><dd>{ ns_text(t.end_to_end_ns) }</dd>
+            <dt>{ "End to end" }</dt><dd>{ figures::duration_ns(t.end_to_end_ns) }</dd>
             <dt>{ "Data copies" }</dt><dd>{ t.data_copies }</dd>
             <dt>{ "System calls" }</dt><dd>{ t.syscalls }</dd>
             <dt>{ "Interrupts" }</dt><dd>{ t.interrupts }</dd>
-            <dt>{ "CPU busy" }</dt><dd>{ ns_text(t.cpu_busy_ns) }</dd>
+            <dt>{ "CPU busy" }</dt><dd>{ figures::duration_ns(t.cpu_busy_ns) }</dd>
             if let Some(c) = &s.collective {
                 <dt>{ "Ranks" }</dt><dd>{ c.ranks }</dd>
                 <dt>{ "algbw" }</dt><dd>{ format!("{:.1} GB/s", c.algbw_gbytes_per_s) }</dd>

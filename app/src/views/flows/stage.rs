@@ -9,7 +9,7 @@ use gloo::events::EventListener;
 use yew::prelude::*;
 
 use super::layout::{Grid, Orientation, Rect, DOT_R};
-use super::text::bytes_text;
+use crate::views::figures;
 
 #[derive(Properties, PartialEq)]
 pub struct StageProps {
@@ -76,7 +76,11 @@ pub fn kind_text(kind: StepKind) -> &'static str {
 /// The moving message's label: what moves, and how much.
 pub fn message_text(step: &Step) -> String {
     if step.bytes > 0 {
-        format!("{} · {}", kind_text(step.kind), bytes_text(step.bytes))
+        format!(
+            "{} · {}",
+            kind_text(step.kind),
+            figures::bytes(step.bytes as f64)
+        )
     } else {
         kind_text(step.kind).to_string()
     }

@@ -2,6 +2,7 @@
 //! `native-probe serve` has beside it, and the addresses derived from a probe's WebSocket URL.
 //! Plain string work, so it is tested natively; only [`Page::of_window`] asks the browser.
 
+use engine::address::{host_of, is_loopback_name, Url};
 use gloo::utils::{document, window};
 
 /// Where a probe listens unless told otherwise (`native-probe serve`'s default `--listen`):
@@ -39,9 +40,7 @@ impl Page {
     /// The page whose origin is `origin` and whose base URL (`document.baseURI`) is `base`.
     pub fn at(origin: &str, base: &str) -> Page {
         let secure = origin.starts_with("https://");
-        let local = origin
-            .split_once("://")
-            .is_some_and(|(_, authority)| is_loopback(host_of(authority)));
+        let local = Url::split(origin).is_some_and(|url| is_loopback_name(host_of(url.authority)));
         Page {
             origin: origin.to_string(),
             own_probe: own_probe_url(base).unwrap_or_else(|| LOCAL_PROBE.to_string()),
@@ -67,23 +66,25 @@ impl Page {
 /// `ws` resolved against a page's base URL, as a WebSocket URL:
 /// `https://name.github.io/rdma-lab/` → `wss://name.github.io/rdma-lab/ws`.
 pub fn own_probe_url(base: &str) -> Option<String> {
-    let (scheme, rest) = base.split_once("://")?;
-    let scheme = match scheme {
+    let url = Url::split(base)?;
+    let scheme = match url.scheme {
         "http" => "ws",
         "https" => "wss",
         _ => return None,
     };
-    let rest = rest.split(['?', '#']).next().unwrap_or_default();
-    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-    if authority.is_empty() {
+    if url.authority.is_empty() {
         return None;
     }
-    Some(format!("{scheme}://{authority}/{}ws", directory(path)))
+    Some(format!(
+        "{scheme}://{}{}ws",
+        url.authority,
+        directory(url.path())
+    ))
 }
 
-/// The part of a path (without its leading `/`) up to and including its last `/`.
+/// The part of a path up to and including its last `/`.
 fn directory(path: &str) -> &str {
-    path.rfind('/').map_or("", |end| &path[..=end])
+    path.rfind('/').map_or("/", |end| &path[..=end])
 }
 
 /// The pieces of a probe's WebSocket URL the view talks about.
@@ -106,25 +107,24 @@ pub struct ProbeAddress {
 impl ProbeAddress {
     /// `ws://h:p/ws?token=x` → `h:p`, `http://h:p/probe`, `http://h:p/`.
     pub fn of(url: &str) -> Option<ProbeAddress> {
-        let (scheme, rest) = url.split_once("://")?;
-        let http = match scheme {
+        let url = Url::split(url)?;
+        let http = match url.scheme {
             "ws" => "http",
             "wss" => "https",
             _ => return None,
         };
-        let rest = rest.split(['?', '#']).next().unwrap_or_default();
-        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let authority = url.authority;
         if authority.is_empty() {
             return None;
         }
-        let dir = directory(path);
+        let dir = directory(url.path());
         Some(ProbeAddress {
             authority: authority.to_string(),
             host: host_of(authority).to_string(),
-            presence: format!("{http}://{authority}/{dir}probe"),
-            site: format!("{http}://{authority}/{dir}"),
-            plain: scheme == "ws",
-            path: format!("/{path}"),
+            presence: format!("{http}://{authority}{dir}probe"),
+            site: format!("{http}://{authority}{dir}"),
+            plain: url.scheme == "ws",
+            path: url.path().to_string(),
         })
     }
 
@@ -135,28 +135,8 @@ impl ProbeAddress {
 
     /// On this machine: browsers let any page, https ones included, open `ws://` to it.
     pub fn is_loopback(&self) -> bool {
-        is_loopback(&self.host)
+        is_loopback_name(&self.host)
     }
-}
-
-/// The host of `host[:port]`, keeping an IPv6 literal's brackets.
-fn host_of(authority: &str) -> &str {
-    match authority.find(']') {
-        Some(end) if authority.starts_with('[') => &authority[..=end],
-        _ => authority.split(':').next().unwrap_or(authority),
-    }
-}
-
-/// `localhost` (and names under it), `127.0.0.0/8` and `[::1]`: the names browsers treat as
-/// this machine.
-fn is_loopback(host: &str) -> bool {
-    let host = host.to_ascii_lowercase();
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host == "[::1]"
-        || host.strip_prefix("127.").is_some_and(|rest| {
-            rest.split('.').count() == 3 && rest.split('.').all(|p| p.parse::<u8>().is_ok())
-        })
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use yew::prelude::*;
 
+use crate::views::figures;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub name: String,
@@ -89,7 +91,7 @@ fn draw(canvas: web_sys::HtmlCanvasElement, series: &[Series]) -> Option<()> {
         .x_labels(6)
         .y_labels(5)
         .x_label_formatter(&|s| format!("{s:.0} s"))
-        .y_label_formatter(&|v| human(*v))
+        .y_label_formatter(&|v| figures::si(*v))
         .draw()
         .ok()?;
     for (index, s) in series.iter().enumerate() {
@@ -102,23 +104,6 @@ fn draw(canvas: web_sys::HtmlCanvasElement, series: &[Series]) -> Option<()> {
             .ok()?;
     }
     root.present().ok()
-}
-
-/// 1234567 → "1.23 M", so the axis stays narrow.
-pub fn human(value: f64) -> String {
-    let magnitude = value.abs();
-    let (scaled, suffix) = if magnitude >= 1e9 {
-        (value / 1e9, " G")
-    } else if magnitude >= 1e6 {
-        (value / 1e6, " M")
-    } else if magnitude >= 1e3 {
-        (value / 1e3, " k")
-    } else {
-        (value, "")
-    };
-    let digits = format!("{scaled:.2}");
-    let digits = digits.trim_end_matches('0').trim_end_matches('.');
-    format!("{digits}{suffix}")
 }
 
 #[function_component]
@@ -154,7 +139,7 @@ pub fn LineChart(props: &LineChartProps) -> Html {
         .iter()
         .map(|s| match (s.no_rate, s.points.last()) {
             (Some(why), _) => format!("{}: {why}", s.name),
-            (None, Some(&(_, v))) => format!("{}: {}", s.name, human(v)),
+            (None, Some(&(_, v))) => format!("{}: {}", s.name, figures::si(v)),
             (None, None) => format!("{}: waiting for a second sample", s.name),
         })
         .collect();

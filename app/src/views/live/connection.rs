@@ -8,6 +8,7 @@
 
 use std::{cell::Cell, rc::Rc};
 
+use engine::address::{split_authority, Authority, AuthorityError};
 use engine::probe::{
     doctor::Report, fleet::HostPorts, Envelope, Inventory, ProbeMessage, Sample, Source,
     SCHEMA_VERSION,
@@ -52,9 +53,7 @@ impl ProbeUrl {
             }
             None => ("ws", text),
         };
-        // The authority ends where the path, query or fragment begins.
-        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        let (authority, tail) = rest.split_at(end);
+        let (authority, tail) = split_authority(rest);
         check_authority(authority)?;
         let path = match tail {
             "" | "/" => "/ws".to_string(),
@@ -65,82 +64,37 @@ impl ProbeUrl {
     }
 }
 
-/// Why `host[:port]` is not an address a WebSocket URL can name, if it is not.
+/// Why `host[:port]` is not an address a WebSocket URL can name, if it is not: the engine's
+/// parser decides, this says it to the learner.
 fn check_authority(authority: &str) -> Result<(), String> {
-    if authority.is_empty() {
-        return Err("The address names no host.".into());
-    }
-    if authority.contains('@') {
-        return Err("A probe address has no user name: leave out the part up to @.".into());
-    }
-    let (host, port) = if let Some(inside) = authority.strip_prefix('[') {
-        let Some((v6, after)) = inside.split_once(']') else {
-            return Err(format!(
-                "{authority} opens an IPv6 address with [ but never closes it with ]: write it as [::1]:7878."
-            ));
-        };
-        if v6.is_empty()
-            || !v6
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
-        {
-            return Err(format!(
-                "[{v6}] is not an IPv6 address: only hex digits, colons and dots go between the brackets."
-            ));
+    use AuthorityError as E;
+    Authority::parse(authority).map(drop).map_err(|why| match why {
+        E::Empty => "The address names no host.".into(),
+        E::UserInfo => "A probe address has no user name: leave out the part up to @.".into(),
+        E::UnclosedBracket => format!(
+            "{authority} opens an IPv6 address with [ but never closes it with ]: write it as [::1]:7878."
+        ),
+        E::NotIpv6(v6) => format!(
+            "[{v6}] is not an IPv6 address: only hex digits, colons and dots go between the brackets."
+        ),
+        E::AfterBracket { v6, after } => {
+            format!("After ] comes :port or nothing, not {after}: e.g. [{v6}]:7878.")
         }
-        let port = match after {
-            "" => None,
-            after => match after.strip_prefix(':') {
-                Some(port) => Some(port),
-                None => {
-                    return Err(format!(
-                        "After ] comes :port or nothing, not {after}: e.g. [{v6}]:7878."
-                    ))
-                }
-            },
-        };
-        (None, port)
-    } else {
-        if authority.contains(['[', ']']) {
-            return Err(format!(
-                "{authority} has a bracket out of place: only an IPv6 address goes in brackets, e.g. [::1]:7878."
-            ));
+        E::StrayBracket => format!(
+            "{authority} has a bracket out of place: only an IPv6 address goes in brackets, e.g. [::1]:7878."
+        ),
+        E::ManyColons => format!(
+            "{authority} has more than one colon: an IPv6 address goes in brackets, e.g. [::1]:7878."
+        ),
+        E::NoHost => "The address names no host before its port.".into(),
+        E::NotAHostName { host, bad } => {
+            format!("{host} is not a host name: {bad} cannot be part of one.")
         }
-        match authority.split_once(':') {
-            Some((_, port)) if port.contains(':') => {
-                return Err(format!(
-                    "{authority} has more than one colon: an IPv6 address goes in brackets, e.g. [::1]:7878."
-                ))
-            }
-            Some((host, port)) => (Some(host), Some(port)),
-            None => (Some(authority), None),
-        }
-    };
-    if let Some(host) = host {
-        if host.is_empty() {
-            return Err("The address names no host before its port.".into());
-        }
-        if let Some(bad) = host
-            .chars()
-            .find(|c| !(c.is_alphanumeric() || matches!(c, '-' | '.' | '_')))
-        {
-            return Err(format!(
-                "{host} is not a host name: {bad} cannot be part of one."
-            ));
-        }
-    }
-    match port {
-        None => Ok(()),
-        Some("") => Err(format!(
+        E::NoPort => format!(
             "{authority} ends in a colon without a port: add it, e.g. {authority}7878."
-        )),
-        Some(port) => match port.parse::<u16>() {
-            Ok(1..) if port.chars().all(|c| c.is_ascii_digit()) => Ok(()),
-            _ => Err(format!(
-                "The port must be a number from 1 to 65535, not {port}."
-            )),
-        },
-    }
+        ),
+        E::BadPort(port) => format!("The port must be a number from 1 to 65535, not {port}."),
+    })
 }
 
 /// WebSocket close code 1000, a normal closure (RFC 6455 section 7.4.1).

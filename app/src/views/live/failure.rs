@@ -177,7 +177,10 @@ impl Advice {
                 let (host, port) = address
                     .as_ref()
                     .map(|a| {
-                        let port = a.authority.rsplit_once(':').map_or("80", |(_, p)| p);
+                        let port = engine::address::Authority::parse(&a.authority)
+                            .ok()
+                            .and_then(|a| a.port)
+                            .unwrap_or(80);
                         (a.host.clone(), port.to_string())
                     })
                     .unwrap_or_default();

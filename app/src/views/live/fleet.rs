@@ -14,7 +14,8 @@ use engine::probe::Source;
 use gloo::timers::callback::Interval;
 use yew::prelude::*;
 
-use super::chart::human;
+use crate::views::figures;
+
 use super::connection::{use_probe, ConnectionState, ProbeUrl};
 use super::page_query;
 use super::presence;
@@ -107,17 +108,8 @@ fn full_view(address: &str) -> String {
 fn rate_text(figure: Figure, value: Option<f64>) -> String {
     match (value, figure.unit()) {
         (None, _) => "—".into(),
-        (Some(v), Unit::Bytes) => format!("{}B/s", with_space(human(v))),
-        (Some(v), Unit::Events) => format!("{}/s", human(v)),
-    }
-}
-
-/// `1.5 k` → `1.5 k` and `12` → `12 `, so a unit follows either with one space.
-fn with_space(text: String) -> String {
-    if text.ends_with(char::is_alphabetic) {
-        text
-    } else {
-        text + " "
+        (Some(v), Unit::Bytes) => figures::rate(v, "B"),
+        (Some(v), Unit::Events) => figures::rate(v, ""),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use engine::probe::{CounterSample, CounterStatus, Sample};
+use engine::probe::{rolling::push_newest, CounterSample, CounterStatus, Sample};
 
 /// Samples kept per series: two minutes at the default one-second interval.
 const KEPT: usize = 120;
@@ -70,11 +70,7 @@ impl History {
             return;
         };
         self.no_rate.remove(&key);
-        let points = self.series.entry(key).or_default();
-        points.push_back((t, value));
-        while points.len() > KEPT {
-            points.pop_front();
-        }
+        push_newest(self.series.entry(key).or_default(), (t, value), KEPT);
     }
 
     /// Why the series has no rate now, if its counter says.

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use engine::probe::{CounterSample, CounterStatus, Inventory};
 use yew::prelude::*;
 
-use super::chart::human;
+use crate::views::figures;
+
 use crate::base;
 use crate::topics::CounterNote;
 
@@ -178,7 +179,7 @@ pub struct CounterTableProps {
 
 fn status_text(counter: &CounterSample) -> String {
     match (counter.status, counter.per_second) {
-        (CounterStatus::Ok, Some(rate)) => format!("{}/s", human(rate)),
+        (CounterStatus::Ok, Some(rate)) => figures::rate(rate, ""),
         (CounterStatus::First, _) => "first reading".into(),
         (CounterStatus::Reset, _) => "reset: interval skipped".into(),
         (CounterStatus::Saturated, _) => "saturated".into(),

@@ -1,21 +1,8 @@
-//! How the calculator writes its numbers and names: sizes in powers of 1024 (as nccl-tests
-//! reads `-b`/`-e`), times in µs or ms, bandwidths in GB/s with nccl-tests' two decimals.
+//! How the calculator writes its numbers and names: times in µs or ms, bandwidths in GB/s
+//! with nccl-tests' two decimals; sizes are `figures::bytes`, in powers of 1024 as nccl-tests
+//! reads `-b`/`-e`.
 
 use engine::collective::{Bottleneck, Collective};
-
-/// `8589934592` as `8 GiB`, `1536` as `1.5 KiB`.
-pub fn size(bytes: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    let number = format!("{value:.2}");
-    let number = number.trim_end_matches('0').trim_end_matches('.');
-    format!("{number} {}", UNITS[unit])
-}
 
 /// A time in µs, as µs below a millisecond, else ms, else s.
 pub fn time(us: f64) -> String {
@@ -86,9 +73,6 @@ mod tests {
 
     #[test]
     fn sizes_times_and_names_read_as_nccl_tests_would() {
-        assert_eq!(size(8.0), "8 B");
-        assert_eq!(size(1536.0), "1.5 KiB");
-        assert_eq!(size(8.0 * 1024.0 * 1024.0 * 1024.0), "8 GiB");
         assert_eq!(time(12.345), "12.3 µs");
         assert_eq!(time(12_345.0), "12.35 ms");
         assert_eq!(time(2_500_000.0), "2.50 s");

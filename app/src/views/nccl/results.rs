@@ -11,6 +11,8 @@ use engine::collective::{
 };
 use yew::prelude::*;
 
+use crate::views::figures;
+
 use super::format::{self, op_name};
 use super::state::Calc;
 
@@ -101,7 +103,7 @@ pub fn PairResults(props: &ResultsProps) -> Html {
     let summary = format!(
         "{} of {} on {} GPUs ({} node{} × {} GPU{}), NCCL {}.",
         op_name(report.op),
-        format::size(report.bytes),
+        figures::bytes(report.bytes),
         report.ranks,
         report.nodes,
         if report.nodes == 1 { "" } else { "s" },

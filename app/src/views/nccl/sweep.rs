@@ -7,6 +7,8 @@ use std::rc::Rc;
 use engine::collective::{algorithm_name, Algorithm, CollectiveReport, Estimate};
 use yew::prelude::*;
 
+use crate::views::figures;
+
 use super::format::{self, op_id};
 use super::results::{chosen_estimate, pair_name};
 use super::state::{Action, Calc};
@@ -130,7 +132,7 @@ pub fn SweepChart(props: &ChartProps) -> Html {
                     html! {
                         <g class="nccl-grid">
                             <line x1={x.to_string()} x2={x.to_string()} y1={TOP.to_string()} y2={(HEIGHT - BOTTOM).to_string()} />
-                            <text x={x.to_string()} y={(HEIGHT - BOTTOM + 16.0).to_string()} text-anchor="middle">{ format::size(2f64.powf(*k)) }</text>
+                            <text x={x.to_string()} y={(HEIGHT - BOTTOM + 16.0).to_string()} text-anchor="middle">{ figures::bytes(2f64.powf(*k)) }</text>
                         </g>
                     }
                 }) }

@@ -129,10 +129,7 @@ impl Trend {
         let value = value.filter(|v| v.is_finite());
         self.latest = value;
         if let Some(value) = value {
-            self.points.push_back((t, value));
-            while self.points.len() > TREND_POINTS {
-                self.points.pop_front();
-            }
+            super::rolling::push_newest(&mut self.points, (t, value), TREND_POINTS);
         }
     }
 }

@@ -198,6 +198,17 @@ impl Series {
 /// Reads one answer of `/api/v1/query` (an instant vector) or `/api/v1/query_range` (a range
 /// matrix) into its series.
 pub fn parse(body: &str) -> Result<Vec<Series>, PrometheusError> {
+    parse_as(body, "vector or matrix")
+}
+
+/// Reads an answer that must be an instant vector (`/api/v1/query` of an expression without a
+/// range): each series has one point.
+pub fn parse_instant(body: &str) -> Result<Vec<Series>, PrometheusError> {
+    parse_as(body, "vector")
+}
+
+/// `expected` is what the caller takes: "vector or matrix", or only a "vector".
+fn parse_as(body: &str, expected: &'static str) -> Result<Vec<Series>, PrometheusError> {
     let response: Response = serde_json::from_str(body).map_err(|e| {
         // serde_json's text ends with the position; it goes in `at` instead.
         let position = format!(" at line {} column {}", e.line(), e.column());
@@ -226,6 +237,12 @@ pub fn parse(body: &str) -> Result<Vec<Series>, PrometheusError> {
                 })
             })
             .collect(),
+        (Status::Success, Some(Data::Matrix(_))) if expected == "vector" => {
+            Err(PrometheusError::Unexpected {
+                expected,
+                found: "matrix",
+            })
+        }
         (Status::Success, Some(Data::Matrix(result))) => result
             .into_iter()
             .enumerate()
@@ -243,11 +260,11 @@ pub fn parse(body: &str) -> Result<Vec<Series>, PrometheusError> {
             })
             .collect(),
         (Status::Success, Some(Data::Scalar(_))) => Err(PrometheusError::Unexpected {
-            expected: "vector or matrix",
+            expected,
             found: "scalar",
         }),
         (Status::Success, Some(Data::String(_))) => Err(PrometheusError::Unexpected {
-            expected: "vector or matrix",
+            expected,
             found: "string",
         }),
     }
