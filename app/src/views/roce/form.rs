@@ -302,18 +302,13 @@ fn engine_checks(spec: PacketSpec) -> Result<PacketSpec, Vec<(&'static str, Stri
 
 /// A whole number in decimal or `0x` hex, at most `max`.
 pub fn parse_number(text: &str, max: u64) -> Result<u64, String> {
-    let t = text.trim().replace('_', "");
-    if t.is_empty() {
+    if text.trim().is_empty() {
         return Err("enter a number".to_string());
     }
-    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => t.parse::<u64>(),
-    };
-    match parsed {
-        Ok(v) if v <= max => Ok(v),
-        Ok(_) => Err(format!("at most {max} ({max:#x})")),
-        Err(_) => Err(format!(
+    match engine::number::parse_whole(text) {
+        Some(v) if v <= max => Ok(v),
+        Some(_) => Err(format!("at most {max} ({max:#x})")),
+        None => Err(format!(
             "{:?} is not a decimal or 0x-hex number",
             text.trim()
         )),
