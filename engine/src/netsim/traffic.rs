@@ -287,13 +287,14 @@ pub(super) fn plan(
                 qps_per_connection,
                 pxn,
             } => {
-                let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
-                count(&at("channels"), *channels, 1, 64)?;
-                count(&at("qps_per_connection"), *qps_per_connection, 1, 16)?;
-                let n = topo.hosts;
-                if n < 2 {
-                    return Err(SimError::invalid(at("ring_all_reduce"), "needs two hosts"));
-                }
+                let bytes = collective_size(
+                    &at,
+                    "ring_all_reduce",
+                    topo,
+                    *bytes_per_gpu,
+                    *channels,
+                    *qps_per_connection,
+                )?;
                 ring(
                     &mut qps,
                     topo,
@@ -306,7 +307,7 @@ pub(super) fn plan(
                 .map_err(|reason| SimError::invalid(at("ring_all_reduce"), reason))?;
                 collectives.push(CollectivePlan {
                     traffic: ti,
-                    ranks: n,
+                    ranks: topo.hosts,
                     bytes_per_gpu: bytes,
                 });
             }
@@ -315,12 +316,14 @@ pub(super) fn plan(
                 channels,
                 qps_per_connection,
             } => {
-                let bytes = size(at("bytes_per_gpu"), *bytes_per_gpu)?;
-                count(&at("channels"), *channels, 1, 64)?;
-                count(&at("qps_per_connection"), *qps_per_connection, 1, 16)?;
-                if topo.hosts < 2 {
-                    return Err(SimError::invalid(at("tree_all_reduce"), "needs two hosts"));
-                }
+                let bytes = collective_size(
+                    &at,
+                    "tree_all_reduce",
+                    topo,
+                    *bytes_per_gpu,
+                    *channels,
+                    *qps_per_connection,
+                )?;
                 tree(&mut qps, topo, ti, bytes, *channels, *qps_per_connection)
                     .map_err(|reason| SimError::invalid(at("tree_all_reduce"), reason))?;
                 collectives.push(CollectivePlan {
@@ -352,6 +355,25 @@ pub(super) fn plan(
         }
     }
     Ok((qps, collectives))
+}
+
+/// A ring or tree collective's shared checks: its size per GPU, its channel and QP counts,
+/// and at least two hosts; the size back.
+fn collective_size(
+    at: &dyn Fn(&str) -> String,
+    kind: &str,
+    topo: &Topology,
+    bytes_per_gpu: u64,
+    channels: u32,
+    qps_per_connection: u32,
+) -> Result<u64, SimError> {
+    let bytes = size(at("bytes_per_gpu"), bytes_per_gpu)?;
+    count(&at("channels"), channels, 1, 64)?;
+    count(&at("qps_per_connection"), qps_per_connection, 1, 16)?;
+    if topo.hosts < 2 {
+        return Err(SimError::invalid(at(kind), "needs two hosts"));
+    }
+    Ok(bytes)
 }
 
 /// A seeded permutation of 0..n with no fixed point (Sattolo's algorithm: one cycle).

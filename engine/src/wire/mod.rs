@@ -4,7 +4,7 @@
 //! LRH and the GRH each have a zero-copy view (`Packet<T: AsRef<[u8]>>`) whose only public
 //! constructor, `new_checked`, proves the buffer is long enough, beside a plain `Repr`
 //! struct with `parse` and `emit`; byte offsets are named once, in a `field` module per
-//! header, which the dissector ([`crate::capture::dissect`]) reads too. The extended
+//! header, which the dissector ([`mod@crate::capture::dissect`]) reads too. The extended
 //! transport headers (4 to 28 bytes, read once each) have no view: each is a plain struct
 //! parsed from and emitted to its bytes ([`ext`]).
 //!
