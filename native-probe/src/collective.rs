@@ -8,17 +8,17 @@ use engine::collective::{
 };
 use serde::Serialize;
 
-use crate::{cli::CollectiveArgs, output};
+use crate::{cli::CollectiveArgs, flags::FieldFlags, output};
 
 /// The engine's field paths and the flags that set them, for error messages.
-const FLAGS: [(&str, &str); 6] = [
+const FLAGS: FieldFlags = FieldFlags(&[
     ("cluster.nodes", "--nodes"),
     ("cluster.gpus_per_node", "--gpus-per-node"),
     ("cluster.nics_per_node", "--nics-per-node"),
     ("nic", "--nic"),
     ("sharp", "--sharp"),
     ("bytes", "--bytes"),
-];
+]);
 
 /// One line of output: an algorithm/protocol pair at one size.
 #[derive(Debug, Serialize)]
@@ -48,13 +48,13 @@ struct Report {
 }
 
 pub fn run(args: &CollectiveArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let (request, machines) = request(args).map_err(|e| with_flags(&e.to_string()))?;
+    let (request, machines) = request(args).map_err(|e| refusal(&e))?;
     let reports = if args.sweep {
         sweep(&request)
     } else {
         estimate(&request).map(|r| vec![r])
     }
-    .map_err(|e| with_flags(&e.to_string()))?;
+    .map_err(|e| refusal(&e))?;
     let rows: Vec<Row> = if args.sweep {
         reports.iter().filter_map(chosen_row).collect()
     } else {
@@ -86,11 +86,10 @@ pub fn run(args: &CollectiveArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The engine's message with each field path written as the flag that sets it.
-fn with_flags(message: &str) -> String {
-    FLAGS.iter().fold(message.to_string(), |m, (field, flag)| {
-        m.replace(&format!("`{field}`"), &format!("`{flag}`"))
-    })
+/// The engine's refusal, with the field written as the flag that sets it.
+fn refusal(e: &CollectiveError) -> String {
+    e.field_error()
+        .map_or_else(|| e.to_string(), |refused| FLAGS.refusal(refused))
 }
 
 /// The request the flags describe. clap has already checked every name against the
@@ -239,9 +238,17 @@ mod tests {
     #[test]
     fn field_paths_become_flags() {
         assert_eq!(
-            with_flags("invalid `cluster.nodes`: must be from 1 to 1000000"),
+            refusal(&CollectiveError::InvalidField(engine::FieldError::new(
+                "cluster.nodes",
+                "must be from 1 to 1000000"
+            ))),
             "invalid `--nodes`: must be from 1 to 1000000"
         );
-        assert!(with_flags("invalid `nic`: pick one").contains("`--nic`"));
+        assert!(
+            refusal(&CollectiveError::InvalidField(engine::FieldError::new(
+                "nic", "pick one"
+            )))
+            .contains("`--nic`")
+        );
     }
 }

@@ -6,11 +6,12 @@ use serde::Serialize;
 
 use crate::{
     cli::{FabricArgs, TiersArg},
+    flags::FieldFlags,
     output,
 };
 
 /// The spec's JSON field names and the flags that set them, for error messages.
-const FLAGS: [(&str, &str); 11] = [
+const FLAGS: FieldFlags = FieldFlags(&[
     ("gpus_per_node", "--gpus-per-node"),
     ("nics_per_node", "--nics-per-node"),
     ("nic_ports", "--nic-ports"),
@@ -22,7 +23,7 @@ const FLAGS: [(&str, &str); 11] = [
     ("rail_optimized", "--rail-optimized"),
     ("planes", "--planes"),
     ("gpus", "--gpus"),
-];
+]);
 
 /// What `--json` prints: the counts first, under the names a reader looks for.
 #[derive(Debug, Serialize)]
@@ -62,7 +63,10 @@ pub fn run(args: &FabricArgs) -> Result<(), Box<dyn std::error::Error>> {
         rail_optimized: args.rail_optimized,
         planes: args.planes,
     };
-    let fabric = build(&spec).map_err(|e| with_flags(&e.to_string()))?;
+    let fabric = build(&spec).map_err(|e| match e.field_error() {
+        Some(refused) => FLAGS.refusal(refused),
+        None => FLAGS.in_message(&e.to_string()),
+    })?;
     let text = if args.json {
         let report = Report {
             tiers: fabric.tiers,
@@ -85,13 +89,6 @@ pub fn run(args: &FabricArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     output::to_stdout(|out| out.write_all(text.as_bytes()))?;
     Ok(())
-}
-
-/// The engine's message with each `field` written as the flag that sets it.
-fn with_flags(message: &str) -> String {
-    FLAGS.iter().fold(message.to_string(), |m, (field, flag)| {
-        m.replace(&format!("`{field}`"), &format!("`{flag}`"))
-    })
 }
 
 /// A rate in Tb/s from 1 Tb/s up, else Gb/s, without trailing zeros.
@@ -182,11 +179,13 @@ mod tests {
 
     #[test]
     fn field_names_become_flags() {
-        let m = with_flags("`gpus` 9 is not a whole number of nodes of 8 GPUs (`gpus_per_node`)");
+        let m =
+            FLAGS.in_message("`gpus` 9 is not a whole number of nodes of 8 GPUs (`gpus_per_node`)");
         assert_eq!(
             m,
             "`--gpus` 9 is not a whole number of nodes of 8 GPUs (`--gpus-per-node`)"
         );
-        assert!(with_flags("invalid `nic_port_gbps`: 0").contains("`--nic-gbps`"));
+        let refused = engine::FieldError::new("nic_port_gbps", "0");
+        assert!(FLAGS.refusal(&refused).contains("`--nic-gbps`"));
     }
 }

@@ -2,16 +2,16 @@
 //! (`engine::lossless`) on the command line.
 
 use engine::lossless::{parse_dscp_map, parse_priorities, Headroom, QosPlan, Severity};
-use engine::FieldError;
 use serde_json::json;
 
 use crate::{
     cli::{HeadroomArgs, QosArgs},
+    flags::FieldFlags,
     output,
 };
 
 /// The plan's field names and the flags that set them, for error messages.
-const QOS_FLAGS: [(&str, &str); 7] = [
+const QOS_FLAGS: FieldFlags = FieldFlags(&[
     ("nccl_ib_tc", "--tc"),
     ("dscp_priority", "--map"),
     ("pfc_priorities", "--pfc"),
@@ -19,24 +19,15 @@ const QOS_FLAGS: [(&str, &str); 7] = [
     ("cnp_dscp", "--cnp-dscp"),
     ("ecn_kmin_bytes", "--kmin"),
     ("pfc_xoff_bytes", "--xoff"),
-];
+]);
 
-const HEADROOM_FLAGS: [(&str, &str); 5] = [
+const HEADROOM_FLAGS: FieldFlags = FieldFlags(&[
     ("link_gbps", "--gbps"),
     ("cable_m", "--cable-m"),
     ("ns_per_m", "--ns-per-m"),
     ("max_frame_bytes", "--max-frame"),
     ("response_ns", "--response-ns"),
-];
-
-/// The engine's refusal, with the field written as its flag.
-fn flagged(e: FieldError, flags: &[(&str, &str)]) -> String {
-    let flag = flags
-        .iter()
-        .find(|(f, _)| e.field.starts_with(f))
-        .map_or(e.field.as_str(), |(_, flag)| flag);
-    format!("invalid `{flag}`: {}", e.reason)
-}
+]);
 
 /// A finding of error severity: the run exits 1 after printing.
 #[derive(Debug)]
@@ -54,16 +45,16 @@ pub fn qos(args: &QosArgs) -> Result<(), Box<dyn std::error::Error>> {
     let plan = QosPlan {
         nccl_ib_tc: args.tc,
         dscp_priority: parse_dscp_map("dscp_priority", &args.map)
-            .map_err(|e| flagged(e, &QOS_FLAGS))?,
+            .map_err(|e| QOS_FLAGS.refusal(&e))?,
         pfc_priorities: parse_priorities("pfc_priorities", &args.pfc)
-            .map_err(|e| flagged(e, &QOS_FLAGS))?,
+            .map_err(|e| QOS_FLAGS.refusal(&e))?,
         ecn_priorities: parse_priorities("ecn_priorities", &args.ecn)
-            .map_err(|e| flagged(e, &QOS_FLAGS))?,
+            .map_err(|e| QOS_FLAGS.refusal(&e))?,
         cnp_dscp: args.cnp_dscp,
         ecn_kmin_bytes: args.kmin,
         pfc_xoff_bytes: args.xoff,
     };
-    let (chain, findings) = plan.check().map_err(|e| flagged(e, &QOS_FLAGS))?;
+    let (chain, findings) = plan.check().map_err(|e| QOS_FLAGS.refusal(&e))?;
     let text = if args.json {
         serde_json::to_string_pretty(&json!({ "chain": chain, "findings": findings }))? + "\n"
     } else {
@@ -117,7 +108,7 @@ pub fn headroom(args: &HeadroomArgs) -> Result<(), Box<dyn std::error::Error>> {
         max_frame_bytes: args.max_frame,
         response_ns: args.response_ns,
     };
-    let b = h.bytes().map_err(|e| flagged(e, &HEADROOM_FLAGS))?;
+    let b = h.bytes().map_err(|e| HEADROOM_FLAGS.refusal(&e))?;
     let text = if args.json {
         serde_json::to_string_pretty(&b)? + "\n"
     } else {

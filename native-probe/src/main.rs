@@ -9,6 +9,7 @@ mod decode;
 mod demo;
 mod doctor;
 mod fabric;
+mod flags;
 mod json_input;
 mod lossless;
 mod nccl_log;
