@@ -625,13 +625,21 @@ fn tree(
     let messages = share.div_ceil(TREE_CHUNK_BYTES);
     let chunk = share.div_ceil(messages);
     let messages = u32::try_from(messages).map_err(|_| "too many chunks".to_string())?;
+    // The two trees' shapes and their servers from the root down, shared by every channel.
+    let trees: Vec<(Vec<TreeNode>, Vec<u32>)> = (0..2)
+        .map(|t| {
+            let shape: Vec<_> = (0..servers)
+                .map(|s| double_binary_tree(servers, t, s))
+                .collect();
+            let order = by_depth(&shape);
+            (shape, order)
+        })
+        .collect();
     for c in 0..channels {
         let rail = (c / 2) % per_server;
         // The chain of server s: its i-th GPU.
         let gpu = |s: u32, i: u32| s * per_server + (rail + i) % per_server;
-        let shape: Vec<_> = (0..servers)
-            .map(|s| double_binary_tree(servers, c % 2, s))
-            .collect();
+        let (shape, order) = &trees[(c % 2) as usize];
         for _ in 0..per_connection {
             let mut leg = |src: u32, dst: u32, inputs: Vec<usize>| {
                 qps.push(QpPlan {
@@ -659,25 +667,20 @@ fn tree(
                 chain_up[s as usize] = below;
             }
             let mut net_up: Vec<Option<usize>> = vec![None; servers as usize];
-            for s in by_depth(&shape).into_iter().rev() {
+            for &s in order.iter().rev() {
                 let (parent, children) = &shape[s as usize];
                 if let Some(p) = parent {
-                    let mut inputs: Vec<usize> = chain_up[s as usize].into_iter().collect();
-                    inputs.extend(children.iter().filter_map(|&k| net_up[k as usize]));
+                    let inputs = into_head(chain_up[s as usize], children, &net_up);
                     net_up[s as usize] = Some(leg(gpu(s, 0), gpu(*p, 0), inputs));
                 }
             }
             // Down: from the root, each server's head to its children and along its chain.
             let mut net_down: Vec<Option<usize>> = vec![None; servers as usize];
-            for s in by_depth(&shape) {
+            for &s in order {
                 let (parent, children) = &shape[s as usize];
                 let reduced = match parent {
                     // The root's head has the whole sum once its chain and children are in.
-                    None => {
-                        let mut inputs: Vec<usize> = chain_up[s as usize].into_iter().collect();
-                        inputs.extend(children.iter().filter_map(|&k| net_up[k as usize]));
-                        inputs
-                    }
+                    None => into_head(chain_up[s as usize], children, &net_up),
                     Some(_) => net_down[s as usize].into_iter().collect(),
                 };
                 for &k in children {
@@ -694,8 +697,20 @@ fn tree(
     check_legs(topo, &pairs)
 }
 
+/// The legs a server's head waits on before it sends up (or, at the root, down): its
+/// chain's last leg and each child server's leg up.
+fn into_head(chain: Option<usize>, children: &[u32], net_up: &[Option<usize>]) -> Vec<usize> {
+    chain
+        .into_iter()
+        .chain(children.iter().filter_map(|&k| net_up[k as usize]))
+        .collect()
+}
+
+/// A server's parent and children in one tree.
+type TreeNode = (Option<u32>, Vec<u32>);
+
 /// The servers in breadth-first order from the tree's root.
-fn by_depth(shape: &[(Option<u32>, Vec<u32>)]) -> Vec<u32> {
+fn by_depth(shape: &[TreeNode]) -> Vec<u32> {
     let mut order: Vec<u32> = shape
         .iter()
         .enumerate()
