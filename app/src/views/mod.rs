@@ -18,6 +18,7 @@ pub mod training;
 
 pub mod download;
 pub mod figures;
+pub mod form;
 pub mod page_query;
 mod slot;
 pub mod timing;

@@ -87,14 +87,14 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     let drawn_run = run_number(&browser).await;
     browser
         .set_value(
-            "[data-key='cp.kmin_bytes'] input.dcqcn-number",
+            "[data-key='cp.kmin_bytes'] input.form-text",
             "999999999",
             "input",
         )
         .await;
     let message = wait_until(
         &browser,
-        "document.querySelector(\"[data-key='cp.kmin_bytes'] .dcqcn-error\")?.textContent",
+        "document.querySelector(\"[data-key='cp.kmin_bytes'] .form-error\")?.textContent",
     )
     .await;
     assert!(
@@ -104,7 +104,7 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
         "the refusal names the parameter: {message}"
     );
     let typed = browser
-        .eval("return document.querySelector(\"[data-key='cp.kmin_bytes'] input.dcqcn-number\").value")
+        .eval("return document.querySelector(\"[data-key='cp.kmin_bytes'] input.form-text\").value")
         .await;
     assert_eq!(typed, "999999999", "what the learner typed is kept");
     // The refusal and the run it did not ask for are one state of the page: shown together.
@@ -121,11 +121,11 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     );
     // Malformed text is refused too.
     browser
-        .set_value("[data-key='dcqcn.g'] input.dcqcn-number", "fast", "input")
+        .set_value("[data-key='dcqcn.g'] input.form-text", "fast", "input")
         .await;
     let message = wait_until(
         &browser,
-        "document.querySelector(\"[data-key='dcqcn.g'] .dcqcn-error\")?.textContent",
+        "document.querySelector(\"[data-key='dcqcn.g'] .form-error\")?.textContent",
     )
     .await;
     assert!(
@@ -145,7 +145,7 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     .await;
     browser
         .set_value(
-            "[data-key='duration_us'] input.dcqcn-number",
+            "[data-key='duration_us'] input.form-text",
             "10000",
             "change",
         )
@@ -201,9 +201,7 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
     )
     .await;
     let duration = browser
-        .eval(
-            "return document.querySelector(\"[data-key='duration_us'] input.dcqcn-number\").value",
-        )
+        .eval("return document.querySelector(\"[data-key='duration_us'] input.form-text\").value")
         .await;
     assert_eq!(duration, "10000");
     browser.screenshot("dcqcn-packet-light").await;
@@ -248,7 +246,7 @@ async fn dcqcn_page_runs_compares_and_refuses_bad_values() {
 
 /// The number box of field `key`.
 fn number_box(key: &str) -> String {
-    format!("[data-key='{key}'] input.dcqcn-number")
+    format!("[data-key='{key}'] input.form-text")
 }
 
 /// Opens the panel section holding field `key` as a learner does (a click on its
@@ -344,7 +342,7 @@ async fn dcqcn_number_boxes_take_a_number_typed_digit_by_digit() {
         );
         let error = browser
             .eval(&format!(
-                "return document.querySelector(\"[data-key='{key}'] .dcqcn-error\")?.textContent ?? ''"
+                "return document.querySelector(\"[data-key='{key}'] .form-error\")?.textContent ?? ''"
             ))
             .await;
         assert_eq!(error, "", "{key}: 100 is accepted");
@@ -380,7 +378,7 @@ async fn dcqcn_an_absurd_number_is_refused_beside_its_box_and_the_last_value_run
     type_into(&browser, "flows", "1e9").await;
     let message = wait_until(
         &browser,
-        "document.querySelector(\"[data-key='flows'] .dcqcn-error\")?.textContent",
+        "document.querySelector(\"[data-key='flows'] .form-error\")?.textContent",
     )
     .await;
     let message = message.as_str().unwrap_or_default().to_string();
@@ -417,7 +415,7 @@ async fn dcqcn_an_absurd_number_is_refused_beside_its_box_and_the_last_value_run
     type_into(&browser, "bottleneck_gbps", "100000").await;
     let message = wait_until(
         &browser,
-        "document.querySelector(\"[data-key='bottleneck_gbps'] .dcqcn-error\")?.textContent",
+        "document.querySelector(\"[data-key='bottleneck_gbps'] .form-error\")?.textContent",
     )
     .await;
     let message = message.as_str().unwrap_or_default();
@@ -841,7 +839,7 @@ async fn dcqcn_the_xoff_slider_ends_at_the_buffer_its_row_names() {
     // An element of the XOFF row, as JavaScript.
     let xoff =
         |what: &str| format!("document.querySelector(\"[data-key='cp.pfc.xoff_bytes'] {what}\")");
-    let (slider, note) = (xoff("input[type=range]"), xoff(".dcqcn-param-context"));
+    let (slider, note) = (xoff("input[type=range]"), xoff(".form-note"));
     let max = browser.eval(&format!("return {slider}.max")).await;
     assert_eq!(max, "1048576", "the slider ends at the 1 MiB buffer");
     let note_text = format!("return {note}?.textContent");
@@ -866,7 +864,7 @@ async fn dcqcn_the_xoff_slider_ends_at_the_buffer_its_row_names() {
         &browser,
         &format!(
             "{}?.textContent.includes('above XOFF, 0 bytes')",
-            xoff(".dcqcn-param-context")
+            xoff(".form-note")
         ),
     )
     .await;

@@ -99,7 +99,7 @@ async fn topology_builder_sizes_draws_and_routes() {
     type_into(&browser, "switch_ports", "\u{E003}1").await;
     let error = wait_until(
         &browser,
-        "document.querySelector(\"[data-key='switch_ports'] .topo-error\")?.textContent",
+        "document.querySelector(\"[data-key='switch_ports'] .form-error\")?.textContent",
     )
     .await;
     assert!(
@@ -121,7 +121,7 @@ async fn topology_builder_sizes_draws_and_routes() {
     assert_eq!(value_of(&browser, "#topo-switch_ports").await, "128");
     assert_eq!(total(&browser, "spines").await, "8");
     let gone = browser
-        .eval("return document.querySelector(\"[data-key='switch_ports'] .topo-error\") === null")
+        .eval("return document.querySelector(\"[data-key='switch_ports'] .form-error\") === null")
         .await;
     assert_eq!(gone, Value::Bool(true));
 
@@ -129,7 +129,7 @@ async fn topology_builder_sizes_draws_and_routes() {
     type_into(&browser, "gpus", "\u{E003}lots").await;
     let error = wait_until(
         &browser,
-        "document.querySelector(\"[data-key='gpus'] .topo-error\")?.textContent",
+        "document.querySelector(\"[data-key='gpus'] .form-error\")?.textContent",
     )
     .await;
     assert!(

@@ -4,6 +4,7 @@
 //! and says in words which values the engine takes and why, for the message under a box.
 
 use crate::views::figures::grouped;
+use crate::views::form::{decimal, FieldDef, Reads};
 use engine::dcqcn::{
     FlowSpec, Scenario, MAX_BUFFER_BYTES, MAX_DURATION_US, MAX_FLOWS, MAX_LINK_GBPS,
     MAX_PROP_DELAY_US, MAX_SAMPLES,
@@ -36,22 +37,18 @@ impl Group {
     }
 }
 
-/// One adjustable number.
+/// One adjustable number: its box, and how it reads and writes a scenario.
 pub struct Field {
-    /// The engine's parameter path, as `SimError::InvalidParameter` names it.
-    pub key: &'static str,
-    pub label: &'static str,
+    /// The box; its key is the engine's parameter path, as `SimError::InvalidParameter`
+    /// names it. Counts and byte sizes read as [`Reads::Whole`].
+    pub def: FieldDef,
     /// The mlx5 `cc_params` file (or the switch/workload term) shown beside the label.
     pub mlx5: &'static str,
-    pub unit: &'static str,
-    pub help: &'static str,
     pub group: Group,
     /// Slider range; the number box accepts anything and the engine judges it.
     pub min: f64,
     max: SliderMax,
     pub step: f64,
-    /// Counts and byte sizes take whole numbers only.
-    pub whole: bool,
     /// The largest value the page builds a scenario for at all (the engine judges the
     /// rest): a flow count is turned into that many flows before the engine sees it, so a
     /// typo such as `1e9` must stop here.
@@ -83,26 +80,18 @@ impl Field {
     /// Reads what the learner typed and writes it into a copy of `scenario`. A malformed
     /// number is refused here, naming the field; range checks are left to the engine.
     pub fn apply(&self, scenario: &Scenario, text: &str) -> Result<Scenario, String> {
-        let value: f64 = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("invalid parameter `{}`: {text:?} is not a number", self.key))?;
-        if !value.is_finite() {
+        let key = self.def.key;
+        let value =
+            decimal(text).map_err(|why| format!("invalid parameter `{key}`: {text:?} {why}"))?;
+        if self.whole() && (value.fract() != 0.0 || !(0.0..=1e15).contains(&value)) {
             return Err(format!(
-                "invalid parameter `{}`: {text:?} is not a finite number",
-                self.key
-            ));
-        }
-        if self.whole && (value.fract() != 0.0 || !(0.0..=1e15).contains(&value)) {
-            return Err(format!(
-                "invalid parameter `{}`: {value} is not a whole number of {}",
-                self.key, self.unit
+                "invalid parameter `{key}`: {value} is not a whole number of {}",
+                self.def.unit
             ));
         }
         if let Some(cap) = self.cap.filter(|cap| value > *cap) {
             return Err(format!(
-                "invalid parameter `{}`: {value} exceeds the cap {cap}",
-                self.key
+                "invalid parameter `{key}`: {value} exceeds the cap {cap}"
             ));
         }
         let mut next = scenario.clone();
@@ -128,9 +117,14 @@ impl Field {
         self.context.map(|context| context(scenario))
     }
 
+    /// Counts and byte sizes take whole numbers only.
+    fn whole(&self) -> bool {
+        self.def.reads == Reads::Whole
+    }
+
     /// The value as the number box shows it.
     pub fn format(&self, value: f64) -> String {
-        if self.whole {
+        if self.whole() {
             format!("{value:.0}")
         } else {
             // Shortest form that reads back as the same number.
@@ -215,16 +209,18 @@ fn u(v: f64) -> u64 {
 /// Every field, in panel order.
 pub static FIELDS: &[Field] = &[
     Field {
-        key: "flows",
-        label: "Flows",
+        def: FieldDef {
+            key: "flows",
+            label: "Flows",
+            unit: "flows",
+            help: "How many senders share the bottleneck; each has its own line-rate link.",
+            reads: Reads::Whole,
+        },
         mlx5: "senders",
-        unit: "flows",
-        help: "How many senders share the bottleneck; each has its own line-rate link.",
         group: Group::Workload,
         min: 1.0,
         max: SliderMax::Fixed(32.0),
         step: 1.0,
-        whole: true,
         cap: Some(MAX_FLOWS as f64),
         get: |s| Some(s.flows.len() as f64),
         set: |s, v| {
@@ -240,16 +236,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "flow_stagger_us",
-        label: "Start stagger",
+        def: FieldDef {
+            key: "flow_stagger_us",
+            label: "Start stagger",
+            unit: "µs",
+            help: "Flow i starts at i times this delay; 0 starts all together (incast).",
+            reads: Reads::Decimal,
+        },
         mlx5: "flow i starts at i × this",
-        unit: "µs",
-        help: "Flow i starts at i times this delay; 0 starts all together (incast).",
         group: Group::Workload,
         min: 0.0,
         max: SliderMax::Fixed(10_000.0),
         step: 100.0,
-        whole: false,
         cap: None,
         get: stagger_us,
         set: |s, v| {
@@ -270,16 +268,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "sender_gbps",
-        label: "Sender line rate",
+        def: FieldDef {
+            key: "sender_gbps",
+            label: "Sender line rate",
+            unit: "Gb/s",
+            help: "Every sender's own link rate: the rate a flow starts at and may climb back to.",
+            reads: Reads::Decimal,
+        },
         mlx5: "NIC port speed",
-        unit: "Gb/s",
-        help: "Every sender's own link rate: the rate a flow starts at and may climb back to.",
         group: Group::Workload,
         min: 10.0,
         max: SliderMax::Fixed(800.0),
         step: 10.0,
-        whole: false,
         cap: None,
         get: |s| s.flows.first().map(|f| f.link_gbps),
         set: |s, v| s.flows.iter_mut().for_each(|f| f.link_gbps = v),
@@ -294,16 +294,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "bottleneck_gbps",
-        label: "Bottleneck rate",
+        def: FieldDef {
+            key: "bottleneck_gbps",
+            label: "Bottleneck rate",
+            unit: "Gb/s",
+            help: "Rate of the switch port towards the receiver: the shared link.",
+            reads: Reads::Decimal,
+        },
         mlx5: "link speed",
-        unit: "Gb/s",
-        help: "Rate of the switch port towards the receiver: the shared link.",
         group: Group::Workload,
         min: 10.0,
         max: SliderMax::Fixed(400.0),
         step: 10.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.bottleneck_gbps),
         set: |s, v| s.bottleneck_gbps = v,
@@ -316,16 +318,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "prop_delay_us",
-        label: "Link delay",
+        def: FieldDef {
+            key: "prop_delay_us",
+            label: "Link delay",
+            unit: "µs",
+            help: "One-way propagation delay of every link; CNPs take three links to act.",
+            reads: Reads::Decimal,
+        },
         mlx5: "one-way propagation",
-        unit: "µs",
-        help: "One-way propagation delay of every link; CNPs take three links to act.",
         group: Group::Workload,
         min: 0.0,
         max: SliderMax::Fixed(50.0),
         step: 0.5,
-        whole: false,
         cap: None,
         get: |s| Some(s.prop_delay_us),
         set: |s, v| s.prop_delay_us = v,
@@ -338,16 +342,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "duration_us",
-        label: "Duration",
+        def: FieldDef {
+            key: "duration_us",
+            label: "Duration",
+            unit: "µs",
+            help: "How much time to simulate.",
+            reads: Reads::Decimal,
+        },
         mlx5: "simulated time",
-        unit: "µs",
-        help: "How much time to simulate.",
         group: Group::Workload,
         min: 1_000.0,
         max: SliderMax::Fixed(100_000.0),
         step: 1_000.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.duration_us),
         set: |s, v| s.duration_us = v,
@@ -363,16 +369,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "cp.kmin_bytes",
-        label: "Kmin",
+        def: FieldDef {
+            key: "cp.kmin_bytes",
+            label: "Kmin",
+            unit: "bytes",
+            help: "Below this queue depth the switch marks nothing (paper Kmin, 5 KB).",
+            reads: Reads::Whole,
+        },
         mlx5: "switch ECN min threshold",
-        unit: "bytes",
-        help: "Below this queue depth the switch marks nothing (paper Kmin, 5 KB).",
         group: Group::Switch,
         min: 0.0,
         max: SliderMax::Buffer,
         step: 1024.0,
-        whole: true,
         cap: None,
         get: |s| Some(s.cp.kmin_bytes as f64),
         set: |s, v| s.cp.kmin_bytes = u(v),
@@ -386,17 +394,19 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "cp.kmax_bytes",
-        label: "Kmax",
+        def: FieldDef {
+            key: "cp.kmax_bytes",
+            label: "Kmax",
+            unit: "bytes",
+            help: "Above this queue depth every packet is marked (paper Kmax, 200 KB). \
+                   Between Kmin and Kmax the probability rises linearly to Pmax.",
+            reads: Reads::Whole,
+        },
         mlx5: "switch ECN max threshold",
-        unit: "bytes",
-        help: "Above this queue depth every packet is marked (paper Kmax, 200 KB). \
-               Between Kmin and Kmax the probability rises linearly to Pmax.",
         group: Group::Switch,
         min: 0.0,
         max: SliderMax::Buffer,
         step: 1024.0,
-        whole: true,
         cap: None,
         get: |s| Some(s.cp.kmax_bytes as f64),
         set: |s, v| s.cp.kmax_bytes = u(v),
@@ -411,16 +421,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "cp.pmax",
-        label: "Pmax",
+        def: FieldDef {
+            key: "cp.pmax",
+            label: "Pmax",
+            unit: "fraction",
+            help: "Marking probability at Kmax (paper 1 %).",
+            reads: Reads::Decimal,
+        },
         mlx5: "switch ECN max probability",
-        unit: "fraction",
-        help: "Marking probability at Kmax (paper 1 %).",
         group: Group::Switch,
         min: 0.001,
         max: SliderMax::Fixed(1.0),
         step: 0.001,
-        whole: false,
         cap: None,
         get: |s| Some(s.cp.pmax),
         set: |s, v| s.cp.pmax = v,
@@ -428,17 +440,19 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "cp.pfc.xoff_bytes",
-        label: "PFC XOFF",
+        def: FieldDef {
+            key: "cp.pfc.xoff_bytes",
+            label: "PFC XOFF",
+            unit: "bytes",
+            help: "At this queue depth the switch sends PAUSE upstream (IEEE 802.1Qbb). \
+                   It must stay above Kmax so ECN acts first.",
+            reads: Reads::Whole,
+        },
         mlx5: "switch pause threshold",
-        unit: "bytes",
-        help: "At this queue depth the switch sends PAUSE upstream (IEEE 802.1Qbb). \
-               It must stay above Kmax so ECN acts first.",
         group: Group::Switch,
         min: 1024.0,
         max: SliderMax::Buffer,
         step: 1024.0,
-        whole: true,
         cap: None,
         get: |s| s.cp.pfc.as_ref().map(|p| p.xoff_bytes as f64),
         set: |s, v| {
@@ -457,16 +471,18 @@ pub static FIELDS: &[Field] = &[
         context: Some(headroom_above_xoff),
     },
     Field {
-        key: "cp.pfc.xon_bytes",
-        label: "PFC XON",
+        def: FieldDef {
+            key: "cp.pfc.xon_bytes",
+            label: "PFC XON",
+            unit: "bytes",
+            help: "When the queue falls to this depth the switch sends RESUME.",
+            reads: Reads::Whole,
+        },
         mlx5: "switch resume threshold",
-        unit: "bytes",
-        help: "When the queue falls to this depth the switch sends RESUME.",
         group: Group::Switch,
         min: 0.0,
         max: SliderMax::Buffer,
         step: 1024.0,
-        whole: true,
         cap: None,
         get: |s| s.cp.pfc.as_ref().map(|p| p.xon_bytes as f64),
         set: |s, v| {
@@ -485,17 +501,19 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.g",
-        label: "g (alpha gain)",
+        def: FieldDef {
+            key: "dcqcn.g",
+            label: "g (alpha gain)",
+            unit: "fraction",
+            help: "EWMA gain of alpha: on a CNP α ← (1−g)α + g, otherwise α decays by (1−g) \
+                   each alpha period. Large g reacts harder and oscillates (paper 1/256).",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_dce_tcp_g",
-        unit: "fraction",
-        help: "EWMA gain of alpha: on a CNP α ← (1−g)α + g, otherwise α decays by (1−g) \
-               each alpha period. Large g reacts harder and oscillates (paper 1/256).",
         group: Group::Reaction,
         min: 0.001,
         max: SliderMax::Fixed(0.5),
         step: 0.001,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.g),
         set: |s, v| s.dcqcn.g = v,
@@ -506,16 +524,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_dce_tcp_rtt_us",
-        label: "K (alpha period)",
+        def: FieldDef {
+            key: "dcqcn.rp_dce_tcp_rtt_us",
+            label: "K (alpha period)",
+            unit: "µs",
+            help: "How often alpha decays without CNPs (paper K = 55 µs).",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_dce_tcp_rtt",
-        unit: "µs",
-        help: "How often alpha decays without CNPs (paper K = 55 µs).",
         group: Group::Reaction,
         min: 1.0,
         max: SliderMax::Fixed(500.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_dce_tcp_rtt_us),
         set: |s, v| s.dcqcn.rp_dce_tcp_rtt_us = v,
@@ -523,16 +543,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_time_reset_us",
-        label: "T (increase timer)",
+        def: FieldDef {
+            key: "dcqcn.rp_time_reset_us",
+            label: "T (increase timer)",
+            unit: "µs",
+            help: "Period of the rate-increase timer (paper T = 55 µs).",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_time_reset",
-        unit: "µs",
-        help: "Period of the rate-increase timer (paper T = 55 µs).",
         group: Group::Reaction,
         min: 1.0,
         max: SliderMax::Fixed(1_000.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_time_reset_us),
         set: |s, v| s.dcqcn.rp_time_reset_us = v,
@@ -540,16 +562,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_byte_reset_bytes",
-        label: "B (byte counter)",
+        def: FieldDef {
+            key: "dcqcn.rp_byte_reset_bytes",
+            label: "B (byte counter)",
+            unit: "bytes",
+            help: "Bytes sent between byte-counter increase events (paper B = 10 MB).",
+            reads: Reads::Whole,
+        },
         mlx5: "rp_byte_reset",
-        unit: "bytes",
-        help: "Bytes sent between byte-counter increase events (paper B = 10 MB).",
         group: Group::Reaction,
         min: 1024.0,
         max: SliderMax::Fixed(20_971_520.0),
         step: 1024.0,
-        whole: true,
         cap: None,
         get: |s| Some(s.dcqcn.rp_byte_reset_bytes as f64),
         set: |s, v| s.dcqcn.rp_byte_reset_bytes = u(v),
@@ -557,17 +581,19 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_threshold",
-        label: "F (fast recovery steps)",
+        def: FieldDef {
+            key: "dcqcn.rp_threshold",
+            label: "F (fast recovery steps)",
+            unit: "events",
+            help: "Increase events spent in fast recovery before additive, then hyper increase \
+                   (paper F = 5).",
+            reads: Reads::Whole,
+        },
         mlx5: "rp_threshold",
-        unit: "events",
-        help: "Increase events spent in fast recovery before additive, then hyper increase \
-               (paper F = 5).",
         group: Group::Reaction,
         min: 1.0,
         max: SliderMax::Fixed(20.0),
         step: 1.0,
-        whole: true,
         cap: None,
         get: |s| Some(f64::from(s.dcqcn.rp_threshold)),
         set: |s, v| s.dcqcn.rp_threshold = v as u32,
@@ -575,16 +601,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_ai_rate_mbps",
-        label: "R_AI (additive step)",
+        def: FieldDef {
+            key: "dcqcn.rp_ai_rate_mbps",
+            label: "R_AI (additive step)",
+            unit: "Mb/s",
+            help: "Additive-increase step of the target rate (paper 40 Mb/s).",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_ai_rate",
-        unit: "Mb/s",
-        help: "Additive-increase step of the target rate (paper 40 Mb/s).",
         group: Group::Reaction,
         min: 0.0,
         max: SliderMax::Fixed(1_000.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_ai_rate_mbps),
         set: |s, v| s.dcqcn.rp_ai_rate_mbps = v,
@@ -592,16 +620,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_hai_rate_mbps",
-        label: "R_HAI (hyper step)",
+        def: FieldDef {
+            key: "dcqcn.rp_hai_rate_mbps",
+            label: "R_HAI (hyper step)",
+            unit: "Mb/s",
+            help: "Hyper-increase step, used once both timer and byte counter passed F.",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_hai_rate",
-        unit: "Mb/s",
-        help: "Hyper-increase step, used once both timer and byte counter passed F.",
         group: Group::Reaction,
         min: 0.0,
         max: SliderMax::Fixed(5_000.0),
         step: 10.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_hai_rate_mbps),
         set: |s, v| s.dcqcn.rp_hai_rate_mbps = v,
@@ -609,16 +639,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_min_dec_fac_pct",
-        label: "Min decrease factor",
+        def: FieldDef {
+            key: "dcqcn.rp_min_dec_fac_pct",
+            label: "Min decrease factor",
+            unit: "%",
+            help: "A cut keeps at least this share of the current rate (50: at most halve).",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_min_dec_fac",
-        unit: "%",
-        help: "A cut keeps at least this share of the current rate (50: at most halve).",
         group: Group::Reaction,
         min: 1.0,
         max: SliderMax::Fixed(100.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_min_dec_fac_pct),
         set: |s, v| s.dcqcn.rp_min_dec_fac_pct = v,
@@ -626,16 +658,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_rate_reduce_monitor_period_us",
-        label: "Cut monitor period",
+        def: FieldDef {
+            key: "dcqcn.rp_rate_reduce_monitor_period_us",
+            label: "Cut monitor period",
+            unit: "µs",
+            help: "At most one rate cut per period; 0 cuts on every CNP (the paper).",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_rate_reduce_monitor_period",
-        unit: "µs",
-        help: "At most one rate cut per period; 0 cuts on every CNP (the paper).",
         group: Group::Reaction,
         min: 0.0,
         max: SliderMax::Fixed(200.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_rate_reduce_monitor_period_us),
         set: |s, v| s.dcqcn.rp_rate_reduce_monitor_period_us = v,
@@ -643,16 +677,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_rate_to_set_on_first_cnp_mbps",
-        label: "Rate on first CNP",
+        def: FieldDef {
+            key: "dcqcn.rp_rate_to_set_on_first_cnp_mbps",
+            label: "Rate on first CNP",
+            unit: "Mb/s",
+            help: "Rate set on a flow's first CNP; 0 cuts from line rate like any other CNP.",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_rate_to_set_on_first_cnp",
-        unit: "Mb/s",
-        help: "Rate set on a flow's first CNP; 0 cuts from line rate like any other CNP.",
         group: Group::Reaction,
         min: 0.0,
         max: SliderMax::Fixed(100_000.0),
         step: 100.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_rate_to_set_on_first_cnp_mbps),
         set: |s, v| s.dcqcn.rp_rate_to_set_on_first_cnp_mbps = v,
@@ -660,16 +696,18 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.rp_min_rate_mbps",
-        label: "Minimum rate",
+        def: FieldDef {
+            key: "dcqcn.rp_min_rate_mbps",
+            label: "Minimum rate",
+            unit: "Mb/s",
+            help: "Floor of the current rate: cuts never go below it.",
+            reads: Reads::Decimal,
+        },
         mlx5: "rp_min_rate",
-        unit: "Mb/s",
-        help: "Floor of the current rate: cuts never go below it.",
         group: Group::Reaction,
         min: 1.0,
         max: SliderMax::Fixed(10_000.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.rp_min_rate_mbps),
         set: |s, v| s.dcqcn.rp_min_rate_mbps = v,
@@ -688,16 +726,19 @@ pub static FIELDS: &[Field] = &[
         context: None,
     },
     Field {
-        key: "dcqcn.np_min_time_between_cnps_us",
-        label: "N (CNP interval)",
+        def: FieldDef {
+            key: "dcqcn.np_min_time_between_cnps_us",
+            label: "N (CNP interval)",
+            unit: "µs",
+            help:
+                "The receiver sends at most one CNP per flow per this interval (paper N = 50 µs).",
+            reads: Reads::Decimal,
+        },
         mlx5: "np_min_time_between_cnps",
-        unit: "µs",
-        help: "The receiver sends at most one CNP per flow per this interval (paper N = 50 µs).",
         group: Group::Notification,
         min: 0.0,
         max: SliderMax::Fixed(500.0),
         step: 1.0,
-        whole: false,
         cap: None,
         get: |s| Some(s.dcqcn.np_min_time_between_cnps_us),
         set: |s, v| s.dcqcn.np_min_time_between_cnps_us = v,
@@ -723,11 +764,11 @@ pub fn field_for_error(name: &str) -> Option<&'static Field> {
     } else {
         name
     };
-    FIELDS.iter().find(|f| f.key == key)
+    FIELDS.iter().find(|f| f.def.key == key)
 }
 
 pub fn field(key: &str) -> Option<&'static Field> {
-    FIELDS.iter().find(|f| f.key == key)
+    FIELDS.iter().find(|f| f.def.key == key)
 }
 
 #[cfg(test)]
@@ -742,7 +783,7 @@ mod tests {
             let Some(v) = f.value(&base) else { continue };
             let text = f.format(v);
             let next = f.apply(&base, &text).expect("own value applies");
-            assert_eq!(f.value(&next), Some(v), "{}", f.key);
+            assert_eq!(f.value(&next), Some(v), "{}", f.def.key);
         }
     }
 
@@ -752,15 +793,15 @@ mod tests {
         let base = named_scenario("incast-16").expect("named");
         for f in FIELDS.iter().filter(|f| f.group != Group::Workload) {
             let bad = f.apply(&base, "1e13").expect("a number");
-            let err = bad.validate().expect_err(f.key);
+            let err = bad.validate().expect_err(f.def.key);
             let Some(refused) = err.field_error() else {
-                panic!("{}: not a parameter error", f.key)
+                panic!("{}: not a parameter error", f.def.key)
             };
-            let landed = field_for_error(&refused.field).map(|g| g.key);
+            let landed = field_for_error(&refused.field).map(|g| g.def.key);
             assert!(
-                landed == Some(f.key),
+                landed == Some(f.def.key),
                 "{}: engine named {}",
-                f.key,
+                f.def.key,
                 refused.field
             );
         }
@@ -809,7 +850,7 @@ mod tests {
     fn every_field_says_what_the_engine_accepts() {
         let base = named_scenario("two-flow").expect("named");
         for f in FIELDS {
-            assert!(f.allowed(&base).len() > 10, "{}", f.key);
+            assert!(f.allowed(&base).len() > 10, "{}", f.def.key);
         }
         assert_eq!(grouped(512.0), "512");
     }
@@ -836,7 +877,7 @@ mod tests {
                 assert!(
                     (f.min..=f.slider_max(&s)).contains(&v),
                     "{name}: {} = {v} is off its slider",
-                    f.key
+                    f.def.key
                 );
             }
         }
@@ -879,7 +920,7 @@ mod tests {
             panic!("not a parameter error")
         };
         assert_eq!(
-            field_for_error(&refused.field).map(|f| f.key),
+            field_for_error(&refused.field).map(|f| f.def.key),
             Some("sender_gbps")
         );
     }

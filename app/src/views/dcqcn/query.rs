@@ -31,7 +31,7 @@ impl Requested {
                         _ => None,
                     }
                 }
-                _ if FIELDS.iter().any(|f| f.key == key) => requested.values.push((key, value)),
+                _ if FIELDS.iter().any(|f| f.def.key == key) => requested.values.push((key, value)),
                 _ => {}
             }
         }
@@ -60,7 +60,7 @@ pub fn pairs(
     for f in FIELDS {
         let now = f.value(current);
         if let Some(v) = now.filter(|_| now != f.value(base)) {
-            pairs.push((f.key, f.format(v)));
+            pairs.push((f.def.key, f.format(v)));
         }
     }
     pairs

@@ -1,7 +1,6 @@
 //! The page's state and its reducer: the scenario being edited, what the learner typed,
 //! which values the engine refused, which panel sections are open, and the runs on screen.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use engine::dcqcn::exercise::EXERCISES;
@@ -12,6 +11,7 @@ use yew::Reducible;
 use super::charts::Drawn;
 use super::fields::{field, field_for_error, stagger_us, with_flows, Group, FIELDS};
 use super::query::Requested;
+use crate::views::form::Form;
 use crate::views::timing;
 
 /// A run pinned for comparison, with the scenario it ran, for "what changed".
@@ -30,11 +30,10 @@ pub struct DcqcnState {
     /// The last scenario the engine accepted.
     pub current: Scenario,
     pub model: Model,
-    /// Text the learner typed, per field key, kept as typed: a draft not yet committed,
-    /// or a committed value (refused or not).
-    pub texts: HashMap<&'static str, String>,
-    /// The engine's (or the parser's) refusal, shown next to the field it names.
-    pub errors: HashMap<&'static str, String>,
+    /// Text the learner typed, per field key, kept as typed (a draft not yet committed,
+    /// or a committed value, refused or not), and the engine's (or the parser's) refusal
+    /// under the field it names. A field not typed into shows its live value.
+    pub form: Form,
     /// The panel sections the learner has open (a refusal opens its section too).
     pub open: Vec<Group>,
     /// The gap between flow starts to use when a single flow (which has none) becomes
@@ -108,8 +107,7 @@ impl DcqcnState {
             stagger_us: stagger_us(&base).unwrap_or(0.0),
             base,
             model: q.model.unwrap_or(Model::Fluid),
-            texts: HashMap::new(),
-            errors: HashMap::new(),
+            form: Form::default(),
             open: vec![Group::Reaction],
             dark: false,
             run: 1,
@@ -124,7 +122,7 @@ impl DcqcnState {
         };
         for (key, text) in q.values {
             if let Some(f) = field(&key) {
-                state.edit(f.key, text);
+                state.edit(f.def.key, text);
             }
         }
         state.run = 1;
@@ -139,7 +137,7 @@ impl DcqcnState {
     /// A value equal to the current one runs nothing.
     fn edit(&mut self, key: &'static str, text: String) {
         let Some(f) = field(key) else { return };
-        self.texts.insert(key, text.clone());
+        self.form.set(key, text.clone());
         let candidate = match f.apply(&self.current, &text) {
             Ok(c) => c,
             Err(message) => {
@@ -156,12 +154,14 @@ impl DcqcnState {
         match candidate.validate() {
             Ok(()) => {
                 // Other fields' refused texts no longer apply: show their live values.
-                let stale: Vec<&'static str> =
-                    self.errors.keys().copied().filter(|k| *k != key).collect();
+                let stale: Vec<&'static str> = (self.form.refusals().iter())
+                    .map(|(k, _)| *k)
+                    .filter(|k| *k != key)
+                    .collect();
                 for k in stale {
-                    self.texts.remove(k);
+                    self.form.forget(k);
                 }
-                self.errors.clear();
+                self.form.accept_all();
                 if let Some(gap) = stagger_us(&candidate) {
                     self.stagger_us = gap;
                 }
@@ -174,8 +174,8 @@ impl DcqcnState {
                 let message = error.to_string();
                 if let Some(refused) = error.field_error() {
                     if let Some(named) = field_for_error(&refused.field) {
-                        if named.key != key {
-                            self.refuse(named.key, message.clone());
+                        if named.def.key != key {
+                            self.refuse(named.def.key, message.clone());
                         }
                     }
                 }
@@ -191,7 +191,7 @@ impl DcqcnState {
                 self.open.push(f.group);
             }
         }
-        self.errors.insert(key, message);
+        self.form.refuse(key, message);
     }
 
     pub fn is_open(&self, group: Group) -> bool {
@@ -244,8 +244,8 @@ impl DcqcnState {
 
     /// The text a field shows: what the learner typed, else the live value.
     pub fn text(&self, key: &'static str) -> Option<String> {
-        if let Some(t) = self.texts.get(key) {
-            return Some(t.clone());
+        if let Some(t) = self.form.typed(key) {
+            return Some(t.to_string());
         }
         let f = field(key)?;
         f.value(&self.current).map(|v| f.format(v))
@@ -262,7 +262,7 @@ impl DcqcnState {
                 let (a, b) = (f.value(&pin.scenario), f.value(&self.current));
                 (a != b).then(|| {
                     let show = |v: Option<f64>| v.map(|v| f.format(v)).unwrap_or("—".into());
-                    (f.label, show(a), show(b))
+                    (f.def.label, show(a), show(b))
                 })
             })
             .collect();
@@ -328,18 +328,18 @@ impl Reducible for DcqcnState {
         let mut next = (*self).clone();
         match action {
             Action::Type { key, text } => {
-                if self.texts.get(key) == Some(&text) {
+                if self.form.typed(key) == Some(text.as_str()) {
                     return self;
                 }
                 // A refusal speaks of the text it judged: a new draft is judged when the
                 // box rests, and the old message would name a value no longer there.
-                next.errors.remove(key);
-                next.texts.insert(key, text);
+                next.form.accept(key);
+                next.form.set(key, text);
             }
             Action::Edit { key, text } => {
                 // The same refused text again (the box's change after its timer's
                 // commit): nothing new to say.
-                if self.errors.contains_key(key) && self.texts.get(key) == Some(&text) {
+                if self.form.refusal(key).is_some() && self.form.typed(key) == Some(text.as_str()) {
                     return self;
                 }
                 next.edit(key, text)
@@ -362,8 +362,7 @@ impl Reducible for DcqcnState {
             Action::Preset(params) => {
                 let mut candidate = next.current.clone();
                 candidate.dcqcn = params;
-                next.texts.clear();
-                next.errors.clear();
+                next.form.clear();
                 match candidate.validate() {
                     Ok(()) => {
                         next.current = candidate;
@@ -378,8 +377,7 @@ impl Reducible for DcqcnState {
                     next.stagger_us = stagger_us(&s).unwrap_or(0.0);
                     next.base = s.clone();
                     next.current = s;
-                    next.texts.clear();
-                    next.errors.clear();
+                    next.form.clear();
                     next.cursor_us = None;
                     next.run += 1;
                 }
@@ -442,8 +440,8 @@ mod tests {
         });
         assert_eq!(s.current, before);
         assert!(s
-            .errors
-            .get("dcqcn.g")
+            .form
+            .refusal("dcqcn.g")
             .is_some_and(|e| e.contains("dcqcn.g")));
         assert_eq!(s.text("dcqcn.g").as_deref(), Some("2"));
         let run = s.run;
@@ -452,7 +450,7 @@ mod tests {
             text: "0.5".into(),
         });
         assert_eq!(s.current.dcqcn.g, 0.5);
-        assert!(s.errors.is_empty());
+        assert!(!s.form.is_refused());
         assert_eq!(s.run, run + 1);
     }
 
@@ -470,7 +468,7 @@ mod tests {
         assert_eq!(s.model, Model::Packet);
         assert_eq!(s.current.dcqcn.g, 0.25);
         assert_eq!(s.current.cp.kmin_bytes, s.base.cp.kmin_bytes);
-        assert!(s.errors.contains_key("cp.kmin_bytes"));
+        assert!(s.form.refusal("cp.kmin_bytes").is_some());
     }
 
     #[test]
@@ -515,12 +513,12 @@ mod tests {
             key: "cp.kmin_bytes",
             text: "".into(),
         });
-        assert!(s.errors.contains_key("cp.kmin_bytes"));
+        assert!(s.form.refusal("cp.kmin_bytes").is_some());
         let s = s.reduce(Action::Edit {
             key: "cp.kmin_bytes",
             text: "100".into(),
         });
-        assert!(s.errors.is_empty());
+        assert!(!s.form.is_refused());
         assert!(s.is_open(Group::Switch), "a cleared error closes nothing");
         let s = s.reduce(Action::Edit {
             key: "duration_us",
@@ -551,7 +549,7 @@ mod tests {
             text: "1e9".into(),
         });
         assert_eq!(s.current.flows.len(), 12);
-        assert!(s.errors.contains_key("flows"));
+        assert!(s.form.refusal("flows").is_some());
     }
 
     #[test]
@@ -606,21 +604,21 @@ mod tests {
             text: "5000000".into(),
         });
         assert!(refused
-            .errors
-            .get("cp.pfc.xoff_bytes")
+            .form
+            .refusal("cp.pfc.xoff_bytes")
             .is_some_and(|m| m.contains("5000000")));
         let typing = refused.reduce(Action::Type {
             key: "cp.pfc.xoff_bytes",
             text: "6000000".into(),
         });
-        assert!(!typing.errors.contains_key("cp.pfc.xoff_bytes"));
+        assert!(typing.form.refusal("cp.pfc.xoff_bytes").is_none());
         let judged = typing.reduce(Action::Edit {
             key: "cp.pfc.xoff_bytes",
             text: "6000000".into(),
         });
         assert!(judged
-            .errors
-            .get("cp.pfc.xoff_bytes")
+            .form
+            .refusal("cp.pfc.xoff_bytes")
             .is_some_and(|m| m.contains("6000000")));
     }
 }

@@ -5,37 +5,12 @@
 
 use engine::fabric::{FabricError, FabricSpec};
 
-/// How a field's text reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reads {
-    /// Counts: a whole number.
-    Whole,
-    /// Speeds: a decimal number.
-    Decimal,
-    /// A ratio as its unit writes it, `down:up` (`3:1`, `1.5:1`, `16:15`), or one number
-    /// meaning that number to 1.
-    Ratio,
-}
-
-impl Reads {
-    /// The keyboard a phone shows: a decimal pad has no `:`.
-    pub fn inputmode(self) -> &'static str {
-        match self {
-            Reads::Whole => "numeric",
-            Reads::Decimal => "decimal",
-            Reads::Ratio => "text",
-        }
-    }
-}
+use crate::views::form::{decimal, ratio, FieldDef, Reads};
 
 /// One typed number.
 pub struct Field {
-    /// The `FabricSpec` field, as the engine's `FieldError` names it.
-    pub key: &'static str,
-    pub label: &'static str,
-    pub unit: &'static str,
-    pub help: &'static str,
-    pub reads: Reads,
+    /// The box; its key is the `FabricSpec` field, as the engine's `FieldError` names it.
+    pub def: FieldDef,
     get: fn(&FabricSpec) -> f64,
     set: fn(&mut FabricSpec, f64),
 }
@@ -45,7 +20,7 @@ impl Field {
     /// 3:1), which reads back the same and keeps older links' values.
     pub fn text(&self, spec: &FabricSpec) -> String {
         let v = (self.get)(spec);
-        if self.reads == Reads::Whole {
+        if self.def.reads == Reads::Whole {
             format!("{v:.0}")
         } else {
             // At most four decimals: 16/15 shows as 1.0667, 400 as 400.
@@ -57,153 +32,126 @@ impl Field {
     /// Writes what was typed into `spec`, or says why it does not read as this field's
     /// number (the range is left to the engine).
     pub fn apply(&self, spec: &mut FabricSpec, text: &str) -> Result<(), String> {
-        let t = text.trim();
+        let (key, unit, t) = (self.def.key, self.def.unit, text.trim());
         if t.is_empty() {
-            return Err(match self.reads {
-                Reads::Ratio => format!("`{}` is empty: type down:up, such as 3:1", self.key),
-                _ => format!("`{}` is empty: type a number of {}", self.key, self.unit),
+            return Err(match self.def.reads {
+                Reads::Ratio => format!("`{key}` is empty: type down:up, such as 3:1"),
+                _ => format!("`{key}` is empty: type a number of {unit}"),
             });
         }
-        let value = match self.reads {
+        let value = match self.def.reads {
             Reads::Whole => t.parse::<u32>().map(f64::from).map_err(|_| {
                 format!(
-                    "`{}`: {t:?} is not a whole number of {} (0 to {})",
-                    self.key,
-                    self.unit,
+                    "`{key}`: {t:?} is not a whole number of {unit} (0 to {})",
                     u32::MAX
                 )
             })?,
-            Reads::Decimal => decimal(t).map_err(|why| format!("`{}`: {t:?} {why}", self.key))?,
-            Reads::Ratio => ratio(t).map_err(|why| format!("`{}`: {why}", self.key))?,
+            Reads::Ratio => ratio(t).map_err(|why| format!("`{key}`: {why}"))?,
+            _ => decimal(t).map_err(|why| format!("`{key}`: {t:?} {why}"))?,
         };
         (self.set)(spec, value);
         Ok(())
     }
 }
 
-/// A finite decimal number, or what it is not.
-fn decimal(t: &str) -> Result<f64, &'static str> {
-    let v: f64 = t.parse().map_err(|_| "is not a number")?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err("is not a finite number")
-    }
-}
-
-/// `down:up` as down / up, or one number as itself; the refusal names the side that fails.
-/// Spaces around either side are allowed ("3 : 1"); whether the ratio is in range is the
-/// engine's to say.
-fn ratio(t: &str) -> Result<f64, String> {
-    let sides: Vec<&str> = t.split(':').map(str::trim).collect();
-    let side = |name: &str, text: &str| {
-        if text.is_empty() {
-            return Err(format!(
-                "the {name} side of {t:?} is empty: write down:up, such as 3:1"
-            ));
-        }
-        decimal(text).map_err(|why| format!("the {name} side of {t:?}, {text:?}, {why}"))
-    };
-    match sides.as_slice() {
-        [one] => decimal(one).map_err(|why| {
-            format!("{t:?} {why}: write down:up, such as 3:1, or one number, such as 3")
-        }),
-        [down, up] => {
-            let (down, up) = (side("down", down)?, side("up", up)?);
-            if up <= 0.0 {
-                return Err(format!(
-                    "the up side of {t:?} must be above 0: a leaf needs an uplink"
-                ));
-            }
-            Ok(down / up)
-        }
-        _ => Err(format!(
-            "{t:?} has {} parts: write down:up, such as 3:1, or one number, such as 3",
-            sides.len()
-        )),
-    }
-}
-
 /// Every typed field, in the panel's order.
 pub static FIELDS: &[Field] = &[
     Field {
-        key: "gpus",
-        label: "GPUs",
-        unit: "GPUs",
-        help: "GPUs in the whole cluster, a whole number of nodes.",
-        reads: Reads::Whole,
+        def: FieldDef {
+            key: "gpus",
+            label: "GPUs",
+            unit: "GPUs",
+            help: "GPUs in the whole cluster, a whole number of nodes.",
+            reads: Reads::Whole,
+        },
         get: |s| f64::from(s.gpus),
         set: |s, v| s.gpus = v as u32,
     },
     Field {
-        key: "gpus_per_node",
-        label: "GPUs per node",
-        unit: "GPUs",
-        help: "GPUs in one server (8 in a DGX H100).",
-        reads: Reads::Whole,
+        def: FieldDef {
+            key: "gpus_per_node",
+            label: "GPUs per node",
+            unit: "GPUs",
+            help: "GPUs in one server (8 in a DGX H100).",
+            reads: Reads::Whole,
+        },
         get: |s| f64::from(s.gpus_per_node),
         set: |s, v| s.gpus_per_node = v as u32,
     },
     Field {
-        key: "nics_per_node",
-        label: "NICs per node",
-        unit: "NICs",
-        help: "Scale-out NICs in one server; GPUs share them out evenly in order.",
-        reads: Reads::Whole,
+        def: FieldDef {
+            key: "nics_per_node",
+            label: "NICs per node",
+            unit: "NICs",
+            help: "Scale-out NICs in one server; GPUs share them out evenly in order.",
+            reads: Reads::Whole,
+        },
         get: |s| f64::from(s.nics_per_node),
         set: |s, v| s.nics_per_node = v as u32,
     },
     Field {
-        key: "nic_ports",
-        label: "Ports per NIC",
-        unit: "ports",
-        help: "Fabric ports on one NIC; with two planes, one port in each.",
-        reads: Reads::Whole,
+        def: FieldDef {
+            key: "nic_ports",
+            label: "Ports per NIC",
+            unit: "ports",
+            help: "Fabric ports on one NIC; with two planes, one port in each.",
+            reads: Reads::Whole,
+        },
         get: |s| f64::from(s.nic_ports),
         set: |s, v| s.nic_ports = v as u32,
     },
     Field {
-        key: "nic_port_gbps",
-        label: "NIC port speed",
-        unit: "Gb/s",
-        help: "Line rate of one NIC port, per direction.",
-        reads: Reads::Decimal,
+        def: FieldDef {
+            key: "nic_port_gbps",
+            label: "NIC port speed",
+            unit: "Gb/s",
+            help: "Line rate of one NIC port, per direction.",
+            reads: Reads::Decimal,
+        },
         get: |s| s.nic_port_gbps,
         set: |s, v| s.nic_port_gbps = v,
     },
     Field {
-        key: "switch_ports",
-        label: "Switch radix",
-        unit: "ports",
-        help: "Physical ports on one switch; every tier uses the same switch.",
-        reads: Reads::Whole,
+        def: FieldDef {
+            key: "switch_ports",
+            label: "Switch radix",
+            unit: "ports",
+            help: "Physical ports on one switch; every tier uses the same switch.",
+            reads: Reads::Whole,
+        },
         get: |s| f64::from(s.switch_ports),
         set: |s, v| s.switch_ports = v as u32,
     },
     Field {
-        key: "switch_port_gbps",
-        label: "Switch port speed",
-        unit: "Gb/s",
-        help: "Line rate of one physical switch port, per direction.",
-        reads: Reads::Decimal,
+        def: FieldDef {
+            key: "switch_port_gbps",
+            label: "Switch port speed",
+            unit: "Gb/s",
+            help: "Line rate of one physical switch port, per direction.",
+            reads: Reads::Decimal,
+        },
         get: |s| s.switch_port_gbps,
         set: |s, v| s.switch_port_gbps = v,
     },
     Field {
-        key: "switch_port_split",
-        label: "Port split",
-        unit: "ports",
-        help: "Each switch port used as this many ports of its speed divided by it (breakout).",
-        reads: Reads::Whole,
+        def: FieldDef {
+            key: "switch_port_split",
+            label: "Port split",
+            unit: "ports",
+            help: "Each switch port used as this many ports of its speed divided by it (breakout).",
+            reads: Reads::Whole,
+        },
         get: |s| f64::from(s.switch_port_split),
         set: |s, v| s.switch_port_split = v as u32,
     },
     Field {
-        key: "oversubscription",
-        label: "Leaf oversubscription",
-        unit: "down:up",
-        help: "Down ports per up port at the leaf, as 3:1 or 3: 1:1 is non-blocking; spines and cores stay 1:1.",
-        reads: Reads::Ratio,
+        def: FieldDef {
+            key: "oversubscription",
+            label: "Leaf oversubscription",
+            unit: "down:up",
+            help: "Down ports per up port at the leaf, as 3:1 or 3: 1:1 is non-blocking; spines and cores stay 1:1.",
+            reads: Reads::Ratio,
+        },
         get: |s| s.oversubscription,
         set: |s, v| s.oversubscription = v,
     },
@@ -211,7 +159,7 @@ pub static FIELDS: &[Field] = &[
 
 #[cfg(test)]
 pub fn field(key: &str) -> Option<&'static Field> {
-    FIELDS.iter().find(|f| f.key == key)
+    FIELDS.iter().find(|f| f.def.key == key)
 }
 
 /// The inputs that are not number boxes: the page's choices, named as in `FabricSpec`.
@@ -223,7 +171,7 @@ pub fn error_key(e: &FabricError) -> &'static str {
     match e {
         FabricError::InvalidField(e) => FIELDS
             .iter()
-            .map(|f| f.key)
+            .map(|f| f.def.key)
             .chain(CHOICES)
             .find(|&key| key == e.field)
             .unwrap_or("gpus"),

@@ -8,21 +8,12 @@ use super::fields::FIELDS;
 use super::network::Network;
 use super::query::tiers_name;
 use super::state::{Action, TopologyPage};
+use crate::views::form::{choice_described_by, ChoiceField, Refusal, TextField};
 
 #[derive(Properties, PartialEq)]
 pub struct InputsProps {
     pub page: UseReducerHandle<TopologyPage>,
     pub dispatch: Callback<Action>,
-}
-
-/// The refusal under an input, tied to it by `aria-describedby`.
-fn refusal(key: &str, message: Option<&str>) -> Html {
-    match message {
-        Some(m) => html! {
-            <p class="topo-error" id={format!("topo-error-{key}")} role="alert">{ m.to_string() }</p>
-        },
-        None => html! {},
-    }
 }
 
 #[function_component]
@@ -33,31 +24,15 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
         Action::Preset(select.value())
     });
     let hand_built = !page.is_preset();
+    let on_type = props
+        .dispatch
+        .reform(|(key, text): (&'static str, String)| Action::Type(key, text));
+    let refusal = |key: &str| page.form.refusal(key).map(Refusal::plain);
     let numbers = FIELDS.iter().map(|f| {
-        let key = f.key;
-        let error = page.error(key);
-        let id = format!("topo-{key}");
-        let oninput = props.dispatch.reform(move |e: InputEvent| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            Action::Type(key, input.value())
-        });
+        let key = f.def.key;
         html! {
-            <div class={classes!("topo-field", error.is_some().then_some("topo-field-invalid"))} data-key={key}>
-                <label for={id.clone()} title={f.help}>{ f.label }</label>
-                <span class="topo-input">
-                    <input
-                        id={id}
-                        type="text"
-                        inputmode={f.reads.inputmode()}
-                        value={page.text(key).to_string()}
-                        aria-invalid={error.is_some().to_string()}
-                        aria-describedby={error.map(|_| format!("topo-error-{key}"))}
-                        {oninput}
-                    />
-                    <span class="topo-unit">{ f.unit }</span>
-                </span>
-                { refusal(key, error) }
-            </div>
+            <TextField def={&f.def} id={format!("topo-{key}")} text={page.form.text(key).to_string()}
+                refusal={refusal(key)} on_type={on_type.clone()} />
         }
     });
     let on_tiers = props.dispatch.reform(|e: Event| {
@@ -76,11 +51,12 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
         let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
         Action::Network(Network::from_id(&select.value()).unwrap_or(Network::InfiniBand))
     });
-    let choice_error = |key: &'static str| page.error(key);
+    let described =
+        |key: &str| choice_described_by(&format!("topo-{key}"), false, refusal(key).is_some());
     html! {
         <section class="topo-inputs" aria-labelledby="topo-inputs-h">
             <h2 id="topo-inputs-h">{ "Parts" }</h2>
-            <div class="topo-field topo-preset">
+            <div class="form-field topo-preset">
                 <label for="topo-preset">{ "Start from" }</label>
                 <select id="topo-preset" onchange={on_preset}>
                     { for presets().into_iter().map(|p| html! {
@@ -99,45 +75,40 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
             </div>
             <div class="topo-fields">
                 { for numbers }
-                <div class={classes!("topo-field", choice_error("tiers").is_some().then_some("topo-field-invalid"))} data-key="tiers">
-                    <label for="topo-tiers">{ "Switch tiers" }</label>
+                <ChoiceField key_name="tiers" id="topo-tiers" label="Switch tiers" refusal={refusal("tiers")}>
                     <select id="topo-tiers" onchange={on_tiers}
-                        aria-invalid={choice_error("tiers").is_some().to_string()}
-                        aria-describedby={choice_error("tiers").map(|_| "topo-error-tiers")}>
+                        aria-invalid={refusal("tiers").is_some().to_string()}
+                        aria-describedby={described("tiers")}>
                         { for [Tiers::Auto, Tiers::Two, Tiers::Three].into_iter().map(|t| html! {
                             <option value={tiers_name(t)} selected={page.tiers == t}>
                                 { match t { Tiers::Auto => "fewest that fit", Tiers::Two => "2 (leaf, spine)", Tiers::Three => "3 (leaf, spine, core)" } }
                             </option>
                         }) }
                     </select>
-                    { refusal("tiers", choice_error("tiers")) }
-                </div>
-                <div class={classes!("topo-field", choice_error("planes").is_some().then_some("topo-field-invalid"))} data-key="planes">
-                    <label for="topo-planes">{ "Planes" }</label>
+                </ChoiceField>
+                <ChoiceField key_name="planes" id="topo-planes" label="Planes" refusal={refusal("planes")}>
                     <select id="topo-planes" onchange={on_planes}
-                        aria-invalid={choice_error("planes").is_some().to_string()}
-                        aria-describedby={choice_error("planes").map(|_| "topo-error-planes")}>
+                        aria-invalid={refusal("planes").is_some().to_string()}
+                        aria-describedby={described("planes")}>
                         <option value="1" selected={page.planes == 1}>{ "1" }</option>
                         <option value="2" selected={page.planes == 2}>{ "2 (a NIC port in each)" }</option>
                     </select>
-                    { refusal("planes", choice_error("planes")) }
-                </div>
-                <div class="topo-field" data-key="network">
-                    <label for="topo-network" title="What the NICs and switches speak; with the NIC rate it names the NIC the NCCL calculator models.">{ "Network" }</label>
-                    <select id="topo-network" onchange={on_network}>
+                </ChoiceField>
+                <ChoiceField key_name="network" id="topo-network" label="Network"
+                    help="What the NICs and switches speak; with the NIC rate it names the NIC the NCCL calculator models.">
+                    <select id="topo-network" onchange={on_network} aria-describedby="topo-network-help">
                         { for Network::ALL.into_iter().map(|n| html! {
                             <option value={n.id()} selected={page.network == n}>{ n.label() }</option>
                         }) }
                     </select>
-                </div>
-                <div class={classes!("topo-field", "topo-check", choice_error("rail_optimized").is_some().then_some("topo-field-invalid"))} data-key="rail_optimized">
+                </ChoiceField>
+                <ChoiceField key_name="rail_optimized" id="topo-rail" check=true refusal={refusal("rail_optimized")}
+                    label="Rail-optimized (NIC port r of every node in a unit goes to that unit's rail-r leaf)">
                     <input id="topo-rail" type="checkbox" checked={page.rail_optimized} onchange={on_rail}
-                        aria-describedby={choice_error("rail_optimized").map(|_| "topo-error-rail_optimized")} />
-                    <label for="topo-rail">{ "Rail-optimized (NIC port r of every node in a unit goes to that unit's rail-r leaf)" }</label>
-                    { refusal("rail_optimized", choice_error("rail_optimized")) }
-                </div>
+                        aria-describedby={choice_described_by("topo-rail", false, refusal("rail_optimized").is_some())} />
+                </ChoiceField>
             </div>
-            if !page.errors.is_empty() {
+            if page.form.is_refused() {
                 <p class="topo-kept" role="status">
                     { "The table and drawing below still show the last fabric that built." }
                 </p>

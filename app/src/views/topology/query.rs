@@ -76,7 +76,7 @@ impl Query {
                     _ => false,
                 },
                 "planes" => value.parse().map(|p| spec.planes = p).is_ok(),
-                k => match FIELDS.iter().find(|f| f.key == k) {
+                k => match FIELDS.iter().find(|f| f.def.key == k) {
                     Some(f) => f.apply(spec, value).is_ok(),
                     // Keys of other views or of no one: not ours to judge.
                     None => true,
@@ -103,7 +103,7 @@ pub fn pairs(
         out.push(("preset", p.to_string()));
     }
     for f in FIELDS {
-        out.push((f.key, f.text(spec)));
+        out.push((f.def.key, f.text(spec)));
     }
     out.push(("tiers", tiers_name(spec.tiers).to_string()));
     out.push((

@@ -92,7 +92,7 @@ pub fn RouteList(props: &RouteProps) -> Html {
     html! {
         <section class="topo-path" aria-labelledby="topo-path-h" aria-live="polite">
             <h2 id="topo-path-h">{ "Path" }</h2>
-            <div class="topo-check">
+            <div class="form-field form-check">
                 <input id="topo-pxn" type="checkbox" checked={props.pxn} onchange={on_pxn} />
                 <label for="topo-pxn">{ "PXN: send over NVLink to the GPU on the destination's rail first (NCCL's PCI × NVLink)" }</label>
             </div>

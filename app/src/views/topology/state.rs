@@ -10,6 +10,12 @@ use yew::prelude::*;
 use super::fields::{error_key, FIELDS};
 use super::network::Network;
 use super::query::{self, Query};
+use crate::views::form::Form;
+
+/// Each typed field's box showing `spec`.
+fn texts_of(spec: &FabricSpec) -> Form {
+    Form::new(FIELDS.iter().map(|f| (f.def.key, f.text(spec))))
+}
 
 /// The preset a page opens with when its link names none.
 pub const DEFAULT_PRESET: &str = "superpod-h100-1su";
@@ -22,17 +28,16 @@ pub struct TopologyPage {
     /// What the NICs and switches speak: with the NICs' rate, it names the NIC model for
     /// /nccl. The preset's own at first.
     pub network: Network,
-    /// The text of each typed field, indexed like `FIELDS`, kept as typed.
-    pub texts: Vec<String>,
+    /// The text of each typed field, kept as typed, and the refusals by input key (a
+    /// field, `tiers`, `planes`, `rail_optimized`): a typed text that does not read, or
+    /// the engine's answer to the parts as typed.
+    pub form: Form,
     pub tiers: Tiers,
     pub rail_optimized: bool,
     pub planes: u32,
     /// The last spec that built, and its fabric: what the table and drawing show.
     pub spec: FabricSpec,
     pub fabric: Rc<Fabric>,
-    /// Refusals by input key (a field, `tiers`, `planes`, `rail_optimized`): a typed text
-    /// that does not read, or the engine's answer to the parts as typed.
-    pub errors: Vec<(&'static str, String)>,
     /// Up to two GPUs, in the order picked.
     pub selected: Vec<u64>,
     pub pxn: bool,
@@ -59,14 +64,13 @@ impl TopologyPage {
         let fabric = build(&spec).expect("a preset builds");
         TopologyPage {
             network: base_network(&base),
-            texts: FIELDS.iter().map(|f| f.text(&spec)).collect(),
+            form: texts_of(&spec),
             tiers: spec.tiers,
             rail_optimized: spec.rail_optimized,
             planes: spec.planes,
             fabric: Rc::new(fabric),
             spec,
             base,
-            errors: Vec::new(),
             selected: Vec::new(),
             pxn: false,
             note: None,
@@ -102,7 +106,7 @@ impl TopologyPage {
         }
         match build(&spec) {
             Ok(f) => {
-                page.texts = FIELDS.iter().map(|f| f.text(&spec)).collect();
+                page.form = texts_of(&spec);
                 page.tiers = spec.tiers;
                 page.rail_optimized = spec.rail_optimized;
                 page.planes = spec.planes;
@@ -125,22 +129,6 @@ impl TopologyPage {
         page
     }
 
-    pub fn text(&self, key: &str) -> &str {
-        FIELDS
-            .iter()
-            .position(|f| f.key == key)
-            .and_then(|i| self.texts.get(i))
-            .map(String::as_str)
-            .unwrap_or_default()
-    }
-
-    pub fn error(&self, key: &str) -> Option<&str> {
-        self.errors
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, m)| m.as_str())
-    }
-
     /// The fabric shown is the base preset's own, on the preset's network.
     pub fn is_preset(&self) -> bool {
         self.spec == self.base.spec && self.network == base_network(&self.base)
@@ -150,16 +138,16 @@ impl TopologyPage {
     /// it builds; otherwise each refusal is kept at its input and nothing typed is lost.
     fn rebuild(&mut self) {
         let mut spec = self.spec.clone();
-        let mut errors = Vec::new();
-        for (f, text) in FIELDS.iter().zip(&self.texts) {
-            if let Err(message) = f.apply(&mut spec, text) {
-                errors.push((f.key, message));
+        self.form.accept_all();
+        for f in FIELDS {
+            if let Err(message) = f.apply(&mut spec, self.form.text(f.def.key)) {
+                self.form.refuse(f.def.key, message);
             }
         }
         spec.tiers = self.tiers;
         spec.rail_optimized = self.rail_optimized;
         spec.planes = self.planes;
-        if errors.is_empty() {
+        if !self.form.is_refused() {
             match build(&spec) {
                 Ok(fabric) => {
                     let gpus = u64::from(spec.gpus);
@@ -167,10 +155,9 @@ impl TopologyPage {
                     self.fabric = Rc::new(fabric);
                     self.spec = spec;
                 }
-                Err(e) => errors.push((error_key(&e), e.to_string())),
+                Err(e) => self.form.refuse(error_key(&e), e.to_string()),
             }
         }
-        self.errors = errors;
         self.note = None;
     }
 
@@ -262,13 +249,10 @@ impl Reducible for TopologyPage {
                 None => return self,
             },
             Action::Type(key, text) => {
-                let Some(i) = FIELDS.iter().position(|f| f.key == key) else {
-                    return self;
-                };
-                if page.texts[i] == text {
+                if page.form.typed(key).is_none_or(|t| t == text) {
                     return self;
                 }
-                page.texts[i] = text;
+                page.form.set(key, text);
                 page.rebuild();
             }
             Action::Tiers(t) => {
@@ -315,22 +299,26 @@ mod tests {
         let p = page("?preset=superpod-h100-4su");
         assert_eq!(p.fabric.leaf.count, 32);
         let p = p.reduce(Action::Type("switch_ports", String::new()));
-        assert!(p.error("switch_ports").unwrap().contains("empty"));
+        assert!(p.form.refusal("switch_ports").unwrap().contains("empty"));
         let p = p.reduce(Action::Type("switch_ports", "1".into()));
-        assert_eq!(p.text("switch_ports"), "1");
-        assert!(p.error("switch_ports").unwrap().contains("switch_ports"));
+        assert_eq!(p.form.text("switch_ports"), "1");
+        assert!(p
+            .form
+            .refusal("switch_ports")
+            .unwrap()
+            .contains("switch_ports"));
         assert_eq!(p.fabric.leaf.count, 32, "the last fabric that built stays");
         let p = p.reduce(Action::Type("switch_ports", "12".into()));
-        assert_eq!(p.error("switch_ports"), None);
+        assert_eq!(p.form.refusal("switch_ports"), None);
         let p = p.reduce(Action::Type("switch_ports", "128".into()));
-        assert_eq!(p.text("switch_ports"), "128");
+        assert_eq!(p.form.text("switch_ports"), "128");
         // 127 nodes on 128-port leaves (64 down): 2 units of 8 leaves.
         assert_eq!(p.fabric.leaf.count, 16);
         assert!(!p.is_preset());
         let p = p.reduce(Action::Type("gpus", "12a".into()));
-        assert!(p.error("gpus").unwrap().contains("`gpus`"));
+        assert!(p.form.refusal("gpus").unwrap().contains("`gpus`"));
         assert_eq!(
-            p.text("switch_ports"),
+            p.form.text("switch_ports"),
             "128",
             "other fields keep their text"
         );
@@ -339,13 +327,13 @@ mod tests {
     #[test]
     fn constraints_are_placed_at_the_input_they_concern() {
         let p = page("?preset=superpod-h100-1su").reduce(Action::Planes(2));
-        assert!(p.error("planes").unwrap().contains("nic_ports"));
+        assert!(p.form.refusal("planes").unwrap().contains("nic_ports"));
         let p = p.reduce(Action::Type("nic_ports", "2".into()));
-        assert_eq!(p.errors, vec![]);
+        assert!(!p.form.is_refused());
         let p = p
             .reduce(Action::Tiers(Tiers::Two))
             .reduce(Action::Type("gpus", "80000".into()));
-        assert!(p.error("tiers").unwrap().contains("2-tier"));
+        assert!(p.form.refusal("tiers").unwrap().contains("2-tier"));
     }
 
     #[test]
