@@ -137,6 +137,21 @@ impl Form {
         }
     }
 
+    /// Puts the engine's refusal under the box it names: the box whose key is the error's
+    /// field, or the start of it (`dscp_priority[1]` lands on `dscp_priority`). Returns
+    /// the key it landed on; `None` when no box of this form is named.
+    pub fn place(&mut self, error: &engine::FieldError) -> Option<&'static str> {
+        let field = error.field.as_str();
+        let key = (self.texts.iter().map(|(k, _)| *k)).find(|k| {
+            field == *k
+                || field
+                    .strip_prefix(k)
+                    .is_some_and(|rest| rest.starts_with(['[', '.']))
+        })?;
+        self.refuse(key, error.to_string());
+        Some(key)
+    }
+
     /// Takes back the refusal under `key`, if any.
     pub fn accept(&mut self, key: &str) {
         self.refusals.retain(|(k, _)| *k != key);
@@ -495,6 +510,19 @@ mod tests {
         );
         assert_eq!(form.text("gpus"), "4");
         assert_eq!(form.text("other"), "", "a key the form lacks is not added");
+    }
+
+    #[test]
+    fn an_engine_refusal_lands_under_the_box_it_names() {
+        let mut form = Form::new([("dscp", "1".into()), ("dscp_priority", "26:3".into())]);
+        let error = engine::FieldError::new("dscp_priority[1]", "DSCP 64 is above 63");
+        assert_eq!(form.place(&error), Some("dscp_priority"));
+        assert_eq!(
+            form.refusal("dscp_priority"),
+            Some(error.to_string().as_str())
+        );
+        assert_eq!(form.place(&engine::FieldError::new("dscpx", "?")), None);
+        assert!(form.refusal("dscp").is_none());
     }
 
     #[test]

@@ -24,7 +24,7 @@ fn grouped(n: u64) -> String {
 
 /// Pairs of fields that begin level but whose boxes do not, by their labels.
 const UNEVEN_BOXES: &str =
-    "const fields = [...document.querySelectorAll('.lossless-field')].map(f => ({ \
+    "const fields = [...document.querySelectorAll('.lossless-fields .form-field')].map(f => ({ \
         label: f.querySelector('label').textContent, \
         top: f.getBoundingClientRect().top, \
         box: f.querySelector('input').getBoundingClientRect().top })); \

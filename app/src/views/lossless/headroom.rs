@@ -1,34 +1,54 @@
 //! The headroom calculator: the form and the bytes, component by component.
 
 use engine::lossless::HeadroomBreakdown;
-use engine::FieldError;
 use yew::prelude::*;
 
-use super::form::Texts;
-use super::qos::TextBox;
+use super::Fields;
 use crate::views::figures;
+use crate::views::form::{FieldDef, Form, Reads};
 
-fn label(key: &str) -> (&'static str, &'static str) {
-    match key {
-        "link_gbps" => ("Link speed, Gb/s", "the data rate of the port"),
-        "cable_m" => ("Cable length, m", "to the peer that must stop sending"),
-        "ns_per_m" => (
-            "Propagation, ns/m",
-            "the page's example assumes 5 for fibre",
-        ),
-        "max_frame_bytes" => ("Largest frame, bytes", "9216 for jumbo frames"),
-        "response_ns" => (
-            "Interfaces and peer response, ns",
-            "PHY and MAC delays of both ends plus the peer's reaction",
-        ),
-        _ => ("", ""),
-    }
-}
+/// The boxes, by the engine's field names, in form order.
+pub static FIELDS: &[FieldDef] = &[
+    FieldDef {
+        key: "link_gbps",
+        label: "Link speed, Gb/s",
+        unit: "",
+        help: "the data rate of the port",
+        reads: Reads::Decimal,
+    },
+    FieldDef {
+        key: "cable_m",
+        label: "Cable length, m",
+        unit: "",
+        help: "to the peer that must stop sending",
+        reads: Reads::Decimal,
+    },
+    FieldDef {
+        key: "ns_per_m",
+        label: "Propagation, ns/m",
+        unit: "",
+        help: "the page's example assumes 5 for fibre",
+        reads: Reads::Decimal,
+    },
+    FieldDef {
+        key: "max_frame_bytes",
+        label: "Largest frame, bytes",
+        unit: "",
+        help: "9216 for jumbo frames",
+        reads: Reads::Whole,
+    },
+    FieldDef {
+        key: "response_ns",
+        label: "Interfaces and peer response, ns",
+        unit: "",
+        help: "PHY and MAC delays of both ends plus the peer's reaction",
+        reads: Reads::Decimal,
+    },
+];
 
 #[derive(Properties, PartialEq)]
 pub struct HeadroomPanelProps {
-    pub texts: Texts,
-    pub error: Option<FieldError>,
+    pub form: Form,
     pub result: Option<HeadroomBreakdown>,
     pub on_input: Callback<(&'static str, String)>,
 }
@@ -43,17 +63,10 @@ pub fn HeadroomPanel(props: &HeadroomPanelProps) -> Html {
     html! {
         <div class="lossless-panel">
             <h3>{ "PFC headroom per port and lossless priority" }</h3>
-            <div class="lossless-fields">
-                { for props.texts.fields().iter().map(|(key, text)| html! {
-                    <TextBox id={format!("headroom-{key}")} key_name={*key} text={text.clone()}
-                        label={label(key).0} help={label(key).1}
-                        error={props.error.as_ref().filter(|e| e.field == *key).map(|e| e.to_string())}
-                        on_input={props.on_input.clone()} />
-                }) }
-            </div>
+            <Fields defs={FIELDS} prefix="headroom" form={props.form.clone()} on_input={props.on_input.clone()} />
             if let Some(b) = &props.result {
                 <div class="lossless-table-box">
-                    <table class={classes!("lossless-table", props.error.is_some().then_some("lossless-stale"))}>
+                    <table class={classes!("lossless-table", props.form.is_refused().then_some("lossless-stale"))}>
                         <caption>{ "What still arrives after XOFF (IEEE 802.1Qbb Annex N's components)" }</caption>
                         <thead><tr><th scope="col">{ "Component" }</th><th scope="col">{ "Bytes" }</th></tr></thead>
                         <tbody>

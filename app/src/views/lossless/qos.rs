@@ -1,31 +1,65 @@
 //! The traffic-class chain: the form, the path the data and the CNPs take, and the verdicts.
 
 use engine::lossless::{Ecn, QosChain, QosFinding, Severity};
-use engine::FieldError;
 use yew::prelude::*;
 
-use super::form::Texts;
+use super::Fields;
 use crate::base;
+use crate::views::form::{FieldDef, Form, Reads};
 
-/// What each box is, by the engine's field name.
-fn label(key: &str) -> (&'static str, &'static str) {
-    match key {
-        "nccl_ib_tc" => ("NCCL_IB_TC", "the traffic class of NCCL's QPs, 0–255"),
-        "dscp_priority" => (
-            "DSCP → priority map",
-            "as the switches and the NIC trust DSCP, e.g. 26:3, 48:6; unlisted DSCPs go to priority 0",
-        ),
-        "pfc_priorities" => ("PFC on priorities", "e.g. 3, or 3, 4; empty for none"),
-        "ecn_priorities" => (
-            "ECN on priorities",
-            "for DCQCN: switch marking and the NIC's roce_np / roce_rp enable",
-        ),
-        "cnp_dscp" => ("CNP DSCP", "mlx5 np_cnp_dscp: the DSCP the receiver writes in CNPs"),
-        "ecn_kmin_bytes" => ("ECN marking from, bytes", "the queue's K_min"),
-        "pfc_xoff_bytes" => ("PFC XOFF at, bytes", "the same queue's pause threshold"),
-        _ => ("", ""),
-    }
-}
+/// The boxes, by the engine's field names, in form order.
+pub static FIELDS: &[FieldDef] = &[
+    FieldDef {
+        key: "nccl_ib_tc",
+        label: "NCCL_IB_TC",
+        unit: "",
+        help: "the traffic class of NCCL's QPs, 0–255",
+        reads: Reads::Whole,
+    },
+    FieldDef {
+        key: "dscp_priority",
+        label: "DSCP → priority map",
+        unit: "",
+        help: "as the switches and the NIC trust DSCP, e.g. 26:3, 48:6; unlisted DSCPs go to \
+               priority 0",
+        reads: Reads::Text,
+    },
+    FieldDef {
+        key: "pfc_priorities",
+        label: "PFC on priorities",
+        unit: "",
+        help: "e.g. 3, or 3, 4; empty for none",
+        reads: Reads::Text,
+    },
+    FieldDef {
+        key: "ecn_priorities",
+        label: "ECN on priorities",
+        unit: "",
+        help: "for DCQCN: switch marking and the NIC's roce_np / roce_rp enable",
+        reads: Reads::Text,
+    },
+    FieldDef {
+        key: "cnp_dscp",
+        label: "CNP DSCP",
+        unit: "",
+        help: "mlx5 np_cnp_dscp: the DSCP the receiver writes in CNPs",
+        reads: Reads::Whole,
+    },
+    FieldDef {
+        key: "ecn_kmin_bytes",
+        label: "ECN marking from, bytes",
+        unit: "",
+        help: "the queue's K_min",
+        reads: Reads::Whole,
+    },
+    FieldDef {
+        key: "pfc_xoff_bytes",
+        label: "PFC XOFF at, bytes",
+        unit: "",
+        help: "the same queue's pause threshold",
+        reads: Reads::Whole,
+    },
+];
 
 fn ecn_name(e: Ecn) -> &'static str {
     match e {
@@ -46,8 +80,7 @@ fn on_off(on: bool) -> &'static str {
 
 #[derive(Properties, PartialEq)]
 pub struct QosPanelProps {
-    pub texts: Texts,
-    pub error: Option<FieldError>,
+    pub form: Form,
     pub result: Option<(QosChain, Vec<QosFinding>)>,
     pub on_input: Callback<(&'static str, String)>,
 }
@@ -57,59 +90,12 @@ pub fn QosPanel(props: &QosPanelProps) -> Html {
     html! {
         <div class="lossless-panel">
             <h3>{ "From NCCL_IB_TC to a lossless priority" }</h3>
-            <div class="lossless-fields">
-                { for props.texts.fields().iter().map(|(key, text)| html! {
-                    <TextBox id={format!("qos-{key}")} key_name={*key} text={text.clone()}
-                        label={label(key).0} help={label(key).1}
-                        error={props.error.as_ref().filter(|e| e.field.starts_with(*key)).map(|e| e.to_string())}
-                        on_input={props.on_input.clone()} />
-                }) }
-            </div>
+            <Fields defs={FIELDS} prefix="qos" form={props.form.clone()} on_input={props.on_input.clone()} />
             if let Some((chain, findings)) = &props.result {
-                <Chain chain={chain.clone()} stale={props.error.is_some()} />
+                <Chain chain={chain.clone()} stale={props.form.is_refused()} />
                 <ul class="lossless-findings" aria-label="Verdicts">
                     { for findings.iter().map(|f| html! { <Verdict finding={f.clone()} /> }) }
                 </ul>
-            }
-        </div>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-pub struct TextBoxProps {
-    pub id: String,
-    pub key_name: &'static str,
-    pub text: String,
-    pub label: &'static str,
-    pub help: &'static str,
-    pub error: Option<String>,
-    pub on_input: Callback<(&'static str, String)>,
-}
-
-/// One labelled box, its help and, when the engine refused it, why.
-#[function_component]
-pub fn TextBox(props: &TextBoxProps) -> Html {
-    let key = props.key_name;
-    let oninput = props.on_input.reform(move |e: InputEvent| {
-        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-        (key, input.value())
-    });
-    let help_id = format!("{}-help", props.id);
-    let error_id = format!("{}-error", props.id);
-    let described = if props.error.is_some() {
-        format!("{help_id} {error_id}")
-    } else {
-        help_id.clone()
-    };
-    html! {
-        <div class="lossless-field">
-            <label for={props.id.clone()}>{ props.label }</label>
-            <input id={props.id.clone()} type="text" spellcheck="false" autocomplete="off"
-                value={props.text.clone()} {oninput}
-                aria-invalid={props.error.is_some().to_string()} aria-describedby={described} />
-            <span id={help_id} class="lossless-help">{ props.help }</span>
-            if let Some(e) = &props.error {
-                <span id={error_id} class="lossless-error" role="alert">{ e.clone() }</span>
             }
         </div>
     }
