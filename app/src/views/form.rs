@@ -315,9 +315,12 @@ pub struct TextFieldProps {
     /// view whose work is cheap reads every keystroke and leaves this out.
     #[prop_or_default]
     pub on_commit: Option<Callback<(&'static str, String)>>,
-    /// Further controls in the box's row (a slider, a unit picker).
+    /// A control before the box in its row (a slider).
     #[prop_or_default]
-    pub children: Html,
+    pub leading: Html,
+    /// A control after the box (a unit picker).
+    #[prop_or_default]
+    pub trailing: Html,
 }
 
 /// A box's draft: the timer that will commit it, and whether it still waits (a fired
@@ -406,7 +409,7 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                 }
             </label>
             <span class="form-row">
-                { props.children.clone() }
+                { props.leading.clone() }
                 <input
                     id={id.to_string()}
                     type="text"
@@ -424,6 +427,7 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                 if !def.unit.is_empty() {
                     <span class="form-unit">{ def.unit }</span>
                 }
+                { props.trailing.clone() }
             </span>
             if has_help {
                 <p class="form-help" id={format!("{id}-help")}>{ def.help }</p>

@@ -270,7 +270,7 @@ async fn every_flow_plays_steps_and_links() {
         .type_over("#flow-field-message_bytes", "lots\t")
         .await;
     let error = browser
-        .find(".flow-field[data-field='message_bytes'] .flow-field-error")
+        .find("[data-key='message_bytes'] .form-error")
         .await
         .text()
         .await
@@ -281,7 +281,7 @@ async fn every_flow_plays_steps_and_links() {
     size.send_keys("0\t").await.expect("typing works");
     browser
         .wait_for_text(
-            ".flow-field[data-field='message_bytes'] .flow-field-error",
+            "[data-key='message_bytes'] .form-error",
             "message_bytes = 0: a message must carry at least one byte",
         )
         .await;

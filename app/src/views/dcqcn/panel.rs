@@ -72,8 +72,8 @@ pub fn ParamRow(props: &ParamRowProps) -> Html {
                 {note}
                 on_type={props.on_type.clone()}
                 on_commit={props.on_edit.clone()}
-            >
-                <input
+                leading={html! {
+                    <input
                     type="range"
                     aria-label={format!("{} slider", def.label)}
                     title={def.help}
@@ -82,8 +82,9 @@ pub fn ParamRow(props: &ParamRowProps) -> Html {
                     step={field.step.to_string()}
                     value={slider_value.to_string()}
                     oninput={on_slide}
-                />
-            </TextField>
+                    />
+                }}
+            />
         </div>
     }
 }

@@ -3,8 +3,9 @@
 use engine::flows::{comparisons, scenario_ids, FlowError, ParamField};
 use yew::prelude::*;
 
-use super::form::{FieldText, Form, UNITS};
+use super::form::{field_def, unit, UNITS, UNIT_KEY};
 use super::player::Action;
+use crate::views::form::{choice_described_by, ChoiceField, Form, Refusal, TextField};
 
 #[derive(Properties, PartialEq)]
 pub struct PickerProps {
@@ -74,104 +75,62 @@ pub struct FieldsProps {
     pub dispatch: Callback<Action>,
 }
 
-fn field_label(field: ParamField) -> &'static str {
-    match field {
-        ParamField::MessageBytes => "Message size",
-        ParamField::Mtu => "Path MTU (bytes)",
-        ParamField::Pcie => "PCIe link",
-        ParamField::Network => "RDMA network",
-        ParamField::Tcp => "TCP network",
-        ParamField::Nvlink => "NVLink",
-        ParamField::Nodes => "Nodes",
-        ParamField::GpusPerNode => "GPUs per node",
-    }
-}
-
-/// The parameters the scenario on stage reads.
+/// The parameters the scenario on stage reads: a box for a number, a menu for a link.
 #[function_component]
 pub fn Fields(props: &FieldsProps) -> Html {
-    let edit = |field: ParamField| {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: Event| {
-            let value = e
-                .target_dyn_into::<web_sys::HtmlInputElement>()
-                .map(|i| i.value())
-                .or_else(|| {
-                    e.target_dyn_into::<web_sys::HtmlSelectElement>()
-                        .map(|s| s.value())
-                });
-            if let Some(value) = value {
-                dispatch.emit(Action::Edit(field, FieldText::Typed(value)));
-            }
-        })
-    };
-    let on_unit = {
-        let dispatch = props.dispatch.clone();
-        Callback::from(move |e: Event| {
-            if let Some(select) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
-                if let Ok(unit) = select.value().parse() {
-                    dispatch.emit(Action::Edit(
-                        ParamField::MessageBytes,
-                        FieldText::Unit(unit),
-                    ));
-                }
-            }
-        })
-    };
+    let on_type = props.dispatch.reform(|(key, text)| Action::Type(key, text));
+    let on_edit = props.dispatch.reform(|(key, text)| Action::Edit(key, text));
+    let on_unit = props.dispatch.reform(|e: Event| {
+        let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        Action::Edit(UNIT_KEY, select.value())
+    });
     // An engine error that names no field shown here still has to be seen.
     let stray = props
         .error
         .as_ref()
         .filter(|e| !props.fields.iter().any(|f| f.is_about(e)));
-
+    let unit_picker = html! {
+        <select class="flow-unit" aria-label="Message size unit" onchange={on_unit}>
+            { for UNITS.iter().map(|(name, _)| html! {
+                <option value={*name} selected={*name == unit(&props.form).0}>{ *name }</option>
+            }) }
+        </select>
+    };
     html! {
         <div class="flow-fields">
             { for props.fields.iter().map(|&field| {
-                let id = format!("flow-field-{}", field.name());
-                let error_id = format!("{id}-error");
-                let message = props
-                    .form
-                    .error(field)
-                    .map(str::to_string)
-                    .or_else(|| props.error.as_ref().filter(|e| field.is_about(e)).map(ToString::to_string));
-                let invalid = message.is_some();
-                let text = props.form.text(field).unwrap_or_default();
-                let control = match field.link_kinds() {
-                    Some(_) => html! {
-                        <select id={id.clone()} onchange={edit(field)} aria-invalid={invalid.to_string()}
-                                aria-describedby={invalid.then(|| error_id.clone())}>
-                            { for field.link_choices().into_iter().map(|l| html! {
-                                <option value={l.as_str()} selected={l.as_str() == text}>{ l.link().name }</option>
-                            }) }
-                        </select>
-                    },
-                    None => html! {
-                        <input id={id.clone()} type="text" inputmode="decimal" value={text}
-                               onchange={edit(field)} aria-invalid={invalid.to_string()}
-                               aria-describedby={invalid.then(|| error_id.clone())} />
-                    },
-                };
-                html! {
-                    <div class={classes!("flow-field", invalid.then_some("invalid"))} data-field={field.name()}>
-                        <label for={id.clone()}>{ field_label(field) }</label>
-                        <div class="flow-field-control">
-                            { control }
-                            if field == ParamField::MessageBytes {
-                                <select class="flow-unit" aria-label="Message size unit" onchange={on_unit.clone()}>
-                                    { for UNITS.iter().enumerate().map(|(i, (name, _))| html! {
-                                        <option value={i.to_string()} selected={i == props.form.unit}>{ *name }</option>
+                let def = field_def(field);
+                let id = format!("flow-field-{}", def.key);
+                let refusal = (props.form.refusal(def.key).map(str::to_string))
+                    .or_else(|| props.error.as_ref().filter(|e| field.is_about(e)).map(ToString::to_string))
+                    .map(Refusal::plain);
+                let text = props.form.text(def.key).to_string();
+                match field.link_kinds() {
+                    Some(_) => {
+                        let key = def.key;
+                        let onchange = props.dispatch.reform(move |e: Event| {
+                            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+                            Action::Edit(key, select.value())
+                        });
+                        html! {
+                            <ChoiceField key_name={key} id={id.clone()} label={def.label} refusal={refusal.clone()}>
+                                <select id={id.clone()} {onchange} aria-invalid={refusal.is_some().to_string()}
+                                        aria-describedby={choice_described_by(&id, false, refusal.is_some())}>
+                                    { for field.link_choices().into_iter().map(|l| html! {
+                                        <option value={l.as_str()} selected={l.as_str() == text}>{ l.link().name }</option>
                                     }) }
                                 </select>
-                            }
-                        </div>
-                        if let Some(message) = message {
-                            <p class="flow-field-error" id={error_id} role="alert">{ message }</p>
+                            </ChoiceField>
                         }
-                    </div>
+                    }
+                    None => html! {
+                        <TextField {def} {id} {text} {refusal} on_type={on_type.clone()} on_commit={on_edit.clone()}
+                            trailing={if field == ParamField::MessageBytes { unit_picker.clone() } else { Html::default() }} />
+                    },
                 }
             }) }
             if let Some(error) = stray {
-                <p class="flow-field-error" role="alert">{ error.to_string() }</p>
+                <div class="form-error" role="alert"><p>{ error.to_string() }</p></div>
             }
         </div>
     }

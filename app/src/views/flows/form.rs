@@ -1,7 +1,11 @@
 //! The parameter fields as the learner typed them, and reading them into `ScenarioParams`.
-//! Only reading happens here; the engine judges whether the values make sense.
+//! Only reading happens here; the engine judges whether the values make sense. The texts
+//! live in a [`Form`] keyed by the engine's field names ([`ParamField::name`]), the message
+//! size's unit under [`UNIT_KEY`].
 
 use engine::flows::{LinkId, ParamField, ScenarioParams};
+
+use crate::views::form::{FieldDef, Form, Reads};
 
 /// Size units offered beside the message size.
 pub const UNITS: [(&str, u64); 4] = [
@@ -11,105 +15,96 @@ pub const UNITS: [(&str, u64); 4] = [
     ("GiB", 1 << 30),
 ];
 
-/// A change to one field.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FieldText {
-    /// The text of a field (a number, or a link id from a menu).
-    Typed(String),
-    /// The unit of the message size, by its index in [`UNITS`].
-    Unit(usize),
-}
+/// The form key of the message size's unit (a unit's name from [`UNITS`]).
+pub const UNIT_KEY: &str = "message_unit";
 
-/// Every editable field's text, and why a text does not read as a value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Form {
-    texts: Vec<(ParamField, String)>,
-    pub unit: usize,
-    errors: Vec<(ParamField, String)>,
-}
-
-const FIELDS: [ParamField; 8] = [
-    ParamField::MessageBytes,
-    ParamField::Mtu,
-    ParamField::Pcie,
-    ParamField::Network,
-    ParamField::Tcp,
-    ParamField::Nvlink,
-    ParamField::Nodes,
-    ParamField::GpusPerNode,
+/// Every editable field, in [`ParamField`] order, keyed by the engine's field names.
+pub static FIELDS: [(ParamField, FieldDef); 8] = [
+    (
+        ParamField::MessageBytes,
+        def("message_bytes", "Message size", Reads::Decimal),
+    ),
+    (
+        ParamField::Mtu,
+        def("mtu", "Path MTU (bytes)", Reads::Whole),
+    ),
+    (ParamField::Pcie, def("pcie", "PCIe link", Reads::Text)),
+    (
+        ParamField::Network,
+        def("network", "RDMA network", Reads::Text),
+    ),
+    (ParamField::Tcp, def("tcp", "TCP network", Reads::Text)),
+    (ParamField::Nvlink, def("nvlink", "NVLink", Reads::Text)),
+    (ParamField::Nodes, def("nodes", "Nodes", Reads::Whole)),
+    (
+        ParamField::GpusPerNode,
+        def("gpus_per_node", "GPUs per node", Reads::Whole),
+    ),
 ];
 
-impl Form {
-    /// The fields showing `params`, the size in the largest unit that divides it.
-    pub fn from_params(params: &ScenarioParams) -> Form {
-        let unit = UNITS
-            .iter()
-            .rposition(|&(_, size)| params.message_bytes.is_multiple_of(size))
-            .unwrap_or(0);
-        let size = UNITS.get(unit).map_or(1, |u| u.1);
-        let texts = FIELDS
-            .iter()
-            .map(|&field| {
-                let text = match field {
-                    ParamField::MessageBytes => (params.message_bytes / size).to_string(),
-                    ParamField::Mtu => params.mtu.to_string(),
-                    ParamField::Pcie => params.pcie.to_string(),
-                    ParamField::Network => params.network.to_string(),
-                    ParamField::Tcp => params.tcp.to_string(),
-                    ParamField::Nvlink => params.nvlink.to_string(),
-                    ParamField::Nodes => params.nodes.to_string(),
-                    ParamField::GpusPerNode => params.gpus_per_node.to_string(),
-                };
-                (field, text)
-            })
-            .collect();
-        Form {
-            texts,
-            unit,
-            errors: Vec::new(),
+const fn def(key: &'static str, label: &'static str, reads: Reads) -> FieldDef {
+    FieldDef {
+        key,
+        label,
+        unit: "",
+        help: "",
+        reads,
+    }
+}
+
+/// The box of `field`.
+pub fn field_def(field: ParamField) -> &'static FieldDef {
+    let (_, def) = FIELDS
+        .iter()
+        .find(|(f, _)| *f == field)
+        .unwrap_or(&FIELDS[0]);
+    def
+}
+
+/// The message size's unit as the form holds it: (name, bytes).
+pub fn unit(form: &Form) -> (&'static str, u64) {
+    UNITS
+        .iter()
+        .find(|(name, _)| *name == form.text(UNIT_KEY))
+        .copied()
+        .unwrap_or(UNITS[0])
+}
+
+/// The fields showing `params`, the size in the largest unit that divides it.
+pub fn from_params(params: &ScenarioParams) -> Form {
+    let (unit, size) = UNITS
+        .iter()
+        .rev()
+        .find(|&&(_, size)| params.message_bytes.is_multiple_of(size))
+        .copied()
+        .unwrap_or(UNITS[0]);
+    let text = |field: ParamField| match field {
+        ParamField::MessageBytes => (params.message_bytes / size).to_string(),
+        ParamField::Mtu => params.mtu.to_string(),
+        ParamField::Pcie => params.pcie.to_string(),
+        ParamField::Network => params.network.to_string(),
+        ParamField::Tcp => params.tcp.to_string(),
+        ParamField::Nvlink => params.nvlink.to_string(),
+        ParamField::Nodes => params.nodes.to_string(),
+        ParamField::GpusPerNode => params.gpus_per_node.to_string(),
+    };
+    Form::new((FIELDS.iter().map(|(f, d)| (d.key, text(*f)))).chain([(UNIT_KEY, unit.to_string())]))
+}
+
+/// Reads every field over `base`; on failure each reason is kept under its box.
+pub fn read_params(form: &mut Form, base: &ScenarioParams) -> Result<ScenarioParams, ()> {
+    let mut params = base.clone();
+    form.accept_all();
+    let unit = unit(form);
+    for (field, def) in &FIELDS {
+        if let Err(reason) = apply(&mut params, *field, form.text(def.key).trim(), unit) {
+            form.refuse(def.key, reason);
         }
     }
-
-    pub fn text(&self, field: ParamField) -> Option<String> {
-        self.texts
-            .iter()
-            .find(|(f, _)| *f == field)
-            .map(|(_, t)| t.clone())
-    }
-
-    /// Why the field's text is not a value, if it is not.
-    pub fn error(&self, field: ParamField) -> Option<&str> {
-        self.errors
-            .iter()
-            .find(|(f, _)| *f == field)
-            .map(|(_, e)| e.as_str())
-    }
-
-    pub fn set(&mut self, field: ParamField, change: FieldText) {
-        match change {
-            FieldText::Typed(text) => match self.texts.iter_mut().find(|(f, _)| *f == field) {
-                Some(entry) => entry.1 = text,
-                None => self.texts.push((field, text)),
-            },
-            FieldText::Unit(unit) if unit < UNITS.len() => self.unit = unit,
-            FieldText::Unit(_) => {}
-        }
-    }
-
-    /// Reads every field over `base`; on failure the reasons are kept per field.
-    pub fn params(&mut self, base: &ScenarioParams) -> Result<ScenarioParams, ()> {
-        let mut params = base.clone();
-        self.errors.clear();
-        for (field, text) in &self.texts {
-            if let Err(reason) = apply(&mut params, *field, text.trim(), self.unit) {
-                self.errors.push((*field, reason));
-            }
-        }
-        if self.errors.is_empty() {
-            Ok(params)
-        } else {
-            Err(())
-        }
+    if form.is_refused() {
+        Err(())
+    } else {
+        Ok(params)
     }
 }
 
@@ -125,7 +120,12 @@ fn link_id(text: &str) -> Result<LinkId, String> {
         .map_err(|_| format!("“{text}” is not one of the links offered"))
 }
 
-fn apply(p: &mut ScenarioParams, field: ParamField, text: &str, unit: usize) -> Result<(), String> {
+fn apply(
+    p: &mut ScenarioParams,
+    field: ParamField,
+    text: &str,
+    unit: (&str, u64),
+) -> Result<(), String> {
     match field {
         ParamField::MessageBytes => p.message_bytes = size_bytes(text, unit)?,
         ParamField::Mtu => p.mtu = whole(text, "bytes")?,
@@ -144,8 +144,7 @@ fn apply(p: &mut ScenarioParams, field: ParamField, text: &str, unit: usize) -> 
 }
 
 /// A size such as `4`, `1.5` or `0.25` in the chosen unit, as whole bytes.
-fn size_bytes(text: &str, unit: usize) -> Result<u64, String> {
-    let (name, size) = UNITS.get(unit).copied().unwrap_or(("B", 1));
+fn size_bytes(text: &str, (name, size): (&str, u64)) -> Result<u64, String> {
     let value: f64 = text
         .replace(['_', ','], "")
         .parse()
@@ -169,13 +168,13 @@ mod tests {
 
     #[test]
     fn sizes_read_in_their_unit() {
-        assert_eq!(size_bytes("4", 1), Ok(4096));
-        assert_eq!(size_bytes("1.5", 2), Ok(3 << 19));
-        assert_eq!(size_bytes("1_000", 0), Ok(1000));
-        assert!(size_bytes("0.3", 0).is_err());
-        assert!(size_bytes("-1", 0).is_err());
-        assert!(size_bytes("1e300", 3).is_err());
-        assert!(size_bytes("four", 0).is_err());
+        assert_eq!(size_bytes("4", UNITS[1]), Ok(4096));
+        assert_eq!(size_bytes("1.5", UNITS[2]), Ok(3 << 19));
+        assert_eq!(size_bytes("1_000", UNITS[0]), Ok(1000));
+        assert!(size_bytes("0.3", UNITS[0]).is_err());
+        assert!(size_bytes("-1", UNITS[0]).is_err());
+        assert!(size_bytes("1e300", UNITS[3]).is_err());
+        assert!(size_bytes("four", UNITS[0]).is_err());
     }
 
     #[test]
@@ -185,18 +184,22 @@ mod tests {
             network: LinkId::Roce200g,
             ..ScenarioParams::default()
         };
-        let mut form = Form::from_params(&p);
-        assert_eq!(form.text(ParamField::MessageBytes).as_deref(), Some("256"));
-        assert_eq!(UNITS[form.unit].0, "MiB");
-        assert_eq!(form.params(&ScenarioParams::default()), Ok(p));
+        let mut form = from_params(&p);
+        assert_eq!(form.text("message_bytes"), "256");
+        assert_eq!(unit(&form).0, "MiB");
+        assert_eq!(read_params(&mut form, &ScenarioParams::default()), Ok(p));
     }
 
     #[test]
     fn a_bad_field_is_named() {
-        let mut form = Form::from_params(&ScenarioParams::default());
-        form.set(ParamField::Nodes, FieldText::Typed("two".into()));
-        assert!(form.params(&ScenarioParams::default()).is_err());
-        assert!(form.error(ParamField::Nodes).is_some());
-        assert!(form.error(ParamField::Mtu).is_none());
+        let mut form = from_params(&ScenarioParams::default());
+        form.set("nodes", "two".into());
+        assert!(read_params(&mut form, &ScenarioParams::default()).is_err());
+        assert!(form.refusal("nodes").is_some());
+        assert!(form.refusal("mtu").is_none());
+        // Every box is the engine's name for its field.
+        for (field, def) in &FIELDS {
+            assert_eq!(field.name(), def.key);
+        }
     }
 }

@@ -9,7 +9,8 @@ use engine::flows::{
 };
 use yew::prelude::*;
 
-use super::form::{FieldText, Form};
+use super::form::{from_params, read_params};
+use crate::views::form::Form;
 
 /// Wall-clock milliseconds one step takes at 1× in a single scenario.
 pub const STEP_MS: f64 = 1200.0;
@@ -107,7 +108,10 @@ pub struct Player {
 pub enum Action {
     PickScenario(String),
     PickComparison(Option<usize>),
-    Edit(ParamField, FieldText),
+    /// A keystroke in a box: kept as typed.
+    Type(&'static str, String),
+    /// A value committed (the box rested, Enter, leaving it, or a menu): read and shown.
+    Edit(&'static str, String),
     TogglePlay,
     Forward,
     Back,
@@ -130,7 +134,7 @@ impl Player {
     pub fn open(
         scenario: Option<&str>,
         compare: Option<usize>,
-        fields: &[(ParamField, FieldText)],
+        fields: &[(&'static str, String)],
         step: Option<usize>,
         reduced_motion: bool,
     ) -> Player {
@@ -142,8 +146,8 @@ impl Player {
             .to_string();
         let compare = compare.filter(|&i| i < comparisons().len());
         let mut player = Player::fresh(scenario, compare, reduced_motion);
-        for (field, text) in fields {
-            player.form.set(*field, text.clone());
+        for (key, text) in fields {
+            player.form.set(key, text.clone());
         }
         player.rebuild();
         if let Some(step) = step {
@@ -173,7 +177,7 @@ impl Player {
         Player {
             scenario,
             compare,
-            form: Form::from_params(&params),
+            form: from_params(&params),
             error,
             show,
             index: 0,
@@ -211,7 +215,7 @@ impl Player {
     /// refuses, so nothing the learner typed is lost and the stage stays.
     fn rebuild(&mut self) {
         let base = self.base_params();
-        let Ok(params) = self.form.params(&base) else {
+        let Ok(params) = read_params(&mut self.form, &base) else {
             self.error = None;
             return;
         };
@@ -346,8 +350,14 @@ impl Reducible for Player {
                 next = Player::fresh(self.scenario.clone(), compare, self.reduced_motion);
                 next.speed = self.speed;
             }
-            Action::Edit(field, text) => {
-                next.form.set(field, text);
+            Action::Type(key, text) => {
+                if self.form.text(key) == text {
+                    return self;
+                }
+                next.form.set(key, text);
+            }
+            Action::Edit(key, text) => {
+                next.form.set(key, text);
                 next.rebuild();
             }
             Action::TogglePlay => {
@@ -527,21 +537,12 @@ mod tests {
     fn a_bad_field_keeps_the_stage_and_the_text() {
         let p = player("post-send");
         let before = p.show.clone();
-        let p = p.reduce(Action::Edit(
-            ParamField::MessageBytes,
-            FieldText::Typed("lots".into()),
-        ));
+        let p = p.reduce(Action::Edit("message_bytes", "lots".into()));
         assert_eq!(p.show, before);
-        assert!(p.form.error(ParamField::MessageBytes).is_some());
-        assert_eq!(
-            p.form.text(ParamField::MessageBytes),
-            Some("lots".to_string())
-        );
+        assert!(p.form.refusal("message_bytes").is_some());
+        assert_eq!(p.form.text("message_bytes"), "lots");
         // Out of the engine's range: the engine's message, located at the field.
-        let p = p.reduce(Action::Edit(
-            ParamField::MessageBytes,
-            FieldText::Typed("0".into()),
-        ));
+        let p = p.reduce(Action::Edit("message_bytes", "0".into()));
         assert!(p
             .error
             .as_ref()

@@ -4,7 +4,7 @@
 
 use engine::flows::ParamField;
 
-use super::form::{FieldText, UNITS};
+use super::form::{field_def, unit, UNITS, UNIT_KEY};
 use super::player::{comparison_index, Player};
 use crate::views::page_query;
 
@@ -33,24 +33,22 @@ pub fn from_pairs(pairs: &[(String, String)], reduced_motion: bool) -> Player {
     let compare = get("compare")
         .and_then(|v| v.split_once(','))
         .and_then(|(l, r)| comparison_index(l, r));
-    let mut fields: Vec<(ParamField, FieldText)> = Vec::new();
+    let mut fields: Vec<(&'static str, String)> = Vec::new();
     for (field, key) in KEYS {
         let Some(value) = get(key).filter(|v| plain(v)) else {
             continue;
         };
+        let name = field_def(field).key;
         if field == ParamField::MessageBytes {
             let split = value
                 .find(|c: char| c.is_ascii_alphabetic())
                 .unwrap_or(value.len());
             let (number, unit) = value.split_at(split);
-            let unit = UNITS
-                .iter()
-                .position(|(name, _)| *name == unit)
-                .unwrap_or(0);
-            fields.push((field, FieldText::Unit(unit)));
-            fields.push((field, FieldText::Typed(number.to_string())));
+            let unit = UNITS.iter().find(|(n, _)| *n == unit).unwrap_or(&UNITS[0]);
+            fields.push((UNIT_KEY, unit.0.to_string()));
+            fields.push((name, number.to_string()));
         } else {
-            fields.push((field, FieldText::Typed(value.to_string())));
+            fields.push((name, value.to_string()));
         }
     }
     let step = get("step")
@@ -72,13 +70,12 @@ pub fn pairs(player: &Player) -> Vec<(&'static str, String)> {
         if !shown.contains(&field) {
             continue;
         }
-        let Some(text) = player.form.text(field).filter(|t| plain(t.trim())) else {
+        let text = player.form.text(field_def(field).key).trim();
+        if !plain(text) {
             continue;
-        };
-        let text = text.trim();
+        }
         if field == ParamField::MessageBytes {
-            let unit = UNITS.get(player.form.unit).map_or("B", |u| u.0);
-            parts.push((key, format!("{text}{unit}")));
+            parts.push((key, format!("{text}{}", unit(&player.form).0)));
         } else {
             parts.push((key, text.to_string()));
         }
@@ -119,7 +116,7 @@ mod tests {
         );
         assert_eq!(p.scenario, "staged-write");
         assert_eq!(p.index, 4);
-        assert_eq!(p.form.text(ParamField::MessageBytes).as_deref(), Some("64"));
+        assert_eq!(p.form.text("message_bytes"), "64");
         let q = query(&p);
         assert_eq!(parse(&q, false), p);
         assert!(
@@ -141,6 +138,6 @@ mod tests {
         let p = parse("?scenario=%3Cscript%3E&size=lots&step=-4&compare=a", false);
         assert!(p.compare.is_none());
         assert_eq!(p.index, 0);
-        assert!(p.form.error(ParamField::MessageBytes).is_some() || p.error.is_some());
+        assert!(p.form.refusal("message_bytes").is_some() || p.error.is_some());
     }
 }
