@@ -29,9 +29,9 @@ pub fn FabricInputs(props: &InputsProps) -> Html {
         .reform(|(key, text): (&'static str, String)| Action::Type(key, text));
     let refusal = |key: &str| page.form.refusal(key).map(Refusal::plain);
     let numbers = FIELDS.iter().map(|f| {
-        let key = f.def.key;
+        let key = f.key;
         html! {
-            <TextField def={&f.def} id={format!("topo-{key}")} text={page.form.text(key).to_string()}
+            <TextField def={f} id={format!("topo-{key}")} text={page.form.text(key).to_string()}
                 refusal={refusal(key)} on_type={on_type.clone()} />
         }
     });

@@ -4,8 +4,9 @@
 
 use engine::fabric::{FabricSpec, Tiers};
 
-use super::fields::FIELDS;
+use super::fields::{apply, text, FIELDS};
 use super::network::Network;
+use crate::views::form::FieldDef;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
@@ -76,8 +77,8 @@ impl Query {
                     _ => false,
                 },
                 "planes" => value.parse().map(|p| spec.planes = p).is_ok(),
-                k => match FIELDS.iter().find(|f| f.def.key == k) {
-                    Some(f) => f.apply(spec, value).is_ok(),
+                k => match FieldDef::find(FIELDS, k) {
+                    Some(f) => apply(f, spec, value).is_ok(),
                     // Keys of other views or of no one: not ours to judge.
                     None => true,
                 },
@@ -103,7 +104,7 @@ pub fn pairs(
         out.push(("preset", p.to_string()));
     }
     for f in FIELDS {
-        out.push((f.def.key, f.text(spec)));
+        out.push((f.key, text(f, spec)));
     }
     out.push(("tiers", tiers_name(spec.tiers).to_string()));
     out.push((

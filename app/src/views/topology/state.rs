@@ -7,14 +7,14 @@ use engine::collective::Machines;
 use engine::fabric::{build, preset, ClusterPreset, Fabric, FabricSpec, Path, Tiers};
 use yew::prelude::*;
 
-use super::fields::{error_key, FIELDS};
+use super::fields::{apply, error_key, text, FIELDS};
 use super::network::Network;
 use super::query::{self, Query};
 use crate::views::form::Form;
 
 /// Each typed field's box showing `spec`.
 fn texts_of(spec: &FabricSpec) -> Form {
-    Form::new(FIELDS.iter().map(|f| (f.def.key, f.text(spec))))
+    Form::new(FIELDS.iter().map(|f| (f.key, text(f, spec))))
 }
 
 /// The preset a page opens with when its link names none.
@@ -140,8 +140,8 @@ impl TopologyPage {
         let mut spec = self.spec.clone();
         self.form.accept_all();
         for f in FIELDS {
-            if let Err(message) = f.apply(&mut spec, self.form.text(f.def.key)) {
-                self.form.refuse(f.def.key, message);
+            if let Err(message) = apply(f, &mut spec, self.form.text(f.key)) {
+                self.form.refuse(f.key, message);
             }
         }
         spec.tiers = self.tiers;
