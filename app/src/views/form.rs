@@ -303,6 +303,9 @@ pub struct TextFieldProps {
     pub text: AttrValue,
     #[prop_or_default]
     pub refusal: Option<Refusal>,
+    /// Help that depends on the page, in place of the table's.
+    #[prop_or_default]
+    pub help: Option<AttrValue>,
     /// A name shown beside the label (the mlx5 parameter a box sets).
     #[prop_or_default]
     pub aside: Option<AttrValue>,
@@ -399,10 +402,11 @@ pub fn TextField(props: &TextFieldProps) -> Html {
     };
     let id = props.id.as_str();
     let refused = props.refusal.is_some();
-    let has_help = !def.help.is_empty();
+    let help = props.help.clone().unwrap_or(AttrValue::Static(def.help));
+    let has_help = !help.is_empty();
     html! {
         <div class={classes!("form-field", refused.then_some("form-field-invalid"))} data-key={key}>
-            <label for={id.to_string()} title={def.help}>
+            <label for={id.to_string()} title={help.clone()}>
                 { def.label }
                 if let Some(aside) = &props.aside {
                     <code class="form-aside">{ aside.clone() }</code>
@@ -430,7 +434,7 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                 { props.trailing.clone() }
             </span>
             if has_help {
-                <p class="form-help" id={format!("{id}-help")}>{ def.help }</p>
+                <p class="form-help" id={format!("{id}-help")}>{ help }</p>
             }
             if let Some(note) = &props.note {
                 <p class="form-note">{ note.clone() }</p>

@@ -328,7 +328,7 @@ async fn three_probes_in_one_table_and_a_dead_one_does_not_stop_the_others() {
         .type_over("#fleet-probes", &format!("{kept},nowhere:0"))
         .await;
     browser
-        .wait_for_text_containing("#fleet-probes-help", "Address 3 (nowhere:0)")
+        .wait_for_text_containing("#fleet-probes-error", "Address 3 (nowhere:0)")
         .await;
     let disabled = browser
         .eval("return document.querySelector('.fleet-view button[type=submit]').disabled")

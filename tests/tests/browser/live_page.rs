@@ -172,7 +172,7 @@ async fn a_dead_probe_is_reported_and_retried() {
     );
     // The page checks the address as it is typed; the help says so once it has.
     browser
-        .wait_for_text_containing("#probe-url-help", "not a probe address")
+        .wait_for_text_containing("#probe-url-error", "not a probe address")
         .await;
     // Port 9 (discard) on loopback: nothing listens there.
     browser.type_over("#probe-url", "127.0.0.1:9").await;
@@ -570,7 +570,7 @@ async fn an_invalid_address_is_refused_once_with_its_reason() {
         .eval("document.querySelector('.live-connect').requestSubmit(); return true")
         .await;
     browser
-        .wait_for_text_containing("#probe-url-help.error", "[::1")
+        .wait_for_text_containing("#probe-url-error", "[::1")
         .await;
     // The wait is the scenario: a page that tried the address anyway would try it again after
     // its first retry delay (1 s, `FIRST_RETRY_MS` in app/src/views/live/connection.rs);
@@ -580,7 +580,7 @@ async fn an_invalid_address_is_refused_once_with_its_reason() {
         .eval(
             "return {\
                attempts: window.labAttempts,\
-               help: document.querySelector('#probe-url-help.error')?.textContent ?? '',\
+               help: document.querySelector('#probe-url-error')?.textContent ?? '',\
                page: document.querySelector('.live-view').textContent,\
              }",
         )

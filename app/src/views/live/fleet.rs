@@ -15,6 +15,7 @@ use gloo::timers::callback::Interval;
 use yew::prelude::*;
 
 use crate::views::figures;
+use crate::views::form::{FieldDef, Reads, Refusal, TextField};
 
 use super::connection::{use_probe, ConnectionState, ProbeUrl};
 use super::page_query;
@@ -355,26 +356,41 @@ fn ProbeHost(props: &ProbeHostProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct ListFormProps {
-    id: AttrValue,
-    label: AttrValue,
+    def: &'static FieldDef,
     value: String,
     /// What is wrong with the draft, if anything.
     check: Callback<String, Result<String, String>>,
-    help: AttrValue,
     /// The draft, once it passes the check, normalised.
     on_apply: Callback<String>,
 }
+
+/// The fleet's probes: host:port of each.
+static PROBES_FIELD: FieldDef = FieldDef {
+    key: "probes",
+    label: "Probes",
+    unit: "",
+    help: "host:port of each probe, separated by commas; each probe must allow this page \
+           (--allow-origin).",
+    reads: Reads::Text,
+};
+
+/// The Prometheus server that scrapes them.
+static PROMETHEUS_FIELD: FieldDef = FieldDef {
+    key: "prometheus",
+    label: "Prometheus",
+    unit: "",
+    help: "The server that scrapes the probes, e.g. http://127.0.0.1:9090; it reads the \
+           repository's recording rules.",
+    reads: Reads::Text,
+};
 
 /// A field with its check under it, applied on Enter or the button.
 #[function_component]
 fn AddressForm(props: &ListFormProps) -> Html {
     let draft = use_state(|| props.value.clone());
-    let on_input = {
+    let on_type = {
         let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let field: web_sys::HtmlInputElement = e.target_unchecked_into();
-            draft.set(field.value());
-        })
+        Callback::from(move |(_, text): (&'static str, String)| draft.set(text))
     };
     let checked = props.check.emit((*draft).clone());
     let error = checked.as_ref().err().cloned();
@@ -388,16 +404,12 @@ fn AddressForm(props: &ListFormProps) -> Html {
             }
         })
     };
-    let help_id = format!("{}-help", props.id);
+    let disabled = error.is_some();
     html! {
         <form class="live-connect" onsubmit={on_submit}>
-            <label for={props.id.clone()}>{ props.label.clone() }</label>
-            <input id={props.id.clone()} type="text" value={(*draft).clone()} oninput={on_input}
-                aria-invalid={error.is_some().to_string()} aria-describedby={help_id.clone()} spellcheck="false" />
-            <button type="submit" disabled={error.is_some()}>{ "Show" }</button>
-            <p id={help_id} class={classes!("field-help", error.is_some().then_some("error"))}>
-                { error.unwrap_or_else(|| props.help.to_string()) }
-            </p>
+            <TextField def={props.def} id={format!("fleet-{}", props.def.key)} text={(*draft).clone()}
+                refusal={error.map(Refusal::plain)} {on_type}
+                trailing={html! { <button type="submit" {disabled}>{ "Show" }</button> }} />
         </form>
     }
 }
@@ -431,8 +443,7 @@ pub fn ProbeFleet(props: &ProbeFleetProps) -> Html {
     let probes = parse_list(&list);
     html! {
         <section class="live-view fleet-view" aria-label="Probes">
-            <AddressForm id="fleet-probes" label="Probes" value={(*list).clone()} {check} {on_apply}
-                help="host:port of each probe, separated by commas; each probe must allow this page (--allow-origin)." />
+            <AddressForm def={&PROBES_FIELD} value={(*list).clone()} {check} {on_apply} />
             { match probes {
                 Ok(probes) => html! {
                     <FleetTable>
@@ -617,8 +628,7 @@ pub fn PrometheusFleet(props: &PrometheusFleetProps) -> Html {
     let live = polled.trouble.is_none();
     html! {
         <section class="live-view fleet-view" aria-label="Prometheus">
-            <AddressForm id="fleet-prometheus" label="Prometheus" value={(*server).clone()} {check} {on_apply}
-                help="The server that scrapes the probes, e.g. http://127.0.0.1:9090; it reads the repository's recording rules." />
+            <AddressForm def={&PROMETHEUS_FIELD} value={(*server).clone()} {check} {on_apply} />
             if let Err(why) = &base {
                 <p class="live-error" role="alert">{ format!("The server in this page's address: {why}") }</p>
             }

@@ -29,6 +29,7 @@ use std::rc::Rc;
 use engine::probe::exercise::{Sight, EXERCISES};
 use yew::prelude::*;
 
+use super::form::{FieldDef, Reads, Refusal, TextField};
 use super::page_query;
 use super::try_this::{attempts, use_tried, TryThis};
 use connection::{use_probe, ConnectionState, Freshness, Home, ProbeAction, ProbeUrl, ProbeView};
@@ -82,6 +83,15 @@ pub fn LiveView() -> Html {
 }
 
 /// How the connection stands, in a few words.
+/// The probe's address box.
+static PROBE_FIELD: FieldDef = FieldDef {
+    key: "probe",
+    label: "Probe",
+    unit: "",
+    help: "host:port or a ws:// URL.",
+    reads: Reads::Text,
+};
+
 fn status(probe: &ProbeView) -> Html {
     match &probe.state {
         ConnectionState::Connecting => {
@@ -159,12 +169,10 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
 
     let on_draft = {
         let draft = draft.clone();
-        Callback::from(move |e: InputEvent| {
-            let field: web_sys::HtmlInputElement = e.target_unchecked_into();
-            draft.set(field.value());
-        })
+        Callback::from(move |(_, text): (&'static str, String)| draft.set(text))
     };
     let connect_error = ProbeUrl::parse(&draft).err();
+    let disabled = connect_error.is_some();
     let on_connect = {
         let probe = probe.clone();
         let draft = draft.clone();
@@ -205,14 +213,14 @@ fn ProbeLive(props: &ProbeLiveProps) -> Html {
                 <HostedIntro {allow} trying={probe.url.clone()} />
             }
             <form class="live-connect" onsubmit={on_connect}>
-                <label for="probe-url">{ "Probe" }</label>
-                <input id="probe-url" type="text" value={(*draft).clone()} oninput={on_draft}
-                    aria-invalid={connect_error.is_some().to_string()} aria-describedby="probe-url-help" spellcheck="false" />
-                <button type="submit" disabled={connect_error.is_some()}>{ "Connect" }</button>
-                { status }
-                <p id="probe-url-help" class={classes!("field-help", connect_error.is_some().then_some("error"))}>
-                    { connect_error.unwrap_or_else(|| help.to_string()) }
-                </p>
+                <TextField def={&PROBE_FIELD} id="probe-url" text={(*draft).clone()} {help}
+                    refusal={connect_error.map(Refusal::plain)} on_type={on_draft}
+                    trailing={html! {
+                        <>
+                            <button type="submit" disabled={disabled}>{ "Connect" }</button>
+                            { status }
+                        </>
+                    }} />
             </form>
             // After the form: on a hosted page the probe's command comes first.
             <TryThis view="live" attempts={attempts(&EXERCISES, tried)} />
