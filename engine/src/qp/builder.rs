@@ -252,7 +252,9 @@ pub fn set_from_text(
         .into_iter()
         .next()
         .ok_or_else(|| unreadable(attr, t))?;
-    merge_one(attrs, &one);
+    // States and PSNs returned above, a PSN as typed; `one` holds neither, so
+    // merge_from's PSN truncation never applies here.
+    attrs.merge_from(&one);
     Ok(decoded)
 }
 
@@ -342,33 +344,6 @@ pub fn live_check<'a>(
         left_out: call.left_out,
         source_refused,
     }
-}
-
-/// Copies the one field set in `one` into `attrs`.
-fn merge_one(attrs: &mut ModifyAttrs, one: &ModifyAttrs) {
-    fn take<T: Copy>(dst: &mut Option<T>, src: Option<T>) {
-        if src.is_some() {
-            *dst = src;
-        }
-    }
-    take(&mut attrs.en_sqd_async_notify, one.en_sqd_async_notify);
-    take(&mut attrs.qp_access_flags, one.qp_access_flags);
-    take(&mut attrs.pkey_index, one.pkey_index);
-    take(&mut attrs.port_num, one.port_num);
-    take(&mut attrs.qkey, one.qkey);
-    take(&mut attrs.ah_attr, one.ah_attr);
-    take(&mut attrs.path_mtu, one.path_mtu);
-    take(&mut attrs.timeout, one.timeout);
-    take(&mut attrs.retry_cnt, one.retry_cnt);
-    take(&mut attrs.rnr_retry, one.rnr_retry);
-    take(&mut attrs.max_rd_atomic, one.max_rd_atomic);
-    take(&mut attrs.alt_path, one.alt_path);
-    take(&mut attrs.min_rnr_timer, one.min_rnr_timer);
-    take(&mut attrs.max_dest_rd_atomic, one.max_dest_rd_atomic);
-    take(&mut attrs.path_mig_state, one.path_mig_state);
-    take(&mut attrs.cap, one.cap);
-    take(&mut attrs.dest_qp_num, one.dest_qp_num);
-    take(&mut attrs.rate_limit, one.rate_limit);
 }
 
 fn c_av(av: &AddressVector) -> String {

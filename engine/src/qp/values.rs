@@ -436,17 +436,23 @@ pub fn check_mr_access_flags(value: u32) -> Result<Decoded, ValueError> {
     Ok(decoded("access", value.into(), names.join(" | ")))
 }
 
+/// Checks a depth against the `struct ibv_device_attr` field `limit` that bounds it.
+fn within_device_limit(field: &str, value: u8, limit: &str, max: u8) -> Result<(), ValueError> {
+    if value > max {
+        return Err(ValueError::out_of_range(
+            field,
+            value.into(),
+            format!("exceeds the device limit {limit} = {max}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Decodes `max_rd_atomic` (the "initiator depth" of IBTA/rdma_cm): how many RDMA Read and
 /// Atomic requests this QP may have outstanding at once toward its peer (ibv_modify_qp(3)).
 /// Bounded by the device's `max_qp_init_rd_atom` (ibv_query_device(3)).
 pub fn decode_max_rd_atomic(value: u8, device_max: u8) -> Result<Decoded, ValueError> {
-    if value > device_max {
-        return Err(ValueError::out_of_range(
-            "max_rd_atomic",
-            value.into(),
-            format!("exceeds the device limit max_qp_init_rd_atom = {device_max}"),
-        ));
-    }
+    within_device_limit("max_rd_atomic", value, "max_qp_init_rd_atom", device_max)?;
     let meaning = if value == 0 {
         "0: this QP may not issue RDMA Read or Atomic requests at all".to_string()
     } else {
@@ -462,13 +468,7 @@ pub fn decode_max_rd_atomic(value: u8, device_max: u8) -> Result<Decoded, ValueE
 /// Atomic requests this QP can be working on at once (ibv_modify_qp(3)). Bounded by the
 /// device's `max_qp_rd_atom` (ibv_query_device(3)).
 pub fn decode_max_dest_rd_atomic(value: u8, device_max: u8) -> Result<Decoded, ValueError> {
-    if value > device_max {
-        return Err(ValueError::out_of_range(
-            "max_dest_rd_atomic",
-            value.into(),
-            format!("exceeds the device limit max_qp_rd_atom = {device_max}"),
-        ));
-    }
+    within_device_limit("max_dest_rd_atomic", value, "max_qp_rd_atom", device_max)?;
     let meaning = if value == 0 {
         "0: the peer may not RDMA Read or run atomics against this QP".to_string()
     } else {
