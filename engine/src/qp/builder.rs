@@ -22,43 +22,6 @@ use crate::number::parse_whole;
 /// `show_gids` commonly lists it on a ConnectX host (the same index the walkthrough uses).
 const EXAMPLE_SGID_INDEX: u8 = 3;
 
-/// Why a typed attribute value was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FieldError {
-    /// The text is not a value of the field's kind at all.
-    Unreadable {
-        /// The `struct ibv_qp_attr` field.
-        field: String,
-        /// What was typed.
-        text: String,
-        /// What the field expects.
-        expected: String,
-    },
-    /// A value of the right kind, outside what the field allows.
-    Value(ValueError),
-}
-
-impl fmt::Display for FieldError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FieldError::Unreadable {
-                field,
-                text,
-                expected,
-            } => write!(f, "{field}: {text:?} is not {expected}"),
-            FieldError::Value(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for FieldError {}
-
-impl From<ValueError> for FieldError {
-    fn from(e: ValueError) -> FieldError {
-        FieldError::Value(e)
-    }
-}
-
 /// A value a learner can start from for each attribute, as text [`set_from_text`] reads.
 ///
 /// The connection values match the walkthrough's peer B (QPN 0x2b7, PSN 0x7d0f42, RoCE v2
@@ -108,31 +71,27 @@ pub fn expected_text(attr: AttrName) -> &'static str {
     }
 }
 
-fn unreadable(attr: AttrName, text: &str) -> FieldError {
-    FieldError::Unreadable {
-        field: attr.field().to_string(),
-        text: text.to_string(),
-        expected: expected_text(attr).to_string(),
-    }
+fn unreadable(attr: AttrName, text: &str) -> ValueError {
+    ValueError::unreadable(attr.field(), text, expected_text(attr))
 }
 
 /// A number that must fit the C field's type (`uint8_t`, `uint16_t`, `uint32_t`).
-fn number_in<T: TryFrom<u64>>(attr: AttrName, text: &str, bits: u32) -> Result<T, FieldError> {
+fn number_in<T: TryFrom<u64>>(attr: AttrName, text: &str, bits: u32) -> Result<T, ValueError> {
     let n = parse_whole(text).ok_or_else(|| unreadable(attr, text))?;
     T::try_from(n).map_err(|_| {
-        FieldError::Value(ValueError {
-            field: attr.field().to_string(),
-            value: n,
-            reason: format!("does not fit the field's {bits}-bit type"),
-        })
+        ValueError::out_of_range(
+            attr.field(),
+            n,
+            format!("does not fit the field's {bits}-bit type"),
+        )
     })
 }
 
-fn parse_state(attr: AttrName, text: &str) -> Result<QpState, FieldError> {
+fn parse_state(attr: AttrName, text: &str) -> Result<QpState, ValueError> {
     QpState::parse(text).ok_or_else(|| unreadable(attr, text))
 }
 
-fn parse_path_mtu(text: &str) -> Result<u32, FieldError> {
+fn parse_path_mtu(text: &str) -> Result<u32, ValueError> {
     let t = text.trim();
     if let Some(mtu) = PathMtu::ALL
         .into_iter()
@@ -148,14 +107,14 @@ fn parse_path_mtu(text: &str) -> Result<u32, FieldError> {
         .map_or(n, PathMtu::value))
 }
 
-fn parse_access_flags(text: &str) -> Result<u32, FieldError> {
+fn parse_access_flags(text: &str) -> Result<u32, ValueError> {
     if let Some(n) = parse_whole(text) {
         return u32::try_from(n).map_err(|_| {
-            FieldError::Value(ValueError {
-                field: "qp_access_flags".into(),
-                value: n,
-                reason: "does not fit the field's 32-bit type".into(),
-            })
+            ValueError::out_of_range(
+                AttrName::AccessFlags.field(),
+                n,
+                "does not fit the field's 32-bit type",
+            )
         });
     }
     let mut bits = 0;
@@ -165,10 +124,8 @@ fn parse_access_flags(text: &str) -> Result<u32, FieldError> {
         let flag = ACCESS_FLAGS
             .iter()
             .find(|f| f.name.strip_prefix("IBV_ACCESS_") == Some(short))
-            .ok_or_else(|| FieldError::Unreadable {
-                field: "qp_access_flags".into(),
-                text: item.to_string(),
-                expected: "an IBV_ACCESS_* flag".into(),
+            .ok_or_else(|| {
+                ValueError::unreadable(AttrName::AccessFlags.field(), item, "an IBV_ACCESS_* flag")
             })?;
         bits |= flag.value;
     }
@@ -177,7 +134,7 @@ fn parse_access_flags(text: &str) -> Result<u32, FieldError> {
 
 /// An IPv4 address becomes a RoCE v2 path (IPv4-mapped GID, `is_global = 1`); a number
 /// becomes an InfiniBand LID path without GRH.
-fn parse_av(attr: AttrName, text: &str) -> Result<AddressVector, FieldError> {
+fn parse_av(attr: AttrName, text: &str) -> Result<AddressVector, ValueError> {
     let t = text.trim();
     if let Ok(ip) = t.parse::<std::net::Ipv4Addr>() {
         return Ok(AddressVector {
@@ -198,7 +155,7 @@ fn parse_av(attr: AttrName, text: &str) -> Result<AddressVector, FieldError> {
     })
 }
 
-fn parse_mig_state(text: &str) -> Result<u8, FieldError> {
+fn parse_mig_state(text: &str) -> Result<u8, ValueError> {
     let names = ["IBV_MIG_MIGRATED", "IBV_MIG_REARM", "IBV_MIG_ARMED"];
     let t = text.trim();
     match names.iter().position(|n| n.eq_ignore_ascii_case(t)) {
@@ -207,7 +164,7 @@ fn parse_mig_state(text: &str) -> Result<u8, FieldError> {
     }
 }
 
-fn parse_cap(text: &str) -> Result<(u32, u32), FieldError> {
+fn parse_cap(text: &str) -> Result<(u32, u32), ValueError> {
     let mut parts = text.split(',');
     match (parts.next(), parts.next(), parts.next()) {
         (Some(send), Some(recv), None) => Ok((
@@ -241,7 +198,7 @@ pub fn set_from_text(
     attrs: &mut ModifyAttrs,
     attr: AttrName,
     text: &str,
-) -> Result<Decoded, FieldError> {
+) -> Result<Decoded, ValueError> {
     let mut one = ModifyAttrs::default();
     let t = text.trim();
     match attr {
@@ -295,7 +252,9 @@ pub fn set_from_text(
         .into_iter()
         .next()
         .ok_or_else(|| unreadable(attr, t))?;
-    merge_one(attrs, &one);
+    // States and PSNs returned above, a PSN as typed; `one` holds neither, so
+    // merge_from's PSN truncation never applies here.
+    attrs.merge_from(&one);
     Ok(decoded)
 }
 
@@ -307,22 +266,19 @@ pub struct LeftOut {
     /// The text as typed.
     pub text: String,
     /// Why it does not read.
-    pub error: FieldError,
+    pub error: ValueError,
 }
 
 impl fmt::Display for LeftOut {
     /// `qp_access_flags = "REMOTE_FLY" is not a valid value ("REMOTE_FLY" is not an
     /// IBV_ACCESS_* flag)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let why = match &self.error {
-            FieldError::Unreadable { text, expected, .. } => format!("{text:?} is not {expected}"),
-            FieldError::Value(e) => format!("{} {}", e.value, e.reason),
-        };
         write!(
             f,
-            "{} = {:?} is not a valid value ({why})",
+            "{} = {:?} is not a valid value ({})",
             self.attr.field(),
-            self.text.trim()
+            self.text.trim(),
+            self.error.field_error().reason
         )
     }
 }
@@ -388,33 +344,6 @@ pub fn live_check<'a>(
         left_out: call.left_out,
         source_refused,
     }
-}
-
-/// Copies the one field set in `one` into `attrs`.
-fn merge_one(attrs: &mut ModifyAttrs, one: &ModifyAttrs) {
-    fn take<T: Copy>(dst: &mut Option<T>, src: Option<T>) {
-        if src.is_some() {
-            *dst = src;
-        }
-    }
-    take(&mut attrs.en_sqd_async_notify, one.en_sqd_async_notify);
-    take(&mut attrs.qp_access_flags, one.qp_access_flags);
-    take(&mut attrs.pkey_index, one.pkey_index);
-    take(&mut attrs.port_num, one.port_num);
-    take(&mut attrs.qkey, one.qkey);
-    take(&mut attrs.ah_attr, one.ah_attr);
-    take(&mut attrs.path_mtu, one.path_mtu);
-    take(&mut attrs.timeout, one.timeout);
-    take(&mut attrs.retry_cnt, one.retry_cnt);
-    take(&mut attrs.rnr_retry, one.rnr_retry);
-    take(&mut attrs.max_rd_atomic, one.max_rd_atomic);
-    take(&mut attrs.alt_path, one.alt_path);
-    take(&mut attrs.min_rnr_timer, one.min_rnr_timer);
-    take(&mut attrs.max_dest_rd_atomic, one.max_dest_rd_atomic);
-    take(&mut attrs.path_mig_state, one.path_mig_state);
-    take(&mut attrs.cap, one.cap);
-    take(&mut attrs.dest_qp_num, one.dest_qp_num);
-    take(&mut attrs.rate_limit, one.rate_limit);
 }
 
 fn c_av(av: &AddressVector) -> String {
@@ -566,14 +495,14 @@ fn required_modify(qp: &mut Qp, to: QpState) -> Result<(), QpError> {
             // Example texts are tested to read; a failure here would be a bug, reported
             // as the value error rather than hidden.
             set_from_text(&mut req, attr, example_text(attr)).map_err(|e| match e {
-                FieldError::Value(error) => QpError::Value {
-                    error,
+                ValueError::OutOfRange(_) => QpError::Value {
+                    error: e,
                     errno: super::table::Errno::Einval,
                 },
-                other => QpError::Event {
+                ValueError::Unreadable(_) => QpError::Event {
                     event: QpEvent::Fatal,
                     state: qp.state(),
-                    reason: other.to_string(),
+                    reason: e.to_string(),
                 },
             })?;
         }

@@ -2,6 +2,7 @@
 //! means, or returns a located [`ValueError`] (`timeout: 32 does not fit in 5 bits`).
 
 use crate::psn::Psn;
+use crate::FieldError;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
@@ -16,20 +17,46 @@ pub struct Decoded {
     pub meaning: String,
 }
 
-/// An attribute value that is out of range.
+/// Why an attribute's value was refused: the field and why, as every model's [`FieldError`]
+/// carries them, and which of the two ways it failed. The reason starts with what was
+/// given, so the message reads as ibv_modify_qp(3) names the field:
+/// `timeout: 32 does not fit in 5 bits`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ValueError {
-    /// The `struct ibv_qp_attr` field, e.g. `timeout`.
-    pub field: String,
-    /// The raw value given.
-    pub value: u64,
-    /// What is wrong, e.g. `does not fit in 5 bits`.
-    pub reason: String,
+pub enum ValueError {
+    /// The text is not a value of the field's kind at all (`qkey: "twelve" is not a whole
+    /// number …`); only [`super::builder`], which reads typed text, says this.
+    Unreadable(FieldError),
+    /// A value of the right kind outside what the field allows: the driver answers `EINVAL`.
+    OutOfRange(FieldError),
+}
+
+impl ValueError {
+    /// `field` given `value`, which breaks the rule `reason` states (`does not fit in 5
+    /// bits`).
+    pub(crate) fn out_of_range(field: &str, value: u64, reason: impl fmt::Display) -> ValueError {
+        ValueError::OutOfRange(FieldError::new(field, format!("{value} {reason}")))
+    }
+
+    /// `field` typed as `text`, which is not `expected` (`a whole number …`).
+    pub(crate) fn unreadable(field: &str, text: &str, expected: &str) -> ValueError {
+        ValueError::Unreadable(FieldError::new(
+            field,
+            format!("{text:?} is not {expected}"),
+        ))
+    }
+
+    /// The `struct ibv_qp_attr` field refused and why.
+    pub fn field_error(&self) -> &FieldError {
+        match self {
+            ValueError::Unreadable(e) | ValueError::OutOfRange(e) => e,
+        }
+    }
 }
 
 impl fmt::Display for ValueError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} {}", self.field, self.value, self.reason)
+        let e = self.field_error();
+        write!(f, "{}: {}", e.field, e.reason)
     }
 }
 
@@ -43,17 +70,9 @@ fn decoded(field: &str, value: u64, meaning: String) -> Decoded {
     }
 }
 
-fn out_of_range(field: &str, value: u64, reason: String) -> ValueError {
-    ValueError {
-        field: field.to_string(),
-        value,
-        reason,
-    }
-}
-
 fn check_bits(field: &str, value: u64, bits: u32) -> Result<(), ValueError> {
     if value >> bits != 0 {
-        return Err(out_of_range(
+        return Err(ValueError::out_of_range(
             field,
             value,
             format!("does not fit in {bits} bits"),
@@ -122,10 +141,10 @@ impl PathMtu {
             .into_iter()
             .find(|m| *m as u32 == value)
             .ok_or_else(|| {
-                out_of_range(
+                ValueError::out_of_range(
                     "path_mtu",
                     value.into(),
-                    "is not an enum ibv_mtu value (1 = IBV_MTU_256 … 5 = IBV_MTU_4096)".into(),
+                    "is not an enum ibv_mtu value (1 = IBV_MTU_256 … 5 = IBV_MTU_4096)",
                 )
             })
     }
@@ -243,7 +262,7 @@ pub fn rnr_timer_us(code: u8) -> Result<u32, ValueError> {
     RNR_TIMER_US
         .get(usize::from(code))
         .copied()
-        .ok_or_else(|| out_of_range("min_rnr_timer", code.into(), "has no table entry".into()))
+        .ok_or_else(|| ValueError::out_of_range("min_rnr_timer", code.into(), "has no table entry"))
 }
 
 /// Decodes `min_rnr_timer`.
@@ -361,7 +380,7 @@ pub fn access_flag_names(field: &str, value: u32) -> Result<Vec<&'static str>, V
     let known = ACCESS_FLAGS.iter().fold(0, |acc, f| acc | f.value);
     let unknown = value & !known;
     if unknown != 0 {
-        return Err(out_of_range(
+        return Err(ValueError::out_of_range(
             field,
             value.into(),
             format!("has bits {unknown:#x} that are not ibv_access_flags"),
@@ -407,28 +426,33 @@ pub fn check_mr_access_flags(value: u32) -> Result<Decoded, ValueError> {
     let names = access_flag_names("access", value)?;
     let needs_local = value & ((1 << 1) | (1 << 3)) != 0;
     if needs_local && value & 1 == 0 {
-        return Err(out_of_range(
+        return Err(ValueError::out_of_range(
             "access",
             value.into(),
             "sets IBV_ACCESS_REMOTE_WRITE or IBV_ACCESS_REMOTE_ATOMIC without \
-             IBV_ACCESS_LOCAL_WRITE (ibv_reg_mr fails with EINVAL)"
-                .into(),
+             IBV_ACCESS_LOCAL_WRITE (ibv_reg_mr fails with EINVAL)",
         ));
     }
     Ok(decoded("access", value.into(), names.join(" | ")))
+}
+
+/// Checks a depth against the `struct ibv_device_attr` field `limit` that bounds it.
+fn within_device_limit(field: &str, value: u8, limit: &str, max: u8) -> Result<(), ValueError> {
+    if value > max {
+        return Err(ValueError::out_of_range(
+            field,
+            value.into(),
+            format!("exceeds the device limit {limit} = {max}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Decodes `max_rd_atomic` (the "initiator depth" of IBTA/rdma_cm): how many RDMA Read and
 /// Atomic requests this QP may have outstanding at once toward its peer (ibv_modify_qp(3)).
 /// Bounded by the device's `max_qp_init_rd_atom` (ibv_query_device(3)).
 pub fn decode_max_rd_atomic(value: u8, device_max: u8) -> Result<Decoded, ValueError> {
-    if value > device_max {
-        return Err(out_of_range(
-            "max_rd_atomic",
-            value.into(),
-            format!("exceeds the device limit max_qp_init_rd_atom = {device_max}"),
-        ));
-    }
+    within_device_limit("max_rd_atomic", value, "max_qp_init_rd_atom", device_max)?;
     let meaning = if value == 0 {
         "0: this QP may not issue RDMA Read or Atomic requests at all".to_string()
     } else {
@@ -444,13 +468,7 @@ pub fn decode_max_rd_atomic(value: u8, device_max: u8) -> Result<Decoded, ValueE
 /// Atomic requests this QP can be working on at once (ibv_modify_qp(3)). Bounded by the
 /// device's `max_qp_rd_atom` (ibv_query_device(3)).
 pub fn decode_max_dest_rd_atomic(value: u8, device_max: u8) -> Result<Decoded, ValueError> {
-    if value > device_max {
-        return Err(out_of_range(
-            "max_dest_rd_atomic",
-            value.into(),
-            format!("exceeds the device limit max_qp_rd_atom = {device_max}"),
-        ));
-    }
+    within_device_limit("max_dest_rd_atomic", value, "max_qp_rd_atom", device_max)?;
     let meaning = if value == 0 {
         "0: the peer may not RDMA Read or run atomics against this QP".to_string()
     } else {
@@ -474,7 +492,7 @@ mod tests {
         }
         for bad in [0, 6, 1024] {
             let e = PathMtu::from_ibv(bad).unwrap_err();
-            assert_eq!(e.field, "path_mtu");
+            assert_eq!(e.field_error().field, "path_mtu");
         }
         assert!(decode_path_mtu(3).unwrap().meaning.contains("1024 bytes"));
     }

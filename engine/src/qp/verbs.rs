@@ -450,14 +450,14 @@ impl ModifyAttrs {
         }
         if let Some(v) = self.port_num {
             if v == 0 || v > device.phys_port_cnt {
-                return Err(ValueError {
-                    field: "port_num".into(),
-                    value: v.into(),
-                    reason: format!(
+                return Err(ValueError::out_of_range(
+                    "port_num",
+                    v.into(),
+                    format!(
                         "is not a port of this device (ports are numbered 1..={})",
                         device.phys_port_cnt
                     ),
-                });
+                ));
             }
             out.push(text("port_num", v.into(), format!("HCA port {v}")));
         }
@@ -514,11 +514,11 @@ impl ModifyAttrs {
                 1 => "IBV_MIG_REARM",
                 2 => "IBV_MIG_ARMED",
                 _ => {
-                    return Err(ValueError {
-                        field: "path_mig_state".into(),
-                        value: v.into(),
-                        reason: "is not an enum ibv_mig_state value (0..=2)".into(),
-                    })
+                    return Err(ValueError::out_of_range(
+                        "path_mig_state",
+                        v.into(),
+                        "is not an enum ibv_mig_state value (0..=2)",
+                    ))
                 }
             };
             out.push(text("path_mig_state", v.into(), name.into()));

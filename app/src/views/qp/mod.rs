@@ -12,12 +12,12 @@ mod walkthrough;
 use std::rc::Rc;
 
 use engine::exercise::Progress;
-use engine::qp::builder::{build_call, example_send, example_text, qp_in_state, FieldError};
+use engine::qp::builder::{build_call, example_send, example_text, qp_in_state};
 use engine::qp::exercise::{QpMove, EXERCISES};
 use engine::qp::sim::RecvWr;
 use engine::qp::{
     check_transition, AttrMask, AttrName, EventOutcome, ModifyAttrs, Qp, QpError, QpEvent, QpState,
-    QpType, TransitionRefusal, Walkthrough, WcStatus,
+    QpType, TransitionRefusal, ValueError, Walkthrough, WcStatus,
 };
 use yew::prelude::*;
 
@@ -44,7 +44,7 @@ pub enum ModifyResult {
     /// Refused by the engine (kernel table, value rules, cur_qp_state).
     Refused(QpError),
     /// Not called: some ticked fields do not read.
-    FieldsInvalid(Vec<FieldError>),
+    FieldsInvalid(Vec<ValueError>),
 }
 
 /// One line of the event log: the button pressed and what the engine answered.
@@ -191,7 +191,7 @@ impl QpPage {
     }
 
     /// The request the ticked fields make, or the fields that do not read.
-    pub fn request(&self) -> Result<ModifyAttrs, Vec<FieldError>> {
+    pub fn request(&self) -> Result<ModifyAttrs, Vec<ValueError>> {
         let call = build_call(self.ticked, |attr| self.field_text(attr));
         if call.left_out.is_empty() {
             Ok(call.attrs)
