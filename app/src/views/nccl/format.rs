@@ -1,18 +1,14 @@
-//! How the calculator writes its numbers and names: times in µs or ms, bandwidths in GB/s
-//! with nccl-tests' two decimals; sizes are `figures::bytes`, in powers of 1024 as nccl-tests
-//! reads `-b`/`-e`.
+//! How the calculator writes its numbers and names: bandwidths in GB/s with nccl-tests' two
+//! decimals; times and sizes as `figures` writes them for every page (sizes in powers of
+//! 1024, as nccl-tests reads `-b`/`-e`).
 
 use engine::collective::{Bottleneck, Collective};
 
-/// A time in µs, as µs below a millisecond, else ms, else s.
+use crate::views::figures;
+
+/// A time in µs, written as every page writes durations ([`figures::duration_ns`]).
 pub fn time(us: f64) -> String {
-    if us < 1000.0 {
-        format!("{us:.1} µs")
-    } else if us < 1_000_000.0 {
-        format!("{:.2} ms", us / 1000.0)
-    } else {
-        format!("{:.2} s", us / 1_000_000.0)
-    }
+    figures::duration_ns(us * 1e3)
 }
 
 /// GB/s as nccl-tests prints them.
@@ -74,7 +70,7 @@ mod tests {
     #[test]
     fn sizes_times_and_names_read_as_nccl_tests_would() {
         assert_eq!(time(12.345), "12.3 µs");
-        assert_eq!(time(12_345.0), "12.35 ms");
+        assert_eq!(time(12_345.0), "12.3 ms");
         assert_eq!(time(2_500_000.0), "2.50 s");
         assert_eq!(op_name(Collective::AllReduce), "AllReduce");
         assert_eq!(op_name(Collective::ReduceScatter), "ReduceScatter");
