@@ -13,90 +13,93 @@ use engine::FieldError;
 use yew::prelude::*;
 
 use super::figures::{duration, significant};
+use super::form::{
+    choice_described_by, decimal, ChoiceField, FieldDef, Form, Reads, Refusal, TextField,
+};
 use super::page_query;
 
 /// Every key this view owns starts with this; the page's other views own the rest.
 const KEY_PREFIX: &str = "train-";
 
-/// A text box of the form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextField {
-    Nodes,
-    GpusPerNode,
-    ParamsBillions,
-    TokensPerGpu,
-    MfuPercent,
+/// One box of the form.
+struct Field {
+    /// Its key is the URL key without [`KEY_PREFIX`] and the element id's tail.
+    def: FieldDef,
+    /// The engine's name for the value (`CollectiveError`'s `field`).
+    engine: &'static str,
 }
 
-impl TextField {
-    pub const ALL: [TextField; 5] = [
-        TextField::ParamsBillions,
-        TextField::TokensPerGpu,
-        TextField::MfuPercent,
-        TextField::Nodes,
-        TextField::GpusPerNode,
-    ];
+static NODES: Field = Field {
+    def: FieldDef {
+        key: "nodes",
+        label: "Machines (nodes)",
+        unit: "",
+        help: "",
+        reads: Reads::Whole,
+    },
+    engine: "machines.nodes",
+};
 
-    /// The URL key, without [`KEY_PREFIX`]; also the element id's tail.
-    fn key(self) -> &'static str {
-        match self {
-            TextField::Nodes => "nodes",
-            TextField::GpusPerNode => "gpus",
-            TextField::ParamsBillions => "params",
-            TextField::TokensPerGpu => "tokens",
-            TextField::MfuPercent => "mfu",
-        }
-    }
+static GPUS_PER_NODE: Field = Field {
+    def: FieldDef {
+        key: "gpus",
+        label: "GPUs per machine",
+        unit: "",
+        help: "",
+        reads: Reads::Whole,
+    },
+    engine: "machines.gpus_per_node",
+};
 
-    fn label(self) -> &'static str {
-        match self {
-            TextField::Nodes => "Machines (nodes)",
-            TextField::GpusPerNode => "GPUs per machine",
-            TextField::ParamsBillions => "Model size, billions of parameters",
-            TextField::TokensPerGpu => "Tokens per GPU per step",
-            TextField::MfuPercent => "Model-FLOPs utilisation, %",
-        }
-    }
+static PARAMS: Field = Field {
+    def: FieldDef {
+        key: "params",
+        label: "Model size, billions of parameters",
+        unit: "",
+        help: "",
+        reads: Reads::Decimal,
+    },
+    engine: "params",
+};
 
-    /// The engine's name for the field this box feeds (`CollectiveError`'s `field`).
-    fn engine_field(self) -> &'static str {
-        match self {
-            TextField::Nodes => "machines.nodes",
-            TextField::GpusPerNode => "machines.gpus_per_node",
-            TextField::ParamsBillions => "params",
-            TextField::TokensPerGpu => "tokens_per_gpu",
-            TextField::MfuPercent => "mfu",
-        }
-    }
+static TOKENS: Field = Field {
+    def: FieldDef {
+        key: "tokens",
+        label: "Tokens per GPU per step",
+        unit: "",
+        help: "",
+        reads: Reads::Whole,
+    },
+    engine: "tokens_per_gpu",
+};
 
-    /// Machine shape: typing here leaves the named example.
-    fn shapes_machines(self) -> bool {
-        matches!(self, TextField::Nodes | TextField::GpusPerNode)
-    }
-}
+static MFU: Field = Field {
+    def: FieldDef {
+        key: "mfu",
+        label: "Model-FLOPs utilisation, %",
+        unit: "",
+        help: "",
+        reads: Reads::Decimal,
+    },
+    engine: "mfu",
+};
 
-/// Where an error is shown: by a text box, or by the NIC picker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spot {
-    Text(TextField),
-    Nic,
-    /// An error naming nothing on the form.
-    Form,
-}
+/// Every box, in the URL's order.
+static FIELDS: [&Field; 5] = [&NODES, &GPUS_PER_NODE, &PARAMS, &TOKENS, &MFU];
 
-/// What the learner has entered, as typed.
+/// Where a refusal naming nothing on the form is kept: it is shown under the form.
+const WHOLE_STEP: &str = "step";
+
+/// What the learner has entered: the picks, and the boxes' texts as typed with the refusal
+/// of the last reading in `form`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Form {
+pub struct TrainingInputs {
     /// The named example the machines come from; `None` once the learner changes them.
     pub example: Option<&'static str>,
     pub gpu: GpuModel,
     pub nic: NicModel,
     pub gradients: GradientFormat,
-    nodes: String,
-    gpus_per_node: String,
-    params_billions: String,
-    tokens_per_gpu: String,
-    mfu_percent: String,
+    pub form: Form,
 }
 
 /// Example inputs, not measurements: a 1B-parameter model and one 2048-token sequence per
@@ -104,22 +107,24 @@ pub struct Form {
 const DEFAULT_PARAMS_BILLIONS: &str = "1";
 const DEFAULT_TOKENS_PER_GPU: &str = "2048";
 
-impl Default for Form {
-    fn default() -> Form {
+impl Default for TrainingInputs {
+    fn default() -> TrainingInputs {
         let first = TRAINING_EXAMPLES[0];
-        let mut form = Form {
+        let mut inputs = TrainingInputs {
             example: None,
             gpu: first.machines.gpu,
             nic: first.machines.nic,
             gradients: GradientFormat::Bf16,
-            nodes: String::new(),
-            gpus_per_node: String::new(),
-            params_billions: DEFAULT_PARAMS_BILLIONS.to_string(),
-            tokens_per_gpu: DEFAULT_TOKENS_PER_GPU.to_string(),
-            mfu_percent: trim_number(DEFAULT_MFU * 100.0),
+            form: Form::new([
+                (NODES.def.key, String::new()),
+                (GPUS_PER_NODE.def.key, String::new()),
+                (PARAMS.def.key, DEFAULT_PARAMS_BILLIONS.to_string()),
+                (TOKENS.def.key, DEFAULT_TOKENS_PER_GPU.to_string()),
+                (MFU.def.key, trim_number(DEFAULT_MFU * 100.0)),
+            ]),
         };
-        form.use_example(first);
-        form
+        inputs.use_example(first);
+        inputs
     }
 }
 
@@ -129,25 +134,9 @@ fn trim_number(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-impl Form {
-    pub fn text(&self, field: TextField) -> &str {
-        match field {
-            TextField::Nodes => &self.nodes,
-            TextField::GpusPerNode => &self.gpus_per_node,
-            TextField::ParamsBillions => &self.params_billions,
-            TextField::TokensPerGpu => &self.tokens_per_gpu,
-            TextField::MfuPercent => &self.mfu_percent,
-        }
-    }
-
-    fn text_mut(&mut self, field: TextField) -> &mut String {
-        match field {
-            TextField::Nodes => &mut self.nodes,
-            TextField::GpusPerNode => &mut self.gpus_per_node,
-            TextField::ParamsBillions => &mut self.params_billions,
-            TextField::TokensPerGpu => &mut self.tokens_per_gpu,
-            TextField::MfuPercent => &mut self.mfu_percent,
-        }
+impl TrainingInputs {
+    fn text(&self, field: &Field) -> &str {
+        self.form.text(field.def.key).trim()
     }
 
     fn use_example(&mut self, example: TrainingExample) {
@@ -155,64 +144,57 @@ impl Form {
         self.example = Some(example.id);
         self.gpu = m.gpu;
         self.nic = m.nic;
-        self.nodes = m.nodes.to_string();
-        self.gpus_per_node = m.gpus_per_node.to_string();
+        self.form.set(NODES.def.key, m.nodes.to_string());
+        self.form
+            .set(GPUS_PER_NODE.def.key, m.gpus_per_node.to_string());
     }
 
     /// Reads the `train-` pairs; unknown keys and unreadable choices keep their defaults,
     /// and typed numbers are kept as typed (the form judges them).
-    pub fn from_pairs(pairs: &[(String, String)]) -> Form {
-        let mut form = Form::default();
+    pub fn from_pairs(pairs: &[(String, String)]) -> TrainingInputs {
+        let mut inputs = TrainingInputs::default();
         let get = |key: &str| page_query::value(pairs, &format!("{KEY_PREFIX}{key}"));
         if let Some(example) = get("example").and_then(TrainingExample::from_id) {
-            form.use_example(example);
+            inputs.use_example(example);
         } else if get("example").is_some() {
-            form.example = None;
+            inputs.example = None;
         }
         // Explicit machines override the example (a custom set keeps `example=custom`).
         if let Some(gpu) = get("gpu").and_then(GpuModel::from_id) {
-            form.gpu = gpu;
+            inputs.gpu = gpu;
         }
         if let Some(nic) = get("nic").and_then(NicModel::from_id) {
-            form.nic = nic;
+            inputs.nic = nic;
         }
         if let Some(g) = get("grad").and_then(GradientFormat::from_id) {
-            form.gradients = g;
+            inputs.gradients = g;
         }
-        for field in TextField::ALL {
-            if let Some(text) = get(field.key()) {
-                *form.text_mut(field) = text.to_string();
+        for field in FIELDS {
+            if let Some(text) = get(field.def.key) {
+                inputs.form.set(field.def.key, text.to_string());
             }
         }
-        if let Some(id) = form.example {
+        if let Some(id) = inputs.example {
             let example = TrainingExample::from_id(id).map(|e| e.machines);
-            if example != form.machines_as_typed() {
-                form.example = None;
+            if example != inputs.machines_as_typed() {
+                inputs.example = None;
             }
         }
-        form
+        inputs
     }
 
     /// Every value, defaults too, each key with [`KEY_PREFIX`].
     pub fn pairs(&self) -> Vec<(String, String)> {
-        let mut pairs = vec![
+        let picks = [
             ("example", self.example.unwrap_or("custom").to_string()),
             ("gpu", self.gpu.id().to_string()),
             ("nic", self.nic.id().to_string()),
             ("grad", self.gradients.id().to_string()),
         ];
-        for field in [TextField::Nodes, TextField::GpusPerNode] {
-            pairs.push((field.key(), self.text(field).to_string()));
-        }
-        for field in [
-            TextField::ParamsBillions,
-            TextField::TokensPerGpu,
-            TextField::MfuPercent,
-        ] {
-            pairs.push((field.key(), self.text(field).to_string()));
-        }
-        pairs
+        let texts = self.form.texts().iter().map(|(k, t)| (*k, t.clone()));
+        picks
             .into_iter()
+            .chain(texts)
             .map(|(k, v)| (format!("{KEY_PREFIX}{k}"), v))
             .collect()
     }
@@ -221,8 +203,8 @@ impl Form {
     fn machines_as_typed(&self) -> Option<Machines> {
         Some(Machines {
             gpu: self.gpu,
-            gpus_per_node: self.gpus_per_node.trim().parse().ok()?,
-            nodes: self.nodes.trim().parse().ok()?,
+            gpus_per_node: self.text(&GPUS_PER_NODE).parse().ok()?,
+            nodes: self.text(&NODES).parse().ok()?,
             nic: self.nic,
             nics_per_node: 1,
             gdr: false,
@@ -230,10 +212,10 @@ impl Form {
         })
     }
 
-    /// The engine's question, or the box that does not read as a number.
-    pub fn request(&self) -> Result<TrainingRequest, (Spot, String)> {
-        let count = |field: TextField| -> Result<u32, (Spot, String)> {
-            let text = self.text(field).trim();
+    /// The engine's question, or the key of the box that does not read as a number.
+    pub fn request(&self) -> Result<TrainingRequest, (&'static str, String)> {
+        let count = |field: &Field| -> Result<u32, (&'static str, String)> {
+            let text = self.text(field);
             text.parse::<u32>().map_err(|_| {
                 not_read(
                     field,
@@ -243,22 +225,22 @@ impl Form {
         };
         let machines = Machines {
             gpu: self.gpu,
-            gpus_per_node: count(TextField::GpusPerNode)?,
-            nodes: count(TextField::Nodes)?,
+            gpus_per_node: count(&GPUS_PER_NODE)?,
+            nodes: count(&NODES)?,
             nic: self.nic,
             nics_per_node: 1,
             gdr: false,
             sharp: false,
         };
-        let billions = decimal(self, TextField::ParamsBillions)?;
-        let tokens_text = self.text(TextField::TokensPerGpu).trim();
+        let billions = self.decimal(&PARAMS)?;
+        let tokens_text = self.text(&TOKENS);
         let tokens_per_gpu = tokens_text.parse::<u64>().map_err(|_| {
             not_read(
-                TextField::TokensPerGpu,
+                &TOKENS,
                 format!("{tokens_text:?} is not a whole number of tokens (e.g. 2048)"),
             )
         })?;
-        let percent = decimal(self, TextField::MfuPercent)?;
+        let percent = self.decimal(&MFU)?;
         Ok(TrainingRequest {
             machines,
             // Past u64 the cast saturates, and the engine refuses it by name.
@@ -268,84 +250,85 @@ impl Form {
             mfu: percent / 100.0,
         })
     }
-}
 
-fn not_read(field: TextField, why: String) -> (Spot, String) {
-    (
-        Spot::Text(field),
-        format!("invalid `{}`: {why}", field.engine_field()),
-    )
-}
-
-/// A decimal number ≥ 0 from a box; ranges are the engine's to judge.
-fn decimal(form: &Form, field: TextField) -> Result<f64, (Spot, String)> {
-    let text = form.text(field).trim();
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(not_read(
-            field,
-            format!("{text:?} is not a decimal number ≥ 0 (e.g. 1.5)"),
-        )),
+    /// A decimal number ≥ 0 from a box; ranges are the engine's to judge.
+    fn decimal(&self, field: &Field) -> Result<f64, (&'static str, String)> {
+        let text = self.text(field);
+        match decimal(text) {
+            Ok(v) if v >= 0.0 => Ok(v),
+            _ => Err(not_read(
+                field,
+                format!("{text:?} is not a decimal number ≥ 0 (e.g. 1.5)"),
+            )),
+        }
     }
 }
 
-/// Where the engine's error belongs on the form.
-fn spot_of(error: &CollectiveError) -> Spot {
+/// The refusal of a box whose text does not read, naming the engine's field.
+fn not_read(field: &Field, why: String) -> (&'static str, String) {
+    (field.def.key, format!("invalid `{}`: {why}", field.engine))
+}
+
+/// The key of the field the engine's error belongs at: a box, the NIC picker, or
+/// [`WHOLE_STEP`].
+fn key_of(error: &CollectiveError) -> &'static str {
     let CollectiveError::InvalidField(FieldError { field, .. }) = error;
-    TextField::ALL
-        .into_iter()
-        .find(|f| f.engine_field() == field)
-        .map(Spot::Text)
+    FIELDS
+        .iter()
+        .find(|f| f.engine == field)
+        .map(|f| f.def.key)
         .unwrap_or(if field.starts_with("machines.nic") {
-            Spot::Nic
+            "nic"
         } else {
-            Spot::Form
+            WHOLE_STEP
         })
 }
 
-/// The engine's answer for the form, or where and why it has none.
-pub fn evaluate(form: &Form) -> Result<TrainingReport, (Spot, String)> {
-    let request = form.request()?;
-    training_step(&request).map_err(|e| (spot_of(&e), e.to_string()))
+/// The engine's answer for the inputs, or the key of where and why it has none.
+pub fn evaluate(inputs: &TrainingInputs) -> Result<TrainingReport, (&'static str, String)> {
+    let request = inputs.request()?;
+    training_step(&request).map_err(|e| (key_of(&e), e.to_string()))
 }
 
 /// The page's query with this view's pairs replaced and every other pair kept, in order.
-pub fn merged_query(current: &[(String, String)], form: &Form) -> Vec<(String, String)> {
+pub fn merged_query(
+    current: &[(String, String)],
+    inputs: &TrainingInputs,
+) -> Vec<(String, String)> {
     current
         .iter()
         .filter(|(k, _)| !k.starts_with(KEY_PREFIX))
         .cloned()
-        .chain(form.pairs())
+        .chain(inputs.pairs())
         .collect()
 }
 
 /// Everything the view shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainingPage {
-    pub form: Form,
+    /// The inputs; their form holds the refusal, if the last reading had one.
+    pub inputs: TrainingInputs,
     /// The last answer the engine gave; kept while the form has an error.
     pub report: Option<TrainingReport>,
-    pub error: Option<(Spot, String)>,
 }
 
 impl TrainingPage {
-    pub fn new(form: Form) -> TrainingPage {
+    pub fn new(inputs: TrainingInputs) -> TrainingPage {
         let mut page = TrainingPage {
-            form,
+            inputs,
             report: None,
-            error: None,
         };
         page.recompute();
         page
     }
 
     fn recompute(&mut self) {
-        match evaluate(&self.form) {
-            Ok(report) => {
-                self.report = Some(report);
-                self.error = None;
-            }
-            Err(error) => self.error = Some(error),
+        let read = evaluate(&self.inputs);
+        let form = &mut self.inputs.form;
+        form.accept_all();
+        match read {
+            Ok(report) => self.report = Some(report),
+            Err((key, why)) => form.refuse(key, why),
         }
     }
 }
@@ -355,7 +338,8 @@ pub enum Action {
     Gpu(String),
     Nic(String),
     Gradients(String),
-    Text(TextField, String),
+    /// A keystroke in the box `key`.
+    Text(&'static str, String),
 }
 
 impl Reducible for TrainingPage {
@@ -363,33 +347,36 @@ impl Reducible for TrainingPage {
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut page = (*self).clone();
-        let form = &mut page.form;
+        let inputs = &mut page.inputs;
         match action {
             Action::Example(id) => match TrainingExample::from_id(&id) {
-                Some(example) => form.use_example(example),
-                None => form.example = None,
+                Some(example) => inputs.use_example(example),
+                None => inputs.example = None,
             },
             Action::Gpu(id) => {
                 if let Some(gpu) = GpuModel::from_id(&id) {
-                    form.gpu = gpu;
-                    form.example = None;
+                    inputs.gpu = gpu;
+                    inputs.example = None;
                 }
             }
             Action::Nic(id) => {
                 if let Some(nic) = NicModel::from_id(&id) {
-                    form.nic = nic;
-                    form.example = None;
+                    inputs.nic = nic;
+                    inputs.example = None;
                 }
             }
             Action::Gradients(id) => {
                 if let Some(g) = GradientFormat::from_id(&id) {
-                    form.gradients = g;
+                    inputs.gradients = g;
                 }
             }
-            Action::Text(field, text) => {
-                *form.text_mut(field) = text;
-                if field.shapes_machines() {
-                    form.example = None;
+            Action::Text(key, text) => {
+                if inputs.form.typed(key).is_some() {
+                    inputs.form.set(key, text);
+                }
+                // Machine shape: typing here leaves the named example.
+                if [NODES.def.key, GPUS_PER_NODE.def.key].contains(&key) {
+                    inputs.example = None;
                 }
             }
         }
@@ -456,11 +443,11 @@ pub fn verdict(report: &TrainingReport, gpu: GpuModel) -> String {
 /// The "Training without RDMA" calculator.
 #[function_component]
 pub fn TrainingWithoutRdma() -> Html {
-    let page = use_reducer(|| TrainingPage::new(Form::from_pairs(&page_query::read())));
+    let page = use_reducer(|| TrainingPage::new(TrainingInputs::from_pairs(&page_query::read())));
     {
-        let form = page.form.clone();
-        use_effect_with(form, |form| {
-            page_query::replace(&merged_query(&page_query::read(), form));
+        let inputs = page.inputs.clone();
+        use_effect_with(inputs, |inputs| {
+            page_query::replace(&merged_query(&page_query::read(), inputs));
         });
     }
     let dispatch = |make: fn(String) -> Action| {
@@ -471,132 +458,77 @@ pub fn TrainingWithoutRdma() -> Html {
             }
         })
     };
-    let on_text = |field: TextField| {
+    let on_type = {
         let page = page.clone();
-        Callback::from(move |e: InputEvent| {
-            if let Some(input) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-                page.dispatch(Action::Text(field, input.value()));
-            }
+        Callback::from(move |(key, text): (&'static str, String)| {
+            page.dispatch(Action::Text(key, text))
         })
     };
-    let form = &page.form;
-    let error_at = |spot: Spot| {
-        page.error
-            .as_ref()
-            .filter(|(s, _)| *s == spot)
-            .map(|(_, m)| m.clone())
+    let inputs = &page.inputs;
+    let refusal = |key: &str| inputs.form.refusal(key).map(Refusal::plain);
+    let text_field = |field: &'static Field| {
+        let key = field.def.key;
+        html! {
+            <TextField def={&field.def} id={format!("{KEY_PREFIX}{key}")} text={inputs.form.text(key).to_string()}
+                refusal={refusal(key)} on_type={on_type.clone()} />
+        }
     };
+    let nic_refused = refusal("nic").is_some();
     html! {
         <section class="train-view" aria-labelledby="train-title">
             <h2 id="train-title">{ "Data-parallel training without RDMA" }</h2>
             <div class="train-form">
-                <div class="train-field train-wide">
-                    <label for="train-example">{ "Machines" }</label>
+                <ChoiceField key_name="example" id="train-example" label="Machines">
                     <select id="train-example" onchange={dispatch(Action::Example)}>
                         { for TRAINING_EXAMPLES.iter().map(|e| html! {
-                            <option value={e.id} selected={form.example == Some(e.id)}>{ e.name }</option>
+                            <option value={e.id} selected={inputs.example == Some(e.id)}>{ e.name }</option>
                         }) }
-                        <option value="custom" selected={form.example.is_none()}>{ "Custom (set below)" }</option>
+                        <option value="custom" selected={inputs.example.is_none()}>{ "Custom (set below)" }</option>
                     </select>
-                </div>
-                <div class="train-field">
-                    <label for="train-gpu">{ "GPU" }</label>
+                </ChoiceField>
+                <ChoiceField key_name="gpu" id="train-gpu" label="GPU">
                     <select id="train-gpu" onchange={dispatch(Action::Gpu)}>
                         { for GpuModel::ALL.iter().map(|g| html! {
-                            <option value={g.id()} selected={form.gpu == *g}>{ g.name() }</option>
+                            <option value={g.id()} selected={inputs.gpu == *g}>{ g.name() }</option>
                         }) }
                     </select>
-                </div>
-                <TextBox field={TextField::Nodes} text={form.text(TextField::Nodes).to_string()}
-                         error={error_at(Spot::Text(TextField::Nodes))} oninput={on_text(TextField::Nodes)} />
-                <TextBox field={TextField::GpusPerNode} text={form.text(TextField::GpusPerNode).to_string()}
-                         error={error_at(Spot::Text(TextField::GpusPerNode))} oninput={on_text(TextField::GpusPerNode)} />
-                <ChoiceError id="train-nic" label="Network between machines" error={error_at(Spot::Nic)}>
+                </ChoiceField>
+                { text_field(&NODES) }
+                { text_field(&GPUS_PER_NODE) }
+                <ChoiceField key_name="nic" id="train-nic" label="Network between machines" refusal={refusal("nic")}>
                     <select id="train-nic" onchange={dispatch(Action::Nic)}
-                            aria-invalid={error_at(Spot::Nic).is_some().to_string()}
-                            aria-describedby={error_at(Spot::Nic).map(|_| "train-nic-error")}>
+                            aria-invalid={nic_refused.to_string()}
+                            aria-describedby={choice_described_by("train-nic", false, nic_refused)}>
                         { for NicModel::ALL.iter().map(|n| html! {
-                            <option value={n.id()} selected={form.nic == *n}>{ n.name() }</option>
+                            <option value={n.id()} selected={inputs.nic == *n}>{ n.name() }</option>
                         }) }
                     </select>
-                </ChoiceError>
-                <TextBox field={TextField::ParamsBillions} text={form.text(TextField::ParamsBillions).to_string()}
-                         error={error_at(Spot::Text(TextField::ParamsBillions))} oninput={on_text(TextField::ParamsBillions)} />
-                <div class="train-field">
-                    <label for="train-grad">{ "Gradient format" }</label>
+                </ChoiceField>
+                { text_field(&PARAMS) }
+                <ChoiceField key_name="grad" id="train-grad" label="Gradient format">
                     <select id="train-grad" onchange={dispatch(Action::Gradients)}>
                         { for GradientFormat::ALL.iter().map(|g| html! {
-                            <option value={g.id()} selected={form.gradients == *g}>
+                            <option value={g.id()} selected={inputs.gradients == *g}>
                                 { format!("{} ({} bytes)", g.id().to_uppercase(), g.bytes()) }
                             </option>
                         }) }
                     </select>
-                </div>
-                <TextBox field={TextField::TokensPerGpu} text={form.text(TextField::TokensPerGpu).to_string()}
-                         error={error_at(Spot::Text(TextField::TokensPerGpu))} oninput={on_text(TextField::TokensPerGpu)} />
-                <TextBox field={TextField::MfuPercent} text={form.text(TextField::MfuPercent).to_string()}
-                         error={error_at(Spot::Text(TextField::MfuPercent))} oninput={on_text(TextField::MfuPercent)} />
+                </ChoiceField>
+                { text_field(&TOKENS) }
+                { text_field(&MFU) }
             </div>
-            if let Some(message) = error_at(Spot::Form) {
-                <p class="train-error" role="alert">{ message }</p>
+            // A refusal naming no field is the whole step's: said under the form.
+            if let Some(message) = inputs.form.refusal(WHOLE_STEP) {
+                <div class="form-error" role="alert"><p>{ message.to_string() }</p></div>
             }
-            if page.error.is_some() && page.report.is_some() {
+            if inputs.form.is_refused() && page.report.is_some() {
                 <p class="train-stale">{ "Showing the last values that computed." }</p>
             }
             if let Some(report) = page.report {
                 <StepTable report={report} />
-                <p class="train-verdict" aria-live="polite">{ verdict(&report, form.gpu) }</p>
+                <p class="train-verdict" aria-live="polite">{ verdict(&report, inputs.gpu) }</p>
             }
         </section>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct TextBoxProps {
-    field: TextField,
-    text: String,
-    error: Option<String>,
-    oninput: Callback<InputEvent>,
-}
-
-#[function_component]
-fn TextBox(props: &TextBoxProps) -> Html {
-    let id = format!("{KEY_PREFIX}{}", props.field.key());
-    let error_id = format!("{id}-error");
-    let invalid = props.error.is_some();
-    html! {
-        <div class={classes!("train-field", invalid.then_some("invalid"))}>
-            <label for={id.clone()}>{ props.field.label() }</label>
-            <input id={id} type="text" inputmode="decimal" autocomplete="off" value={props.text.clone()}
-                   oninput={props.oninput.clone()} aria-invalid={invalid.to_string()}
-                   aria-describedby={invalid.then(|| error_id.clone())} />
-            if let Some(message) = &props.error {
-                <p class="train-field-error" id={error_id} role="alert">{ message.clone() }</p>
-            }
-        </div>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct ChoiceErrorProps {
-    id: AttrValue,
-    label: AttrValue,
-    error: Option<String>,
-    children: Html,
-}
-
-/// A picker with its label and, under it, the error that names it.
-#[function_component]
-fn ChoiceError(props: &ChoiceErrorProps) -> Html {
-    let invalid = props.error.is_some();
-    html! {
-        <div class={classes!("train-field", invalid.then_some("invalid"))}>
-            <label for={props.id.clone()}>{ props.label.clone() }</label>
-            { props.children.clone() }
-            if let Some(message) = &props.error {
-                <p class="train-field-error" id={format!("{}-error", props.id)} role="alert">{ message.clone() }</p>
-            }
-        </div>
     }
 }
 
@@ -665,22 +597,33 @@ mod tests {
         page_query::parse(search)
     }
 
+    /// The one refusal the page shows: (key, message).
+    fn the_refusal(page: &TrainingPage) -> (&'static str, String) {
+        match page.inputs.form.refusals() {
+            [(key, message)] => (key, message.clone()),
+            other => panic!("not one refusal: {other:?}"),
+        }
+    }
+
     #[test]
     fn the_default_form_is_the_first_example_and_computes() {
-        let page = TrainingPage::new(Form::default());
-        assert_eq!(page.form.example, Some(TRAINING_EXAMPLES[0].id));
-        assert!(page.error.is_none(), "{:?}", page.error);
+        let page = TrainingPage::new(TrainingInputs::default());
+        assert_eq!(page.inputs.example, Some(TRAINING_EXAMPLES[0].id));
+        assert!(!page.inputs.form.is_refused(), "{:?}", page.inputs.form);
         assert_eq!(page.report.unwrap().gpus, 8);
     }
 
     #[test]
     fn the_query_round_trips_and_keeps_other_views_pairs() {
-        let mut form = Form::from_pairs(&pairs("?train-example=ws2-10g&train-params=7"));
+        let mut form = TrainingInputs::from_pairs(&pairs("?train-example=ws2-10g&train-params=7"));
         assert_eq!(form.example, Some("ws2-10g"));
-        assert_eq!(form.text(TextField::ParamsBillions), "7");
+        assert_eq!(form.form.text("params"), "7");
         form.gradients = GradientFormat::Fp32;
         let search = page_query::format(&form.pairs());
-        assert_eq!(Form::from_pairs(&page_query::parse(&search)), form);
+        assert_eq!(
+            TrainingInputs::from_pairs(&page_query::parse(&search)),
+            form
+        );
 
         let current = pairs("?op=all_reduce&train-params=3&gpu=h100&train-junk=1");
         let merged = merged_query(&current, &form);
@@ -693,46 +636,47 @@ mod tests {
 
     #[test]
     fn changed_machines_in_a_link_are_custom() {
-        let form = Form::from_pairs(&pairs("?train-example=ws2-10g&train-nodes=3"));
+        let form = TrainingInputs::from_pairs(&pairs("?train-example=ws2-10g&train-nodes=3"));
         assert_eq!(form.example, None);
-        assert_eq!(form.text(TextField::Nodes), "3");
+        assert_eq!(form.form.text("nodes"), "3");
         assert_eq!(form.nic, NicModel::Tcp10);
-        let junk = Form::from_pairs(&pairs("?train-example=nope&train-gpu=zzz&train-grad=q"));
+        let junk =
+            TrainingInputs::from_pairs(&pairs("?train-example=nope&train-gpu=zzz&train-grad=q"));
         assert_eq!(junk.example, None);
-        assert_eq!(junk.gpu, Form::default().gpu);
+        assert_eq!(junk.gpu, TrainingInputs::default().gpu);
     }
 
     #[test]
     fn a_bad_value_is_located_and_keeps_the_last_good_results() {
-        let page = Rc::new(TrainingPage::new(Form::default()));
+        let page = Rc::new(TrainingPage::new(TrainingInputs::default()));
         let good = page.report;
-        let typed = page.reduce(Action::Text(TextField::ParamsBillions, "7x".into()));
-        let (spot, message) = typed.error.clone().expect("an error");
-        assert_eq!(spot, Spot::Text(TextField::ParamsBillions));
+        let typed = page.reduce(Action::Text("params", "7x".into()));
+        let (spot, message) = the_refusal(&typed);
+        assert_eq!(spot, "params");
         assert!(message.contains("`params`"), "{message}");
         assert_eq!(typed.report, good);
 
         // The engine's own range check lands on its box too.
         let mfu = typed
-            .reduce(Action::Text(TextField::ParamsBillions, "7".into()))
-            .reduce(Action::Text(TextField::MfuPercent, "150".into()));
-        let (spot, message) = mfu.error.clone().expect("an error");
-        assert_eq!(spot, Spot::Text(TextField::MfuPercent));
+            .reduce(Action::Text("params", "7".into()))
+            .reduce(Action::Text("mfu", "150".into()));
+        let (spot, message) = the_refusal(&mfu);
+        assert_eq!(spot, "mfu");
         assert!(message.contains("`mfu`"), "{message}");
         // Two nodes with no network: the NIC picker is named.
         let nodes = mfu
-            .reduce(Action::Text(TextField::MfuPercent, "41.5".into()))
-            .reduce(Action::Text(TextField::Nodes, "2".into()));
-        assert_eq!(nodes.form.example, None);
-        assert_eq!(nodes.error.as_ref().unwrap().0, Spot::Nic);
+            .reduce(Action::Text("mfu", "41.5".into()))
+            .reduce(Action::Text("nodes", "2".into()));
+        assert_eq!(nodes.inputs.example, None);
+        assert_eq!(the_refusal(&nodes).0, "nic");
         let fixed = nodes.reduce(Action::Nic("tcp-10".into()));
-        assert!(fixed.error.is_none(), "{:?}", fixed.error);
+        assert!(!fixed.inputs.form.is_refused(), "{:?}", fixed.inputs.form);
         assert_eq!(fixed.report.unwrap().gpus, 16);
     }
 
     #[test]
     fn the_verdict_says_plainly_when_many_gpus_lose_to_one() {
-        let mut form = Form::from_pairs(&pairs("?train-example=ws2-10g&train-params=7"));
+        let mut form = TrainingInputs::from_pairs(&pairs("?train-example=ws2-10g&train-params=7"));
         let slow = evaluate(&form).unwrap();
         assert!(slow.slower_than_one_gpu());
         let text = verdict(&slow, form.gpu);
@@ -747,7 +691,7 @@ mod tests {
         assert!(verdict(&fast, form.gpu).contains("as fast as one"));
 
         let mut one = form.clone();
-        *one.text_mut(TextField::GpusPerNode) = "1".into();
+        one.form.set("gpus", "1".into());
         let alone = evaluate(&one).unwrap();
         assert!(verdict(&alone, one.gpu).contains("baseline"));
     }

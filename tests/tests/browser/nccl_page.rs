@@ -178,7 +178,7 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     browser.set_value("#nccl-nodes", "", "input").await;
     wait(
         &browser,
-        "document.querySelector('[data-field=nodes] .nccl-error') !== null",
+        "document.querySelector('[data-key=nodes] .form-error') !== null",
     )
     .await;
     let nodes_box = browser.find("#nccl-nodes").await;
@@ -206,7 +206,7 @@ async fn nccl_calculator_answers_as_the_engine_does() {
     browser.set_value("#nccl-size", "8Gx", "input").await;
     let message = wait(
         &browser,
-        "document.querySelector('[data-field=size] .nccl-error')?.textContent",
+        "document.querySelector('[data-key=size] .form-error')?.textContent",
     )
     .await;
     assert!(

@@ -4,10 +4,11 @@
 use std::rc::Rc;
 
 use engine::collective::{staged_in_host_memory, CollectiveReport, Machines, NicModel, Transport};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+use super::fields::{CMP_GDR, CMP_NIC, CMP_NODES, CMP_NVLS};
 use super::format;
+use super::inputs::{Picker, Switch};
 use super::results::{chosen_estimate, pair_name, Notes};
 use super::state::{same_rate_nics, variant_nic, Action, Calc, Variant};
 
@@ -38,16 +39,12 @@ pub fn Compare(props: &CompareProps) -> Html {
     let v = &props.variant;
     let nic_now = variant_nic(v, current.nic);
     let dispatch = &props.dispatch;
-    let on_nic = dispatch.reform(|e: Event| {
-        let select: HtmlSelectElement = e.target_unchecked_into();
-        Action::VariantNic(NicModel::from_id(&select.value()).unwrap_or(NicModel::None))
-    });
-    let check = |make: fn(bool) -> Action| {
-        dispatch.reform(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            make(input.checked())
-        })
-    };
+    let on_nic = dispatch
+        .reform(|id: String| Action::VariantNic(NicModel::from_id(&id).unwrap_or(NicModel::None)));
+    let nic_options = same_rate_nics(current.nic)
+        .into_iter()
+        .map(|n| (n.id().to_string(), n.name().to_string()))
+        .collect::<Vec<_>>();
     let here = outcome(&calc.report);
     let variant = calc.variant.as_ref();
     let there = variant.ok().and_then(|vc| outcome(&vc.report));
@@ -68,31 +65,18 @@ pub fn Compare(props: &CompareProps) -> Html {
     html! {
         <section class="nccl-compare" aria-labelledby="nccl-compare-title">
             <h3 id="nccl-compare-title">{ "Compare with a variant" }</h3>
-            <p class="nccl-hint">{ "The variant keeps everything above except what you change here." }</p>
+            <p class="nccl-variant-lead">{ "The variant keeps everything above except what you change here." }</p>
             <div class="nccl-variant" role="group" aria-label="The variant">
-                <div class="nccl-field" data-field="cmp-nic">
-                    <label for="nccl-cmp-nic">{ "Network, at the same rate" }</label>
-                    <select id="nccl-cmp-nic" onchange={on_nic}>
-                        { for same_rate_nics(current.nic).into_iter().map(|n| html! {
-                            <option value={n.id()} selected={n == nic_now}>{ n.name() }</option>
-                        }) }
-                    </select>
-                </div>
-                <label class="nccl-switch" data-field="cmp-gdr">
-                    <input id="nccl-cmp-gdr" type="checkbox" checked={v.gdr} onchange={check(Action::VariantGdr)} />
-                    { " GPUDirect RDMA" }
-                </label>
-                <label class="nccl-switch" data-field="cmp-nvls">
-                    <input id="nccl-cmp-nvls" type="checkbox" checked={v.nvls} onchange={check(Action::VariantNvls)} />
-                    { " NVLS allowed" }
-                </label>
-                <label class="nccl-switch" data-field="cmp-nodes">
-                    <input id="nccl-cmp-nodes" type="checkbox" checked={v.one_node} onchange={check(Action::VariantOneNode)} />
-                    { " One node only" }
-                </label>
+                <Picker field={&CMP_NIC} options={nic_options} selected={nic_now.id().to_string()} on_choose={on_nic} />
+                <Switch field={&CMP_GDR} on={v.gdr} on_toggle={dispatch.reform(Action::VariantGdr)} />
+                <Switch field={&CMP_NVLS} on={v.nvls} on_toggle={dispatch.reform(Action::VariantNvls)} />
+                <Switch field={&CMP_NODES} on={v.one_node} on_toggle={dispatch.reform(Action::VariantOneNode)} />
             </div>
+            // What the variant cannot run is said once for it, not under one of its controls.
             if let Err(message) = variant {
-                <p class="nccl-error" role="alert" data-field="cmp">{ format!("The variant cannot run: {message}") }</p>
+                <div class="form-error" role="alert" data-key="cmp">
+                    <p>{ format!("The variant cannot run: {message}") }</p>
+                </div>
             }
             <div class="nccl-scroll" tabindex="0" role="region" aria-labelledby="nccl-compare-title">
                 <table class="nccl-table nccl-compare-table">

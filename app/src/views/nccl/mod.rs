@@ -4,6 +4,7 @@
 //! a side-by-side comparison with a variant. The view only draws what the engine computes.
 
 mod compare;
+mod fields;
 mod format;
 mod inputs;
 mod query;
@@ -36,7 +37,7 @@ pub fn NcclView() -> Html {
             page_query::replace(&query::merge(pairs.clone(), &page_query::read()));
         });
     }
-    let stale = !state.errors.is_empty();
+    let stale = state.inputs.form.is_refused();
     html! {
         <>
         <section class="nccl-view" aria-labelledby="nccl-view-title">
@@ -44,11 +45,11 @@ pub fn NcclView() -> Html {
             <p class="nccl-lead">
                 { "Pick the machines and a collective: the page runs NCCL's own cost model (its tuning tables, cited in the engine) and shows what each algorithm and protocol would take, and which one NCCL would pick." }
             </p>
-            <CalculatorForm draft={state.draft.clone()} errors={state.errors.clone()} dispatch={dispatch.clone()} />
+            <CalculatorForm inputs={state.inputs.clone()} dispatch={dispatch.clone()} />
             if let Some(calc) = state.calc.clone() {
                 <PairResults calc={calc.clone()} {stale} />
-                <Compare calc={calc.clone()} variant={state.draft.variant.clone()} dispatch={dispatch.clone()} />
-                <Sweep {calc} shown={state.draft.sweep} {dispatch} />
+                <Compare calc={calc.clone()} variant={state.inputs.variant.clone()} dispatch={dispatch.clone()} />
+                <Sweep {calc} shown={state.inputs.sweep} {dispatch} />
             } else {
                 <p class="nccl-empty" role="status">{ "No results yet: fix the marked fields above." }</p>
             }

@@ -1,7 +1,7 @@
-//! The calculator's state and reducer. What the learner chose and typed is the draft, kept
-//! exactly as given; every change re-reads the whole draft, so each refusal sits at the field
-//! it names and disappears once that field (or the one it depends on) is fixed. The results
-//! are those of the last draft the engine accepted.
+//! The calculator's state and reducer. What the learner chose and typed are the inputs, kept
+//! exactly as given; every change re-reads all of them, so each refusal sits at the field it
+//! names and disappears once that field (or the one it depends on) is fixed. The results are
+//! those of the last inputs the engine accepted.
 
 use std::rc::Rc;
 
@@ -13,71 +13,15 @@ use engine::fabric::{presets, ClusterPreset};
 use engine::FieldError;
 use yew::Reducible;
 
+use super::fields::{
+    for_error, BOXES, GDR, GPU, GPUS_PER_NODE, NIC, NICS, NODES, OP, PRESET, SHARP, SIZE,
+};
 use super::format::{op_from_id, op_id};
 use super::query::{switch, switch_text};
+use crate::views::form::{FieldDef, Form};
 
-/// An input of the form. Its `key` is its URL query key and its element's `data-field`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Field {
-    Preset,
-    Gpu,
-    GpusPerNode,
-    Nodes,
-    Nic,
-    Nics,
-    Gdr,
-    Sharp,
-    Op,
-    Size,
-}
-
-impl Field {
-    pub fn key(self) -> &'static str {
-        match self {
-            Field::Preset => "preset",
-            Field::Gpu => "gpu",
-            Field::GpusPerNode => "gpn",
-            Field::Nodes => "nodes",
-            Field::Nic => "nic",
-            Field::Nics => "nics",
-            Field::Gdr => "gdr",
-            Field::Sharp => "sharp",
-            Field::Op => "op",
-            Field::Size => "size",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Field::Preset => "Cluster preset",
-            Field::Gpu => "GPU",
-            Field::GpusPerNode => "GPUs per node",
-            Field::Nodes => "Nodes",
-            Field::Nic => "NIC",
-            Field::Nics => "NICs per node",
-            Field::Gdr => "GPUDirect RDMA",
-            Field::Sharp => "SHARP (in-network reduction)",
-            Field::Op => "Collective",
-            Field::Size => "Size",
-        }
-    }
-
-    /// The field a [`CollectiveError`] names: `cluster.nodes`, `nic`, `bytes`, …. What comes
-    /// from the GPU model (compute capability, link rates, NVSwitch) lands on the GPU.
-    pub fn for_error(name: &str) -> Field {
-        match name {
-            "cluster.nodes" => Field::Nodes,
-            "cluster.gpus_per_node" => Field::GpusPerNode,
-            "cluster.nics_per_node" => Field::Nics,
-            "nic" | "cluster.nic_gbps" | "cluster.transport" => Field::Nic,
-            "sharp" | "cluster.sharp" => Field::Sharp,
-            "cluster.gdr" => Field::Gdr,
-            "bytes" => Field::Size,
-            "op" => Field::Op,
-            _ => Field::Gpu,
-        }
-    }
-}
+/// A refusal located at a field, by the field's key.
+type Refusals = Vec<(&'static str, String)>;
 
 /// The second configuration the page compares against: the current one with its own
 /// network, GPUDirect RDMA, NVLS and node count.
@@ -93,9 +37,10 @@ pub struct Variant {
     pub one_node: bool,
 }
 
-/// Everything as the learner left it.
+/// Everything as the learner left it: what was picked, and in `form` the boxes' texts as
+/// typed with the refusals each field shows.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Draft {
+pub struct Inputs {
     /// A preset's id while the machines are still that preset's.
     pub preset: Option<&'static str>,
     pub gpu: GpuModel,
@@ -103,10 +48,7 @@ pub struct Draft {
     pub gdr: bool,
     pub sharp: bool,
     pub op: Collective,
-    pub gpus_per_node: String,
-    pub nodes: String,
-    pub nics: String,
-    pub size: String,
+    pub form: Form,
     pub variant: Variant,
     pub sweep: bool,
 }
@@ -142,11 +84,12 @@ pub struct Calc {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct NcclState {
-    pub draft: Draft,
-    /// Refusals, each at the field it names: the form's, the engine's, and the link's
-    /// (a value in the URL the page could not read, kept until that field changes).
-    pub errors: Vec<(Field, String)>,
-    link_errors: Vec<(Field, String)>,
+    /// The inputs; their form holds the refusals, each at the field it names: the link's,
+    /// the boxes' and the engine's.
+    pub inputs: Inputs,
+    /// Values in the URL the page could not read, each kept at its field until that field
+    /// changes.
+    link_refusals: Refusals,
     /// The last accepted configuration's results.
     pub calc: Option<Rc<Calc>>,
 }
@@ -159,8 +102,8 @@ pub enum Action {
     Gdr(bool),
     Sharp(bool),
     Op(Collective),
-    /// A keystroke in a number or size box: kept as typed and read at once.
-    Text(Field, String),
+    /// A keystroke in a number or size box, by its key: kept as typed and read at once.
+    Text(&'static str, String),
     VariantNic(NicModel),
     VariantGdr(bool),
     VariantNvls(bool),
@@ -191,34 +134,46 @@ fn find_preset(id: &str) -> Option<ClusterPreset> {
     presets().into_iter().find(|p| p.id == id)
 }
 
-/// A u32 typed into `field`'s box, or the located reason it is not one.
-fn whole(field: Field, text: &str) -> Result<u32, String> {
+/// A u32 typed into `field`'s box, or the reason it is not one, naming the field.
+fn whole(field: &FieldDef, text: &str) -> Result<u32, String> {
+    let key = field.key;
     let t = text.trim();
     if t.is_empty() {
-        return Err(format!("invalid `{}`: enter a whole number", field.key()));
+        return Err(format!("invalid `{key}`: enter a whole number"));
     }
     t.parse::<u32>().map_err(|_| {
         format!(
-            "invalid `{}`: {t:?} is not a whole number from 0 to {}",
-            field.key(),
+            "invalid `{key}`: {t:?} is not a whole number from 0 to {}",
             u32::MAX
         )
     })
 }
 
-impl Draft {
-    fn with_machines(preset: Option<&'static str>, m: &Machines) -> Draft {
-        Draft {
+/// Puts `why` at `key`, after any refusal already there: the link's and the engine's can
+/// both concern one field, and both are shown.
+fn refuse_also(form: &mut Form, key: &'static str, why: String) {
+    let why = match form.refusal(key) {
+        Some(before) => format!("{before} {why}"),
+        None => why,
+    };
+    form.refuse(key, why);
+}
+
+impl Inputs {
+    fn with_machines(preset: Option<&'static str>, m: &Machines) -> Inputs {
+        Inputs {
             preset,
             gpu: m.gpu,
             nic: m.nic,
             gdr: m.gdr,
             sharp: m.sharp,
             op: Collective::AllReduce,
-            gpus_per_node: m.gpus_per_node.to_string(),
-            nodes: m.nodes.to_string(),
-            nics: m.nics_per_node.to_string(),
-            size: "8G".to_string(),
+            form: Form::new([
+                (GPUS_PER_NODE.key, m.gpus_per_node.to_string()),
+                (NODES.key, m.nodes.to_string()),
+                (NICS.key, m.nics_per_node.to_string()),
+                (SIZE.key, "8G".to_string()),
+            ]),
             variant: Variant {
                 nic: m.nic,
                 gdr: m.gdr,
@@ -234,16 +189,16 @@ impl Draft {
         self.nic = m.nic;
         self.gdr = m.gdr;
         self.sharp = m.sharp;
-        self.gpus_per_node = m.gpus_per_node.to_string();
-        self.nodes = m.nodes.to_string();
-        self.nics = m.nics_per_node.to_string();
+        self.form
+            .set(GPUS_PER_NODE.key, m.gpus_per_node.to_string());
+        self.form.set(NODES.key, m.nodes.to_string());
+        self.form.set(NICS.key, m.nics_per_node.to_string());
     }
 
     /// The machines the boxes describe, or each box's refusal.
-    fn machines(&self) -> Result<Machines, Vec<(Field, String)>> {
-        let gpn = whole(Field::GpusPerNode, &self.gpus_per_node);
-        let nodes = whole(Field::Nodes, &self.nodes);
-        let nics = whole(Field::Nics, &self.nics);
+    fn machines(&self) -> Result<Machines, Refusals> {
+        let read = |def: &FieldDef| whole(def, self.form.text(def.key));
+        let (gpn, nodes, nics) = (read(&GPUS_PER_NODE), read(&NODES), read(&NICS));
         match (gpn, nodes, nics) {
             (Ok(gpus_per_node), Ok(nodes), Ok(nics_per_node)) => Ok(Machines {
                 gpu: self.gpu,
@@ -255,9 +210,9 @@ impl Draft {
                 sharp: self.sharp,
             }),
             (gpn, nodes, nics) => Err([
-                (Field::GpusPerNode, gpn.err()),
-                (Field::Nodes, nodes.err()),
-                (Field::Nics, nics.err()),
+                (GPUS_PER_NODE.key, gpn.err()),
+                (NODES.key, nodes.err()),
+                (NICS.key, nics.err()),
             ]
             .into_iter()
             .filter_map(|(f, e)| e.map(|e| (f, e)))
@@ -290,21 +245,22 @@ impl Draft {
         Ok((m, r))
     }
 
-    /// Reads the whole draft: the refusals, or the results.
-    fn evaluate(&self) -> Result<Calc, Vec<(Field, String)>> {
+    /// Reads all the inputs: the refusals, or the results.
+    fn evaluate(&self) -> Result<Calc, Refusals> {
+        let size = self.form.text(SIZE.key);
         let machines = self.machines();
-        let bytes = parse_size(&self.size).map_err(|e| (Field::Size, e.to_string()));
+        let bytes = parse_size(size).map_err(|e| (SIZE.key, e.to_string()));
         let (machines, bytes) = match (machines, bytes) {
             (Ok(m), Ok(b)) => (m, b),
             (m, b) => {
-                let mut errors = m.err().unwrap_or_default();
-                errors.extend(b.err());
-                return Err(errors);
+                let mut refusals = m.err().unwrap_or_default();
+                refusals.extend(b.err());
+                return Err(refusals);
             }
         };
         let located = |e: CollectiveError| {
             let CollectiveError::InvalidField(FieldError { field, .. }) = &e;
-            vec![(Field::for_error(field), e.to_string())]
+            vec![(for_error(field).key, e.to_string())]
         };
         let cluster = machines.cluster().map_err(located)?;
         let request = CollectiveRequest {
@@ -319,7 +275,7 @@ impl Draft {
             machines,
             op: self.op,
             bytes,
-            size_text: self.size.trim().to_string(),
+            size_text: size.trim().to_string(),
         };
         // The sweep and the variant are the same request changed in one way each: the main
         // request was accepted, so what they refuse is said where they are shown.
@@ -366,7 +322,7 @@ impl NcclState {
     /// cannot read are refused at their field, and the default stands in for them.
     pub fn from_pairs(pairs: &[(String, String)]) -> NcclState {
         let get = |key: &str| crate::views::page_query::value(pairs, key);
-        let mut link_errors = Vec::new();
+        let mut link_refusals = Vec::new();
         let (default_preset, defaults) = default_machines();
         let any_machine_key = ["gpu", "gpn", "nodes", "nic", "nics", "gdr", "sharp"]
             .iter()
@@ -376,8 +332,8 @@ impl NcclState {
                 match find_preset(id) {
                     Some(p) => (Some(p.id), p.machines()),
                     None => {
-                        link_errors.push((
-                        Field::Preset,
+                        link_refusals.push((
+                        PRESET.key,
                         format!("invalid `preset`: the link names {id:?}, which is not a preset here"),
                     ));
                         (None, defaults)
@@ -387,12 +343,12 @@ impl NcclState {
             None if any_machine_key => (None, defaults),
             None => (default_preset, defaults),
         };
-        let mut draft = Draft::with_machines(preset, &base);
+        let mut inputs = Inputs::with_machines(preset, &base);
         if let Some(v) = get("gpu") {
             match GpuModel::from_id(v) {
-                Some(g) => draft.gpu = g,
-                None => link_errors.push((
-                    Field::Gpu,
+                Some(g) => inputs.gpu = g,
+                None => link_refusals.push((
+                    GPU.key,
                     unknown("gpu", v, GpuModel::ALL.iter().map(|g| g.id().to_string())),
                 )),
             }
@@ -400,128 +356,124 @@ impl NcclState {
         if let Some(v) = get("nic") {
             // A model (`roce-400`), or a network without a rate (`roce`, from the log
             // explainer): that network's model at the rate the page would otherwise show.
-            match NicModel::from_id(v).or_else(|| NicModel::of_family(v, draft.nic.gbps())) {
-                Some(n) => draft.nic = n,
-                None => link_errors.push((
-                    Field::Nic,
+            match NicModel::from_id(v).or_else(|| NicModel::of_family(v, inputs.nic.gbps())) {
+                Some(n) => inputs.nic = n,
+                None => link_refusals.push((
+                    NIC.key,
                     unknown("nic", v, NicModel::ALL.iter().map(|n| n.id().to_string())),
                 )),
             }
         }
         if let Some(v) = get("op") {
             match op_from_id(v) {
-                Some(op) => draft.op = op,
-                None => link_errors.push((
-                    Field::Op,
+                Some(op) => inputs.op = op,
+                None => link_refusals.push((
+                    OP.key,
                     unknown("op", v, Collective::ALL.iter().map(|op| op_id(*op))),
                 )),
             }
         }
-        for (key, field, target) in [
-            ("gdr", Field::Gdr, &mut draft.gdr),
-            ("sharp", Field::Sharp, &mut draft.sharp),
-        ] {
+        for (field, target) in [(&GDR, &mut inputs.gdr), (&SHARP, &mut inputs.sharp)] {
+            let key = field.key;
             if let Some(v) = get(key) {
                 match switch(v) {
                     Some(on) => *target = on,
-                    None => link_errors.push((
-                        field,
+                    None => link_refusals.push((
+                        key,
                         format!("invalid `{key}`: the link says {v:?}; use 1 or 0"),
                     )),
                 }
             }
         }
-        for (key, target) in [
-            ("gpn", &mut draft.gpus_per_node),
-            ("nodes", &mut draft.nodes),
-            ("nics", &mut draft.nics),
-            ("size", &mut draft.size),
-        ] {
-            if let Some(v) = get(key) {
-                *target = v.to_string();
+        for field in BOXES {
+            if let Some(v) = get(field.key) {
+                inputs.form.set(field.key, v.to_string());
             }
         }
-        draft.variant = Variant {
+        inputs.variant = Variant {
             nic: get("cmp-nic")
                 .and_then(NicModel::from_id)
-                .unwrap_or(draft.nic),
-            gdr: get("cmp-gdr").and_then(switch).unwrap_or(draft.gdr),
+                .unwrap_or(inputs.nic),
+            gdr: get("cmp-gdr").and_then(switch).unwrap_or(inputs.gdr),
             nvls: get("cmp-nvls").and_then(switch).unwrap_or(true),
             one_node: get("cmp-nodes") == Some("1"),
         };
-        draft.sweep = get("sweep").and_then(switch).unwrap_or(false);
+        inputs.sweep = get("sweep").and_then(switch).unwrap_or(false);
         let mut state = NcclState {
-            draft,
-            errors: Vec::new(),
-            link_errors,
+            inputs,
+            link_refusals,
             calc: None,
         };
         state.refresh();
         state
     }
 
-    /// Re-reads the draft: new refusals, or new results.
+    /// Re-reads the inputs: new refusals, or new results.
     fn refresh(&mut self) {
-        if let Some(id) = self.draft.preset {
+        let inputs = &mut self.inputs;
+        if let Some(id) = inputs.preset {
             let still = find_preset(id)
-                .zip(self.draft.machines().ok())
+                .zip(inputs.machines().ok())
                 .is_some_and(|(p, m)| p.machines() == m);
             if !still {
-                self.draft.preset = None;
+                inputs.preset = None;
             }
         }
-        let mut errors = self.link_errors.clone();
-        match self.draft.evaluate() {
-            Ok(calc) => self.calc = Some(Rc::new(calc)),
-            Err(refusals) => errors.extend(refusals),
+        let read = inputs.evaluate();
+        let form = &mut inputs.form;
+        form.accept_all();
+        for (key, why) in &self.link_refusals {
+            refuse_also(form, key, why.clone());
         }
-        self.errors = errors;
+        match read {
+            Ok(calc) => self.calc = Some(Rc::new(calc)),
+            Err(refusals) => {
+                for (key, why) in refusals {
+                    refuse_also(form, key, why);
+                }
+            }
+        }
     }
 
-    /// The refusal shown at `field`, if any.
-    #[cfg(test)]
-    pub fn error(&self, field: Field) -> Option<String> {
-        error_at(&self.errors, field)
-    }
-
-    /// The query for what the page shows: the accepted configuration (the draft's values
+    /// The query for what the page shows: the accepted configuration (the inputs' values
     /// where none was ever accepted), the sweep switch and the variant.
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
-        let d = &self.draft;
+        let d = &self.inputs;
         let (m, op, size) = match &self.calc {
             Some(c) => (
                 Some(c.config.machines),
                 c.config.op,
                 c.config.size_text.clone(),
             ),
-            None => (None, d.op, d.size.clone()),
+            None => (None, d.op, d.form.text(SIZE.key).to_string()),
         };
         let mut pairs = Vec::new();
         if let Some(id) = d.preset {
-            pairs.push(("preset", id.to_string()));
+            pairs.push((PRESET.key, id.to_string()));
         }
+        let text = |field: &FieldDef| d.form.text(field.key).to_string();
         match m {
             Some(m) => pairs.extend([
-                ("gpu", m.gpu.id().to_string()),
-                ("gpn", m.gpus_per_node.to_string()),
-                ("nodes", m.nodes.to_string()),
-                ("nic", m.nic.id().to_string()),
-                ("nics", m.nics_per_node.to_string()),
-                ("gdr", switch_text(m.gdr).to_string()),
-                ("sharp", switch_text(m.sharp).to_string()),
+                (GPU.key, m.gpu.id().to_string()),
+                (GPUS_PER_NODE.key, m.gpus_per_node.to_string()),
+                (NODES.key, m.nodes.to_string()),
+                (NIC.key, m.nic.id().to_string()),
+                (NICS.key, m.nics_per_node.to_string()),
+                (GDR.key, switch_text(m.gdr).to_string()),
+                (SHARP.key, switch_text(m.sharp).to_string()),
             ]),
             None => pairs.extend([
-                ("gpu", d.gpu.id().to_string()),
-                ("gpn", d.gpus_per_node.clone()),
-                ("nodes", d.nodes.clone()),
-                ("nic", d.nic.id().to_string()),
-                ("nics", d.nics.clone()),
-                ("gdr", switch_text(d.gdr).to_string()),
-                ("sharp", switch_text(d.sharp).to_string()),
+                (GPU.key, d.gpu.id().to_string()),
+                (GPUS_PER_NODE.key, text(&GPUS_PER_NODE)),
+                (NODES.key, text(&NODES)),
+                (NIC.key, d.nic.id().to_string()),
+                (NICS.key, text(&NICS)),
+                (GDR.key, switch_text(d.gdr).to_string()),
+                (SHARP.key, switch_text(d.sharp).to_string()),
             ]),
         }
-        pairs.push(("op", op_id(op)));
-        pairs.push(("size", size));
+        pairs.push((OP.key, op_id(op)));
+        pairs.push((SIZE.key, size));
         if d.sweep {
             pairs.push(("sweep", "1".to_string()));
         }
@@ -538,16 +490,6 @@ impl NcclState {
     }
 }
 
-/// Every refusal at `field`, as one message.
-pub fn error_at(errors: &[(Field, String)], field: Field) -> Option<String> {
-    let messages: Vec<&str> = errors
-        .iter()
-        .filter(|(f, _)| *f == field)
-        .map(|(_, m)| m.as_str())
-        .collect();
-    (!messages.is_empty()).then(|| messages.join(" "))
-}
-
 fn unknown(key: &str, value: &str, known: impl Iterator<Item = String>) -> String {
     let known: Vec<String> = known.collect();
     format!(
@@ -562,24 +504,23 @@ impl Reducible for NcclState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         let touched = match &action {
-            Action::Preset(_) => Some(Field::Preset),
-            Action::Gpu(_) => Some(Field::Gpu),
-            Action::Nic(_) => Some(Field::Nic),
-            Action::Gdr(_) => Some(Field::Gdr),
-            Action::Sharp(_) => Some(Field::Sharp),
-            Action::Op(_) => Some(Field::Op),
-            Action::Text(f, _) => Some(*f),
+            Action::Preset(_) => Some(PRESET.key),
+            Action::Gpu(_) => Some(GPU.key),
+            Action::Nic(_) => Some(NIC.key),
+            Action::Gdr(_) => Some(GDR.key),
+            Action::Sharp(_) => Some(SHARP.key),
+            Action::Op(_) => Some(OP.key),
+            Action::Text(key, _) => Some(*key),
             _ => None,
         };
-        let d = &mut next.draft;
+        let d = &mut next.inputs;
         match action {
             Action::Preset(id) => {
                 let preset = id.as_deref().and_then(find_preset);
                 if let Some(p) = &preset {
                     d.set_machines(&p.machines());
-                    next.link_errors.retain(|(f, _)| {
-                        !matches!(f, Field::Gpu | Field::Nic | Field::Gdr | Field::Sharp)
-                    });
+                    let picked = [GPU.key, NIC.key, GDR.key, SHARP.key];
+                    next.link_refusals.retain(|(key, _)| !picked.contains(key));
                 }
                 d.preset = preset.map(|p| p.id);
             }
@@ -588,21 +529,20 @@ impl Reducible for NcclState {
             Action::Gdr(on) => d.gdr = on,
             Action::Sharp(on) => d.sharp = on,
             Action::Op(op) => d.op = op,
-            Action::Text(field, text) => match field {
-                Field::GpusPerNode => d.gpus_per_node = text,
-                Field::Nodes => d.nodes = text,
-                Field::Nics => d.nics = text,
-                Field::Size => d.size = text,
-                _ => {}
-            },
+            // Only a box's text is kept; any other key is a field touched.
+            Action::Text(key, text) => {
+                if d.form.typed(key).is_some() {
+                    d.form.set(key, text);
+                }
+            }
             Action::VariantNic(n) => d.variant.nic = n,
             Action::VariantGdr(on) => d.variant.gdr = on,
             Action::VariantNvls(on) => d.variant.nvls = on,
             Action::VariantOneNode(on) => d.variant.one_node = on,
             Action::Sweep(on) => d.sweep = on,
         }
-        if let Some(f) = touched {
-            next.link_errors.retain(|(g, _)| *g != f);
+        if let Some(touched) = touched {
+            next.link_refusals.retain(|(key, _)| *key != touched);
         }
         next.refresh();
         Rc::new(next)
@@ -622,76 +562,83 @@ mod tests {
         (*Rc::new(s).reduce(action)).clone()
     }
 
+    impl NcclState {
+        /// The refusal shown at the field `key`, if any.
+        fn refusal(&self, key: &str) -> Option<&str> {
+            self.inputs.form.refusal(key)
+        }
+    }
+
     const LINK: &str = "?gpu=h100&gpn=8&nodes=128&nic=ndr-400&nics=8&gdr=1&op=all_reduce&size=8G";
 
     #[test]
     fn the_topology_link_opens_its_machines_and_the_engine_answers() {
         let s = state(LINK);
-        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert!(!s.inputs.form.is_refused(), "{:?}", s.inputs.form);
         let calc = s.calc.as_ref().expect("results");
         assert_eq!(calc.config.machines.nodes, 128);
         assert_eq!(calc.config.bytes, 8 << 30);
         assert!(calc.report.chosen.is_some());
-        assert_eq!(s.draft.preset, None, "explicit machines are custom");
+        assert_eq!(s.inputs.preset, None, "explicit machines are custom");
         // The query written back reads back to the same state.
         let again = state(&page_query::format(&s.pairs()));
-        assert_eq!(again.draft, s.draft);
+        assert_eq!(again.inputs, s.inputs);
     }
 
     #[test]
     fn typing_digit_by_digit_reads_each_prefix_and_garbage_keeps_the_last_results() {
         let mut s = state(LINK);
         for text in ["", "1", "16"] {
-            s = act(s, Action::Text(Field::Nodes, text.to_string()));
+            s = act(s, Action::Text("nodes", text.to_string()));
         }
-        assert!(s.errors.is_empty());
+        assert!(!s.inputs.form.is_refused());
         assert_eq!(s.calc.as_ref().unwrap().config.machines.nodes, 16);
         let good = s.calc.clone();
-        s = act(s, Action::Text(Field::Size, "8Gx".into()));
-        assert_eq!(s.draft.size, "8Gx", "what was typed is kept");
-        let e = s.error(Field::Size).expect("a refusal at the size");
+        s = act(s, Action::Text("size", "8Gx".into()));
+        assert_eq!(s.inputs.form.text("size"), "8Gx", "what was typed is kept");
+        let e = s.refusal("size").expect("a refusal at the size");
         assert!(e.contains("bytes"), "{e}");
         assert_eq!(s.calc, good, "the last good results stay");
-        s = act(s, Action::Text(Field::Nodes, "1x".into()));
-        assert!(s.error(Field::Nodes).unwrap().contains("`nodes`"));
-        assert!(s.error(Field::Size).is_some(), "both refusals shown");
+        s = act(s, Action::Text("nodes", "1x".into()));
+        assert!(s.refusal("nodes").unwrap().contains("`nodes`"));
+        assert!(s.refusal("size").is_some(), "both refusals shown");
     }
 
     #[test]
     fn engine_refusals_land_on_the_field_they_name() {
         let s = act(state(LINK), Action::Nic(NicModel::None));
-        assert!(s.error(Field::Nic).is_some(), "{:?}", s.errors);
-        let s = act(state(LINK), Action::Text(Field::Nodes, "0".into()));
-        assert!(s.error(Field::Nodes).unwrap().contains("cluster.nodes"));
+        assert!(s.refusal("nic").is_some(), "{:?}", s.inputs.form);
+        let s = act(state(LINK), Action::Text("nodes", "0".into()));
+        assert!(s.refusal("nodes").unwrap().contains("cluster.nodes"));
         let s = act(
             act(state(LINK), Action::Nic(NicModel::Roce400)),
             Action::Sharp(true),
         );
-        assert!(s.error(Field::Sharp).is_some(), "{:?}", s.errors);
+        assert!(s.refusal("sharp").is_some(), "{:?}", s.inputs.form);
         let s = state("?gpu=h900&op=all_sum&gdr=perhaps");
-        for f in [Field::Gpu, Field::Op, Field::Gdr] {
-            assert!(s.error(f).is_some(), "{f:?}: {:?}", s.errors);
+        for key in ["gpu", "op", "gdr"] {
+            assert!(s.refusal(key).is_some(), "{key}: {:?}", s.inputs.form);
         }
         assert!(
             s.calc.is_some(),
             "defaults stand in for what the link lacks"
         );
         let s = act(s, Action::Gpu(GpuModel::A100));
-        assert!(s.error(Field::Gpu).is_none(), "fixing the field clears it");
+        assert!(s.refusal("gpu").is_none(), "fixing the field clears it");
     }
 
     #[test]
     fn the_log_explainers_link_names_the_network_and_the_page_its_rate() {
         let s = state("?gpn=8&nodes=2&nic=roce&nics=1&gdr=1");
-        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert!(!s.inputs.form.is_refused(), "{:?}", s.inputs.form);
         let m = &s.calc.as_ref().expect("results").config.machines;
         assert_eq!(
             (m.nic, m.nics_per_node, m.gpus_per_node, m.nodes),
             (NicModel::Roce400, 1, 8, 2)
         );
-        assert_eq!(state("?nic=ib").draft.nic, NicModel::Ndr400);
-        assert_eq!(state("?nic=tcp").draft.nic, NicModel::Tcp100);
-        assert!(state("?nic=ethernet").error(Field::Nic).is_some());
+        assert_eq!(state("?nic=ib").inputs.nic, NicModel::Ndr400);
+        assert_eq!(state("?nic=tcp").inputs.nic, NicModel::Tcp100);
+        assert!(state("?nic=ethernet").refusal("nic").is_some());
     }
 
     #[test]
@@ -700,12 +647,12 @@ mod tests {
             return;
         };
         let s = state(&format!("?preset={}", p.id));
-        assert_eq!(s.draft.preset, Some(p.id));
+        assert_eq!(s.inputs.preset, Some(p.id));
         assert_eq!(s.calc.as_ref().unwrap().config.machines, p.machines());
-        let s = act(s, Action::Text(Field::Nodes, "3".into()));
-        assert_eq!(s.draft.preset, None);
+        let s = act(s, Action::Text("nodes", "3".into()));
+        assert_eq!(s.inputs.preset, None);
         let s = act(s, Action::Preset(Some(p.id.to_string())));
-        assert_eq!(s.draft.nodes, p.machines().nodes.to_string());
+        assert_eq!(s.inputs.form.text("nodes"), p.machines().nodes.to_string());
     }
 
     #[test]
