@@ -306,6 +306,9 @@ pub struct TextFieldProps {
     /// Help that depends on the page, in place of the table's.
     #[prop_or_default]
     pub help: Option<AttrValue>,
+    /// What an empty box means (`any`).
+    #[prop_or_default]
+    pub placeholder: Option<AttrValue>,
     /// A name shown beside the label (the mlx5 parameter a box sets).
     #[prop_or_default]
     pub aside: Option<AttrValue>,
@@ -422,6 +425,7 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                     autocomplete="off"
                     spellcheck="false"
                     value={props.text.clone()}
+                    placeholder={props.placeholder.clone()}
                     aria-invalid={refused.to_string()}
                     aria-describedby={described_by(id, has_help, refused)}
                     {oninput}

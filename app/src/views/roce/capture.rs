@@ -21,6 +21,7 @@ use yew::prelude::*;
 
 use super::dissector::Dissector;
 use super::form::parse_number;
+use crate::views::form::{ChoiceField, FieldDef, Reads, Refusal, TextField};
 use crate::views::timing;
 
 /// Frames decoded between two looks at the clock.
@@ -588,14 +589,18 @@ struct FilterProps {
     on: Callback<CaptureAction>,
 }
 
+/// The QPN filter's box: decimal or `0x` hex, empty for any.
+static QPN_FIELD: FieldDef = FieldDef {
+    key: "qpn",
+    label: "QPN",
+    unit: "",
+    help: "",
+    reads: Reads::Text,
+};
+
 #[function_component]
 fn CaptureFilters(props: &FilterProps) -> Html {
-    let qpn_in = props.on.reform(|e: InputEvent| {
-        CaptureAction::Qpn(
-            e.target_unchecked_into::<web_sys::HtmlInputElement>()
-                .value(),
-        )
-    });
+    let qpn_in = props.on.reform(|(_, text)| CaptureAction::Qpn(text));
     let op_change = props.on.reform(|e: Event| {
         let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
         CaptureAction::Opcode(s.value().parse().ok())
@@ -609,21 +614,16 @@ fn CaptureFilters(props: &FilterProps) -> Html {
     let err = props.qpn_error.clone();
     html! {
         <div class="capture-filters" role="group" aria-label="Filter frames">
-            <div class="form-field">
-                <label for="cap-qpn">{ "QPN" }</label>
-                <input id="cap-qpn" type="text" placeholder="any" value={props.qpn_text.clone()} oninput={qpn_in}
-                    aria-invalid={err.is_some().to_string()} aria-describedby="cap-qpn-err" />
-                <p class="field-error" id="cap-qpn-err">{ err.unwrap_or_default() }</p>
-            </div>
-            <div class="form-field">
-                <label for="cap-opcode">{ "Opcode" }</label>
+            <TextField def={&QPN_FIELD} id="cap-qpn" placeholder="any" text={props.qpn_text.clone()}
+                refusal={err.map(Refusal::plain)} on_type={qpn_in} />
+            <ChoiceField key_name="opcode" id="cap-opcode" label="Opcode">
                 <select id="cap-opcode" onchange={op_change}>
                     <option value="" selected={props.opcode.is_none()}>{ "any" }</option>
                     { for props.opcodes.iter().map(|(o, name)| html! {
                         <option value={o.to_string()} selected={props.opcode == Some(*o)}>{ format!("{name} ({o:#04x})") }</option>
                     }) }
                 </select>
-            </div>
+            </ChoiceField>
             <label class="check"><input type="checkbox" id="cap-problems" checked={props.problems} onchange={prob_change} />
                 { " Errors, NAKs and retransmissions only" }</label>
         </div>

@@ -8,6 +8,25 @@ use engine::wire::Transport;
 use yew::prelude::*;
 
 use super::form::parse_number;
+use crate::views::form::{FieldDef, Form, Reads, Refusal, TextField};
+
+/// The goodput table's two boxes.
+static FIELDS: [FieldDef; 2] = [
+    FieldDef {
+        key: "msg-size",
+        label: "Message size (bytes)",
+        unit: "",
+        help: "",
+        reads: Reads::Whole,
+    },
+    FieldDef {
+        key: "link-rate",
+        label: "Link rate (Gb/s)",
+        unit: "",
+        help: "",
+        reads: Reads::Decimal,
+    },
+];
 
 #[derive(Properties, PartialEq)]
 pub struct CompareProps {
@@ -25,13 +44,25 @@ fn layer_list(frame: &[u8], link: LinkType) -> Html {
 
 #[function_component]
 pub fn Compare(props: &CompareProps) -> Html {
-    let size_text = use_state(|| "1048576".to_string());
-    let rate_text = use_state(|| "100".to_string());
+    let form = use_state(|| {
+        Form::new([
+            (FIELDS[0].key, "1048576".to_string()),
+            (FIELDS[1].key, "100".to_string()),
+        ])
+    });
+    let on_type = {
+        let form = form.clone();
+        Callback::from(move |(key, text): (&'static str, String)| {
+            let mut next = (*form).clone();
+            next.set(key, text);
+            form.set(next);
+        })
+    };
     let spec = &props.spec;
     let roce = build(spec).unwrap_or_default();
     let ib = build_ib(spec, false);
-    let size = parse_number(&size_text, 1 << 31);
-    let rate = rate_text
+    let size = parse_number(form.text(FIELDS[0].key), 1 << 31);
+    let rate = (form.text(FIELDS[1].key))
         .trim()
         .parse::<f64>()
         .ok()
@@ -74,8 +105,10 @@ pub fn Compare(props: &CompareProps) -> Html {
                 </table>
             }
             <div class="compare-inputs">
-                <NumberBox id="roce-msg-size" label="Message size (bytes)" text={size_text} error={size.err()} />
-                <NumberBox id="roce-link-rate" label="Link rate (Gb/s)" text={rate_text} error={rate.err()} />
+                { for FIELDS.iter().zip([size.err(), rate.err()]).map(|(def, error)| html! {
+                    <TextField {def} id={format!("roce-{}", def.key)} text={form.text(def.key).to_string()}
+                        refusal={error.map(Refusal::plain)} on_type={on_type.clone()} />
+                }) }
             </div>
             { goodput }
         </div>
@@ -115,36 +148,5 @@ fn goodput_table(
                 }) }
             </tbody>
         </table>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct NumberBoxProps {
-    id: &'static str,
-    label: &'static str,
-    text: UseStateHandle<String>,
-    error: Option<String>,
-}
-
-/// A labelled number box with its error line.
-#[function_component]
-fn NumberBox(props: &NumberBoxProps) -> Html {
-    let id = props.id;
-    let oninput = {
-        let text = props.text.clone();
-        Callback::from(move |e: InputEvent| {
-            text.set(
-                e.target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value(),
-            )
-        })
-    };
-    html! {
-        <div class="form-field">
-            <label for={id}>{ props.label }</label>
-            <input {id} type="text" inputmode="decimal" value={(*props.text).clone()} {oninput}
-                aria-invalid={props.error.is_some().to_string()} aria-describedby={format!("{id}-err")} />
-            <p class="field-error" id={format!("{id}-err")}>{ props.error.clone().unwrap_or_default() }</p>
-        </div>
     }
 }
