@@ -45,14 +45,14 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     browser.type_over("#roce-psn", "0x1000000").await;
     browser
         .wait_for_value(
-            "return document.getElementById('roce-psn-err').textContent.includes('at most')",
+            "return document.getElementById('roce-psn-error').textContent.includes('at most')",
             Value::Bool(true),
         )
         .await;
     browser.type_over("#roce-psn", "7").await;
     browser
         .wait_for_value(
-            "return document.getElementById('roce-psn-err').textContent",
+            "return document.getElementById('roce-psn-error')?.textContent ?? ''",
             Value::from(""),
         )
         .await;
@@ -63,15 +63,15 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
         .visit(&site, "/roce?operation=write&payload=9000")
         .await;
     browser.wait_for_value(
-        "const e = document.getElementById('roce-payload-err'); return !!e && e.textContent.includes('4096') && e.textContent.includes('FIRST')",
+        "const e = document.getElementById('roce-payload-error'); return !!e && e.textContent.includes('4096') && e.textContent.includes('FIRST')",
         Value::Bool(true),
     )
     .await;
-    // The label states the same rule, and the packet shown meanwhile is the form's WRITE
+    // The field's help states the same rule, and the packet shown meanwhile is the form's WRITE
     // (UX check 2026-12: the label said 0–9000 and an RC SEND with no payload was shown).
     let shown = browser
         .eval(
-            "return [document.querySelector('label[for=roce-payload]').textContent, \
+            "return [document.querySelector('#roce-payload-help').textContent, \
              document.querySelector('section[aria-labelledby=roce-dissect]').textContent]",
         )
         .await;

@@ -1,14 +1,15 @@
-//! The builder form: one labelled input per `PacketSpec` field the operation uses, each
-//! with its own error line.
+//! The builder form: one [`TextField`] per `PacketSpec` field the operation uses, each
+//! with its own refusal, and the choices framed by [`ChoiceField`].
 
 use engine::capture::spec::{SpecOperation, MAX_PACKET_PAYLOAD};
 use yew::prelude::*;
 
-use super::form::{Form, Shown, NAK_CODES, TEXT_FIELDS};
+use super::form::{Shown, SpecTexts, NAK_CODES, TEXT_FIELDS};
+use crate::views::form::{choice_described_by, ChoiceField, Refusal, TextField};
 
 #[derive(Properties, PartialEq)]
 pub struct BuilderProps {
-    pub form: Form,
+    pub form: SpecTexts,
     pub errors: Vec<(&'static str, String)>,
     pub on_change: Callback<(&'static str, String)>,
 }
@@ -25,36 +26,24 @@ fn error_for(errors: &[(&'static str, String)], key: &str) -> Option<String> {
 #[function_component]
 pub fn Builder(props: &BuilderProps) -> Html {
     let form = &props.form;
-    let on_change = &props.on_change;
     let payload_text = form.get("payload_kind") == "text";
     let fields = TEXT_FIELDS.iter().filter(|d| form.shows(d.shown)).map(|d| {
-        let id = format!("roce-{}", d.key);
-        let err = error_for(&props.errors, d.key);
-        let hint = match d.key {
-            "payload" if payload_text => "sent as UTF-8".to_string(),
+        let key = d.def.key;
+        let help: AttrValue = match key {
+            "payload" if payload_text => "sent as UTF-8".into(),
             // The rule the engine applies: one packet's payload at the largest path MTU.
-            "payload" => format!("bytes, 0–{MAX_PACKET_PAYLOAD}"),
-            _ => d.hint.to_string(),
+            "payload" => format!("bytes, 0–{MAX_PACKET_PAYLOAD}").into(),
+            _ => d.def.help.into(),
         };
-        let key = d.key;
-        let oninput = on_change.reform(move |e: InputEvent| {
-            (key, e.target_unchecked_into::<web_sys::HtmlInputElement>().value())
-        });
         html! {
-            <div class={classes!("form-field", err.is_some().then_some("invalid"))}>
-                <label for={id.clone()}>{ d.label }
-                    if !hint.is_empty() { <span class="field-hint">{ format!(" ({hint})") }</span> }
-                </label>
-                <input id={id.clone()} name={d.key} type="text" spellcheck="false" value={form.get(d.key).to_string()}
-                    {oninput} aria-invalid={err.is_some().to_string()}
-                    aria-describedby={format!("{id}-err")} />
-                <p class="field-error" id={format!("{id}-err")} aria-live="polite">{ err.unwrap_or_default() }</p>
-            </div>
+            <TextField def={&d.def} id={format!("roce-{key}")} text={form.get(key).to_string()} {help}
+                refusal={error_for(&props.errors, key).map(Refusal::plain)}
+                on_type={props.on_change.clone()} />
         }
     });
     html! {
         <form class="roce-builder" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
-            <Choices form={form.clone()} op_error={error_for(&props.errors, "operation")} on_change={on_change.clone()} />
+            <Choices form={form.clone()} op_error={error_for(&props.errors, "operation")} on_change={props.on_change.clone()} />
             <div class="builder-fields">{ for fields }</div>
         </form>
     }
@@ -62,7 +51,7 @@ pub fn Builder(props: &BuilderProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct ChoicesProps {
-    form: Form,
+    form: SpecTexts,
     op_error: Option<String>,
     on_change: Callback<(&'static str, String)>,
 }
@@ -90,40 +79,36 @@ fn Choices(props: &ChoicesProps) -> Html {
     let payload_text = form.get("payload_kind") == "text";
     html! {
         <div class="builder-choices">
-            <div class={classes!("form-field", op_error.is_some().then_some("invalid"))}>
-                <label for="roce-operation">{ "Operation" }</label>
-                <select id="roce-operation" onchange={select("operation")} aria-describedby="roce-operation-err">
+            <ChoiceField key_name="operation" id="roce-operation" label="Operation" refusal={op_error.clone().map(Refusal::plain)}>
+                <select id="roce-operation" onchange={select("operation")}
+                    aria-describedby={choice_described_by("roce-operation", false, op_error.is_some())}>
                     { for SpecOperation::ALL.iter().map(|op| html! {
                         <option value={op.key()} selected={form.operation() == *op}>{ op.label() }</option>
                     }) }
                 </select>
-                <p class="field-error" id="roce-operation-err" aria-live="polite">{ op_error.unwrap_or_default() }</p>
-            </div>
-            <div class="form-field">
-                <label for="roce-ip">{ "IP version" }</label>
+            </ChoiceField>
+            <ChoiceField key_name="ip" id="roce-ip" label="IP version">
                 <select id="roce-ip" onchange={select("ip")}>
                     <option value="4" selected={form.get("ip") != "6"}>{ "IPv4" }</option>
                     <option value="6" selected={form.get("ip") == "6"}>{ "IPv6" }</option>
                 </select>
-            </div>
+            </ChoiceField>
             if form.shows(Shown::Payload) {
-                <div class="form-field">
-                    <label for="roce-payload_kind">{ "Payload as" }</label>
+                <ChoiceField key_name="payload_kind" id="roce-payload_kind" label="Payload as">
                     <select id="roce-payload_kind" onchange={select("payload_kind")}>
                         <option value="size" selected={!payload_text}>{ "a size in bytes" }</option>
                         <option value="text" selected={payload_text}>{ "text" }</option>
                     </select>
-                </div>
+                </ChoiceField>
             }
             if form.shows(Shown::Nak) {
-                <div class="form-field">
-                    <label for="roce-nak_code">{ "NAK code" }</label>
+                <ChoiceField key_name="nak_code" id="roce-nak_code" label="NAK code">
                     <select id="roce-nak_code" onchange={select("nak_code")}>
                         { for NAK_CODES.iter().map(|(v, l)| html! {
                             <option value={*v} selected={form.get("nak_code") == *v}>{ *l }</option>
                         }) }
                     </select>
-                </div>
+                </ChoiceField>
             }
             <label class="check">
                 <input type="checkbox" id="roce-vlan" checked={form.get("vlan") == "on"} onchange={vlan} />

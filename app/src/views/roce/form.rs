@@ -1,13 +1,14 @@
 //! The builder's form: the learner's text for each `PacketSpec` field, kept verbatim so
 //! nothing typed is lost, turned into a spec with a message per field when it does not fit.
 
-use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use engine::capture::spec::{build, BuildError, PacketSpec, Payload, SpecOperation};
 use engine::wire::ext::NakCode;
 use engine::wire::VlanRepr;
 use engine::FieldError;
+
+use crate::views::form::{FieldDef, Form, Reads};
 
 /// Which operations show a field.
 #[derive(Clone, Copy, PartialEq)]
@@ -24,13 +25,11 @@ pub enum Shown {
     Ud,
 }
 
-/// One input of the form.
-pub struct FieldDef {
-    /// The `PacketSpec` field it fills, also its URL query key.
-    pub key: &'static str,
-    pub label: &'static str,
+/// One box of the form: its key is the `PacketSpec` field it fills (also its URL query
+/// key), its help the value's width or range.
+pub struct PacketField {
+    pub def: FieldDef,
     pub default: &'static str,
-    pub hint: &'static str,
     pub shown: Shown,
 }
 
@@ -38,21 +37,25 @@ const fn f(
     key: &'static str,
     label: &'static str,
     default: &'static str,
-    hint: &'static str,
+    help: &'static str,
     shown: Shown,
-) -> FieldDef {
-    FieldDef {
-        key,
-        label,
+) -> PacketField {
+    PacketField {
+        def: FieldDef {
+            key,
+            label,
+            unit: "",
+            help,
+            reads: Reads::Text,
+        },
         default,
-        hint,
         shown,
     }
 }
 
 /// Text inputs, in form order. `operation`, `ip`, `vlan`, `payload_kind` and `nak_code`
 /// are selects and checkboxes drawn separately.
-pub const TEXT_FIELDS: &[FieldDef] = &[
+pub static TEXT_FIELDS: &[PacketField] = &[
     f("src_ip", "Source IP", "192.168.1.1", "", Shown::Always),
     f("dst_ip", "Destination IP", "192.168.1.2", "", Shown::Always),
     f(
@@ -102,16 +105,17 @@ pub const NAK_CODES: &[(&str, &str)] = &[
     ("3", "Remote operational error"),
 ];
 
-/// The learner's text, by key; missing keys hold their default.
+/// The learner's text for each `PacketSpec` field, kept in a [`Form`]; a box not typed
+/// into holds its default.
 #[derive(Clone, PartialEq, Default)]
-pub struct Form {
-    values: BTreeMap<&'static str, String>,
+pub struct SpecTexts {
+    texts: Form,
 }
 
 fn default_of(key: &str) -> &'static str {
     TEXT_FIELDS
         .iter()
-        .find(|d| d.key == key)
+        .find(|d| d.def.key == key)
         .map(|d| d.default)
         .or_else(|| CHOICES.iter().find(|(k, _)| *k == key).map(|(_, v)| *v))
         .unwrap_or("")
@@ -120,17 +124,14 @@ fn default_of(key: &str) -> &'static str {
 fn known_key(key: &str) -> Option<&'static str> {
     TEXT_FIELDS
         .iter()
-        .map(|d| d.key)
+        .map(|d| d.def.key)
         .chain(CHOICES.iter().map(|(k, _)| *k))
         .find(|k| *k == key)
 }
 
-impl Form {
+impl SpecTexts {
     pub fn get(&self, key: &str) -> &str {
-        self.values
-            .get(key)
-            .map(String::as_str)
-            .unwrap_or_else(|| default_of(key))
+        self.texts.typed(key).unwrap_or_else(|| default_of(key))
     }
 
     pub fn set(&mut self, key: &'static str, value: String) {
@@ -141,10 +142,10 @@ impl Form {
             } else {
                 ("192.168.1.1", "192.168.1.2")
             };
-            self.values.insert("src_ip", src.to_string());
-            self.values.insert("dst_ip", dst.to_string());
+            self.texts.set("src_ip", src.to_string());
+            self.texts.set("dst_ip", dst.to_string());
         }
-        self.values.insert(key, value);
+        self.texts.set(key, value);
     }
 
     pub fn operation(&self) -> SpecOperation {
@@ -171,11 +172,11 @@ impl Form {
     }
 
     /// Reads `key=value` pairs (already URL-decoded); unknown keys are ignored.
-    pub fn from_pairs<'a>(pairs: impl Iterator<Item = (String, String)> + 'a) -> Form {
-        let mut form = Form::default();
+    pub fn from_pairs<'a>(pairs: impl Iterator<Item = (String, String)> + 'a) -> SpecTexts {
+        let mut form = SpecTexts::default();
         for (k, v) in pairs {
             if let Some(key) = known_key(&k) {
-                form.values.insert(key, v);
+                form.texts.set(key, v);
             }
         }
         form
@@ -183,11 +184,13 @@ impl Form {
 
     /// The values that differ from their defaults, for the URL.
     pub fn changed_pairs(&self) -> Vec<(&'static str, &str)> {
-        self.values
-            .iter()
+        let mut pairs: Vec<(&'static str, &str)> = (self.texts.texts().iter())
             .filter(|(k, v)| default_of(k) != v.as_str())
             .map(|(k, v)| (*k, v.as_str()))
-            .collect()
+            .collect();
+        // In key order, as the URL always had them.
+        pairs.sort_by_key(|(k, _)| *k);
+        pairs
     }
 
     /// The spec this form builds, or, where fields are refused, the spec with those fields
@@ -202,13 +205,13 @@ impl Form {
         };
         let mut fixed = self.clone();
         for key in refused {
-            fixed.values.remove(key);
+            fixed.texts.forget(key);
         }
         fixed
             .to_spec()
             .ok()
             .filter(|spec| build(spec).is_ok())
-            .unwrap_or_else(|| Form::default().to_spec().unwrap_or_default())
+            .unwrap_or_else(|| SpecTexts::default().to_spec().unwrap_or_default())
     }
 
     /// The spec, or one message per offending field key.
@@ -333,13 +336,13 @@ mod tests {
 
     #[test]
     fn defaults_build_a_write() {
-        let spec = Form::default().to_spec();
+        let spec = SpecTexts::default().to_spec();
         assert!(matches!(spec, Ok(ref s) if s.operation == SpecOperation::Write));
     }
 
     #[test]
     fn bad_text_is_reported_at_its_field_and_kept() {
-        let mut form = Form::default();
+        let mut form = SpecTexts::default();
         form.set("psn", "0x1000000".to_string());
         form.set("dscp", "abc".to_string());
         let errors = form.to_spec().err().unwrap_or_default();
@@ -350,7 +353,7 @@ mod tests {
 
     #[test]
     fn mixed_address_families_blame_the_addresses() {
-        let mut form = Form::default();
+        let mut form = SpecTexts::default();
         form.set("dst_ip", "fd00::2".to_string());
         let errors = form.to_spec().err().unwrap_or_default();
         assert!(errors.iter().any(|(k, _)| *k == "dst_ip"), "{errors:?}");
@@ -358,12 +361,12 @@ mod tests {
 
     #[test]
     fn the_url_carries_only_changes_and_reads_back() {
-        let mut form = Form::default();
+        let mut form = SpecTexts::default();
         form.set("operation", "nak".to_string());
         form.set("psn", "42".to_string());
         let pairs = form.changed_pairs();
         assert_eq!(pairs.len(), 2);
-        let back = Form::from_pairs(
+        let back = SpecTexts::from_pairs(
             pairs
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -385,7 +388,7 @@ mod tests {
     /// default spec), with the size's refusal on the operation box.
     #[test]
     fn a_refused_payload_keeps_the_forms_operation_and_is_named_at_its_box() {
-        let form = Form::from_pairs([("payload".to_string(), "9000".to_string())].into_iter());
+        let form = SpecTexts::from_pairs([("payload".to_string(), "9000".to_string())].into_iter());
         let errors = form.to_spec().expect_err("too large for one packet");
         let keys: Vec<&str> = errors.iter().map(|(k, _)| *k).collect();
         assert_eq!(keys, ["payload"]);
@@ -395,6 +398,6 @@ mod tests {
             form.operation(),
             "the form's own operation"
         );
-        assert_eq!(shown, Form::default().to_spec().unwrap());
+        assert_eq!(shown, SpecTexts::default().to_spec().unwrap());
     }
 }

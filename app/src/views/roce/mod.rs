@@ -22,7 +22,7 @@ use capture::CaptureView;
 use compare::Compare;
 use dissector::Dissector;
 use encap::Encapsulation;
-use form::Form;
+use form::SpecTexts;
 
 use super::try_this::{attempts, use_tried, TryThis};
 use super::{download, page_query};
@@ -54,7 +54,7 @@ fn RefLink(props: &RefLinkProps) -> Html {
 /// The page: the learner's form, the packet it last built, and any byte edits.
 #[derive(Clone, PartialEq)]
 struct Page {
-    form: Form,
+    form: SpecTexts,
     /// The packet shown: the form's last one that built. Before any has (a link with a bad
     /// value), the form's own with the refused fields at their defaults, so it is the
     /// operation the form names.
@@ -75,7 +75,7 @@ enum PageAction {
 }
 
 impl Page {
-    fn new(form: Form) -> Page {
+    fn new(form: SpecTexts) -> Page {
         let spec = form.nearest_buildable();
         let built = Rc::new(build(&spec).unwrap_or_default());
         let (errors, edited, download_error) = (Vec::new(), None, None);
@@ -130,7 +130,7 @@ impl Reducible for Page {
 #[function_component]
 pub fn RoceView() -> Html {
     // The URL's query holds the fields that differ from their defaults.
-    let page = use_reducer(|| Page::new(Form::from_pairs(page_query::read().into_iter())));
+    let page = use_reducer(|| Page::new(SpecTexts::from_pairs(page_query::read().into_iter())));
     let (tried, on_inspect) = use_tried(&EXERCISES);
     use_effect_with(page.form.clone(), |form| {
         page_query::replace(&form.changed_pairs())
