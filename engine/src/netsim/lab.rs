@@ -148,7 +148,8 @@ pub static CASES: [LabCase; 6] = [
         title: "Rail alignment",
         claim: "On a rail-optimized fabric a rail-aligned ring keeps its traffic on each \
                 rail's leaf; built top-of-rack, the same ring crosses the spines between \
-                servers, and the collective pays for the extra hops and shared uplinks.",
+                servers, where ECMP can hash two or three of its channels onto one uplink, and \
+                the ring runs at its slowest channel's pace.",
         sides: [
             Side {
                 label: "rail-optimized",
@@ -210,7 +211,7 @@ pub static EXERCISES: [Exercise<LabRuns>; 6] = [
     Exercise {
         id: "ecmp-collision",
         task: "Run the ECMP collision both ways, or change the second side to 4 QPs per \
-               connection, until the flows' aggregate rate rises by at least a quarter.",
+               connection, until the flows' aggregate rate rises by more than a quarter.",
         lesson: "ECMP places a QP, not a packet: the flows that hash onto one uplink share \
                  it for their whole life. More QPs per connection or per-packet adaptive \
                  routing give the hash more, smaller things to place.",
@@ -218,8 +219,8 @@ pub static EXERCISES: [Exercise<LabRuns>; 6] = [
     },
     Exercise {
         id: "incast-victim",
-        task: "Make the victim flow, which shares no bottleneck with the incast, keep at \
-               least twice the rate it keeps under PFC alone.",
+        task: "Make the victim flow, which shares no bottleneck with the incast, keep more \
+               than twice the rate it keeps under PFC alone.",
         lesson: "PFC pauses a whole link, not a flow: every flow behind a paused port waits. \
                  Congestion control that slows the culprits keeps the pauses from starting.",
         done: |r| r.shows("incast-victim"),
@@ -550,7 +551,7 @@ fn check_deadlock(a: &Report, b: &Report) -> Verdict {
     }
 }
 
-/// Bytes sent to spines, and the first collective's busbw.
+/// Bytes sent to spines.
 fn spine_bytes(r: &Report) -> u64 {
     r.links
         .iter()
@@ -560,22 +561,45 @@ fn spine_bytes(r: &Report) -> u64 {
 }
 
 fn busbw(r: &Report) -> String {
-    r.collectives
-        .first()
-        .and_then(|c| c.busbw_gbs)
-        .map_or_else(|| "unfinished".into(), |b| format!("{b:.0} GB/s"))
+    busbw_gbs(r).map_or_else(|| "unfinished".into(), |b| format!("{b:.0} GB/s"))
+}
+
+/// The most QPs ECMP put on one leaf-to-spine link (0 when none crosses a spine or the
+/// routing picks paths per packet).
+fn most_on_one_uplink(r: &Report) -> usize {
+    let mut on = vec![0usize; r.links.len()];
+    for l in r.flows.iter().filter_map(|f| f.path.as_ref()).flatten() {
+        if let Some(n) = on.get_mut(*l as usize) {
+            *n += 1;
+        }
+    }
+    r.links
+        .iter()
+        .zip(on)
+        .filter(|(l, _)| l.from.starts_with("leaf") && l.to.starts_with("spine"))
+        .map(|(_, n)| n)
+        .max()
+        .unwrap_or(0)
+}
+
+fn busbw_gbs(r: &Report) -> Option<f64> {
+    r.collectives.first().and_then(|c| c.busbw_gbs)
 }
 
 fn check_rails(a: &Report, b: &Report) -> Verdict {
     let (sa, sb) = (spine_bytes(a), spine_bytes(b));
+    let slower = matches!((busbw_gbs(a), busbw_gbs(b)), (Some(x), Some(y)) if y < x);
     Verdict {
-        holds: sb > sa.saturating_mul(10) && sb > 0,
+        holds: sb > 0 && sb > sa.saturating_mul(10) && slower,
         shown: format!(
-            "busbw {} → {}; bytes through spines {:.1} → {:.1} MB",
+            "busbw {} → {}; bytes through spines {:.1} → {:.1} MB; most QPs on one leaf \
+             uplink {} → {}",
             busbw(a),
             busbw(b),
             sa as f64 / 1e6,
-            sb as f64 / 1e6
+            sb as f64 / 1e6,
+            most_on_one_uplink(a),
+            most_on_one_uplink(b)
         ),
     }
 }
@@ -682,9 +706,10 @@ pub fn estimate_events(s: &Scenario) -> Result<WorkEstimate, SimError> {
         })
         .sum();
     let samples = run_us / s.sample_interval_us;
-    let timers = s.dcqcn.as_ref().map_or(0.0, |d| {
-        run_us / d.rp_time_reset_us.max(1.0) * qps.len() as f64
-    });
+    let timers = s
+        .dcqcn
+        .as_ref()
+        .map_or(0.0, |d| run_us / d.rp_time_reset_us * qps.len() as f64);
     let events = 2.0 * packet_links + samples + timers + qps.len() as f64;
     Ok(WorkEstimate {
         events: events.min(u64::MAX as f64) as u64,
