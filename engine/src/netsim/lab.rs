@@ -359,6 +359,10 @@ fn fat_tree() -> Result<Scenario, SimError> {
 
 /// Four DGX-like servers of 8 GPUs on 16-port 400G switches, two tiers: rail-optimized,
 /// each rail has its own leaf; top-of-rack, each server has one leaf with 8 uplinks.
+/// Measured when this case was written: busbw 365 GB/s rail-optimized; top-of-rack 26 GB/s
+/// with DCQCN, 99 under PFC alone and 362 with adaptive routing. So the spine hop itself
+/// costs little: ECMP's collisions (up to three channels on one uplink), and DCQCN's cuts
+/// on them, cost the rest.
 fn four_servers(rail_optimized: bool) -> Result<Scenario, SimError> {
     let mut s = named_scenario("ring-allreduce-16")?;
     s.name = if rail_optimized {
