@@ -12,12 +12,14 @@
 //!   with or without PXN) and the hierarchical all-reduce;
 //! - [`run`]: the event loop, its stops (a deadlock among them) and progress;
 //! - [`outputs`]: the report;
-//! - [`scenario`]: the inputs and the named cases.
+//! - [`scenario`]: the inputs and the named cases;
+//! - [`lab`]: the fabric lab's comparisons, their "Try this" and the browser's budget.
 //!
 //! Errors reuse [`crate::dcqcn::SimError`]: every refusal names the field path in the
 //! scenario JSON.
 
 pub mod host;
+pub mod lab;
 pub mod outputs;
 pub mod run;
 pub mod scenario;
@@ -28,6 +30,10 @@ pub mod topology;
 pub mod traffic;
 
 pub use crate::dcqcn::{Limits, SimError};
+pub use lab::{
+    check_browser_budget, estimate_events, lab_case, LabCase, LabRuns, Side, Verdict, WorkEstimate,
+    BROWSER_MAX_EVENTS, CASES, EXERCISES,
+};
 pub use outputs::{
     CollectiveReport, FlowReport, LinkReport, Report, Stop, SwitchReport, Totals, MAX_SERIES_CELLS,
 };

@@ -170,7 +170,7 @@ pub(super) fn leaf_spine(hosts: u32, switch_ports: u32, gbps: f64) -> TopologySp
 
 /// Shared-buffer switch with the DCQCN paper's RED profile (K_min 5 KB, K_max 200 KB,
 /// P_max 1 %, §5) and PFC thresholds well inside the buffer.
-fn lossless_switch(buffer_bytes: u64) -> SwitchSpec {
+pub(super) fn lossless_switch(buffer_bytes: u64) -> SwitchSpec {
     SwitchSpec {
         buffer_bytes,
         ecn: Some(EcnSpec {

@@ -1,6 +1,7 @@
 //! Checks against oracles: the DCQCN models, balls into bins, and the properties any
 //! lossless run must keep.
 
+use super::lab::incast_with_victim;
 use super::*;
 use crate::dcqcn;
 
@@ -577,54 +578,6 @@ fn more_qps_per_connection_spread_ecmp() {
 /// spine while host 0 sends to host 9, whose own link is idle. Under PFC alone the pauses
 /// climb from host 8's port to the spine and to leaf 0's uplinks, and the victim's packets
 /// wait behind the incast's; with DCQCN the senders slow down first and the victim runs.
-/// Packets are sprayed over the uplinks, so the victim shares the paused links by
-/// construction rather than by where a hash put it.
-/// Seven hosts send to host 8 without end while host 0 sends to host 9, all on one
-/// leaf–spine with PFC (packets sprayed, so the victim shares the paused links).
-fn incast_with_victim(dcqcn: Option<crate::dcqcn::DcqcnParams>) -> Scenario {
-    let mut traffic: Vec<TrafficSpec> = (1..8)
-        .map(|i| TrafficSpec::Flow {
-            from: i,
-            to: 8,
-            bytes: None,
-            start_us: 0.0,
-            qps: 1,
-        })
-        .collect();
-    traffic.push(TrafficSpec::Flow {
-        from: 0,
-        to: 9,
-        bytes: None,
-        start_us: 0.0,
-        qps: 1,
-    });
-    Scenario {
-        name: "victim".into(),
-        description: String::new(),
-        topology: scenario::leaf_spine(16, 16, 400.0),
-        switch: SwitchSpec {
-            buffer_bytes: 4 << 20,
-            ecn: Some(EcnSpec {
-                kmin_bytes: 5_000,
-                kmax_bytes: 200_000,
-                pmax: 0.01,
-                at: MarkAt::Enqueue,
-            }),
-            pfc: Some(crate::dcqcn::PfcThresholds {
-                xoff_bytes: 256 << 10,
-                xon_bytes: 224 << 10,
-            }),
-            routing: Routing::Spray,
-        },
-        dcqcn,
-        traffic,
-        mtu_bytes: 4096,
-        duration_us: 20_000.0,
-        sample_interval_us: 100.0,
-        seed: 1,
-    }
-}
-
 #[test]
 fn pfc_alone_spreads_an_incast_to_a_victim_and_dcqcn_spares_it() {
     let victim_gbps = |dcqcn: Option<crate::dcqcn::DcqcnParams>| {
