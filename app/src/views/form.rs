@@ -264,10 +264,16 @@ impl Refusal {
     }
 }
 
-/// The ids a field's box, help and refusal go by: `{id}`, `{id}-help`, `{id}-error`.
+/// The ids a field's box, help, note and refusal go by: `{id}`, `{id}-help`, `{id}-note`,
+/// `{id}-error`.
 fn described_by(id: &str, help: bool, refused: bool) -> Option<String> {
+    described_by_all(id, help, false, refused)
+}
+
+fn described_by_all(id: &str, help: bool, note: bool, refused: bool) -> Option<String> {
     let parts: Vec<String> = [
         help.then(|| format!("{id}-help")),
+        note.then(|| format!("{id}-note")),
         refused.then(|| format!("{id}-error")),
     ]
     .into_iter()
@@ -303,6 +309,12 @@ pub struct TextFieldProps {
     pub text: AttrValue,
     #[prop_or_default]
     pub refusal: Option<Refusal>,
+    /// A label that depends on the page, in place of the table's.
+    #[prop_or_default]
+    pub label: Option<AttrValue>,
+    /// A box shown but not typed into (a value the page sets itself).
+    #[prop_or_default]
+    pub readonly: bool,
     /// Help that depends on the page, in place of the table's.
     #[prop_or_default]
     pub help: Option<AttrValue>,
@@ -407,10 +419,11 @@ pub fn TextField(props: &TextFieldProps) -> Html {
     let refused = props.refusal.is_some();
     let help = props.help.clone().unwrap_or(AttrValue::Static(def.help));
     let has_help = !help.is_empty();
+    let label = props.label.clone().unwrap_or(AttrValue::Static(def.label));
     html! {
         <div class={classes!("form-field", refused.then_some("form-field-invalid"))} data-key={key}>
             <label for={id.to_string()} title={help.clone()}>
-                { def.label }
+                { label }
                 if let Some(aside) = &props.aside {
                     <code class="form-aside">{ aside.clone() }</code>
                 }
@@ -426,8 +439,9 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                     spellcheck="false"
                     value={props.text.clone()}
                     placeholder={props.placeholder.clone()}
+                    readonly={props.readonly}
                     aria-invalid={refused.to_string()}
-                    aria-describedby={described_by(id, has_help, refused)}
+                    aria-describedby={described_by_all(id, has_help, props.note.is_some(), refused)}
                     {oninput}
                     {onkeydown}
                     {onchange}
@@ -441,7 +455,7 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                 <p class="form-help" id={format!("{id}-help")}>{ help }</p>
             }
             if let Some(note) = &props.note {
-                <p class="form-note">{ note.clone() }</p>
+                <p class="form-note" id={format!("{id}-note")}>{ note.clone() }</p>
             }
             { refusal_note(id, props.refusal.as_ref()) }
         </div>

@@ -144,7 +144,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     // A bad value is refused next to its field, and the C call leaves it out.
     type_value(&browser, "IBV_QP_MIN_RNR_TIMER", "40").await;
     let field_error = browser
-        .text("[data-attr=IBV_QP_MIN_RNR_TIMER] .qp-field-error")
+        .text("[data-attr=IBV_QP_MIN_RNR_TIMER] .form-error")
         .await;
     assert!(field_error.contains("min_rnr_timer: 40"), "{field_error}");
     assert!(browser.text(".qp-c-source").await.contains("left out"));
@@ -152,7 +152,7 @@ async fn rc_qp_reaches_rts_through_the_builder_and_the_walkthrough_runs() {
     browser.screenshot("qp-error-light").await;
     type_value(&browser, "IBV_QP_MIN_RNR_TIMER", "12").await;
     let meaning = browser
-        .text("[data-attr=IBV_QP_MIN_RNR_TIMER] .qp-meaning")
+        .text("[data-attr=IBV_QP_MIN_RNR_TIMER] .form-note")
         .await;
     assert!(
         meaning.contains("0.640 ms") || meaning.contains("640"),

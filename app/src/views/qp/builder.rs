@@ -4,10 +4,11 @@
 use engine::qp::builder::{build_call, c_call, expected_text, live_check, set_from_text};
 use engine::qp::table::kernel_cell;
 use engine::qp::{AttrName, ModifyAttrs, QpError, QpState, QpType};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::{Action, ModifyResult, QpPage};
+use crate::views::form::{FieldDef, Reads, Refusal, TextField};
 
 #[derive(Properties, PartialEq)]
 pub struct ModifyBuilderProps {
@@ -127,13 +128,8 @@ fn attr_row(
     let decoded = set_from_text(&mut ModifyAttrs::default(), attr, &text);
     let id = attr.name().to_ascii_lowercase().replace('_', "-");
     let check_id = format!("{id}-on");
-    let value_id = format!("{id}-value");
-    let meaning_id = format!("{id}-meaning");
     let on_toggle = dispatch.reform(move |_| Action::Toggle(attr));
-    let on_input = dispatch.reform(move |e: InputEvent| {
-        let input: HtmlInputElement = e.target_unchecked_into();
-        Action::SetText(attr, input.value())
-    });
+    let on_type = dispatch.reform(move |(_, text)| Action::SetText(attr, text));
     let class = classes!(
         "qp-attr",
         match role {
@@ -143,6 +139,16 @@ fn attr_row(
         },
         ticked.then_some("ticked"),
     );
+    let (meaning, refusal) = match decoded {
+        Ok(d) => (Some(AttrValue::from(d.meaning)), None),
+        Err(e) => (
+            None,
+            Some(Refusal::plain(format!(
+                "{e} — expected {}",
+                expected_text(attr)
+            ))),
+        ),
+    };
     html! {
         <div {class} key={attr.name()} data-attr={attr.name()}>
             <input type="checkbox" id={check_id.clone()} checked={ticked} onchange={on_toggle} />
@@ -150,24 +156,20 @@ fn attr_row(
                 <code>{ attr.name() }</code>
                 <span class="qp-role">{ role.label() }</span>
             </label>
-            <label for={value_id.clone()} class="qp-field">{ format!("attr.{}", attr.field()) }</label>
-            <input type="text" id={value_id} class="qp-value" value={text}
-                readonly={is_state} spellcheck="false" autocomplete="off"
-                aria-invalid={decoded.is_err().then_some("true")}
-                aria-describedby={meaning_id.clone()}
-                title={expected_text(attr)}
-                oninput={on_input} />
-            { match decoded {
-                Ok(d) => html! { <p id={meaning_id} class="qp-meaning">{ d.meaning }</p> },
-                Err(e) => html! {
-                    <p id={meaning_id} class="qp-field-error" role="alert">
-                        { format!("{e} — expected {}", expected_text(attr)) }
-                    </p>
-                },
-            } }
+            <TextField def={&VALUE_FIELD} id={format!("{id}-value")} {text} readonly={is_state}
+                label={format!("attr.{}", attr.field())} note={meaning} {refusal} {on_type} />
         </div>
     }
 }
+
+/// An attribute's value box; its label names the `ibv_qp_attr` field it sets.
+static VALUE_FIELD: FieldDef = FieldDef {
+    key: "value",
+    label: "",
+    unit: "",
+    help: "",
+    reads: Reads::Text,
+};
 
 #[derive(Properties, PartialEq)]
 struct PageProps {
