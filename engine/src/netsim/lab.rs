@@ -6,12 +6,12 @@
 //! runs and refuses one too large for the browser, naming the native command instead.
 
 use super::outputs::{Report, Stop};
-use super::scenario::{leaf_spine, named_scenario, scenario_names, Scenario};
+use super::scenario::{leaf_spine, lossless_switch, named_scenario, scenario_names, Scenario};
 use super::switch::{EcnSpec, MarkAt, Routing, SwitchSpec};
 use super::topology::{Topology, TopologySpec};
 use super::traffic::{plan, TrafficSpec};
 use super::SimError;
-use crate::dcqcn::{DcqcnParams, PfcThresholds};
+use crate::dcqcn::DcqcnParams;
 use crate::exercise::Exercise;
 use crate::fabric::{FabricSpec, Tiers};
 
@@ -302,18 +302,8 @@ pub(super) fn incast_with_victim(dcqcn: Option<DcqcnParams>) -> Scenario {
             .into(),
         topology: leaf_spine(16, 16, 400.0),
         switch: SwitchSpec {
-            buffer_bytes: 4 << 20,
-            ecn: Some(EcnSpec {
-                kmin_bytes: 5_000,
-                kmax_bytes: 200_000,
-                pmax: 0.01,
-                at: MarkAt::Enqueue,
-            }),
-            pfc: Some(PfcThresholds {
-                xoff_bytes: 256 << 10,
-                xon_bytes: 224 << 10,
-            }),
             routing: Routing::Spray,
+            ..lossless_switch(4 << 20)
         },
         dcqcn,
         traffic,
