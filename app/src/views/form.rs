@@ -6,7 +6,8 @@
 //!   keystroke is kept as typed (nothing is ever replaced), and where a view runs something
 //!   costly the value is committed once the box rests for [`COMMIT_MS`], on Enter, or on
 //!   leaving it; [`ChoiceField`] frames a select or checkbox the same way;
-//! - [`decimal`] and [`whole`], the readers of typed numbers.
+//! - [`decimal`] and [`ratio`], the readers of typed numbers (whole numbers, decimal or
+//!   `0x` hex, are [`engine::number::parse_whole`]'s).
 //!
 //! One CSS block (`.form-field` in `assets/style.css`) styles them all; a view lays the
 //! fields out in its own grid.
@@ -237,11 +238,6 @@ pub fn ratio(t: &str) -> Result<f64, String> {
     }
 }
 
-/// A whole number written in decimal or in hex after `0x` ([`engine::number::parse_whole`]).
-pub fn whole(text: &str) -> Option<u64> {
-    engine::number::parse_whole(text)
-}
-
 /// A refusal as a box shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
@@ -266,11 +262,7 @@ impl Refusal {
 
 /// The ids a field's box, help, note and refusal go by: `{id}`, `{id}-help`, `{id}-note`,
 /// `{id}-error`.
-fn described_by(id: &str, help: bool, refused: bool) -> Option<String> {
-    described_by_all(id, help, false, refused)
-}
-
-fn described_by_all(id: &str, help: bool, note: bool, refused: bool) -> Option<String> {
+fn described_by(id: &str, help: bool, note: bool, refused: bool) -> Option<String> {
     let parts: Vec<String> = [
         help.then(|| format!("{id}-help")),
         note.then(|| format!("{id}-note")),
@@ -441,7 +433,7 @@ pub fn TextField(props: &TextFieldProps) -> Html {
                     placeholder={props.placeholder.clone()}
                     readonly={props.readonly}
                     aria-invalid={refused.to_string()}
-                    aria-describedby={described_by_all(id, has_help, props.note.is_some(), refused)}
+                    aria-describedby={described_by(id, has_help, props.note.is_some(), refused)}
                     {oninput}
                     {onkeydown}
                     {onchange}
@@ -504,7 +496,7 @@ pub fn ChoiceField(props: &ChoiceFieldProps) -> Html {
 
 /// The `aria-describedby` of a control inside a [`ChoiceField`].
 pub fn choice_described_by(id: &str, help: bool, refused: bool) -> Option<String> {
-    described_by(id, help, refused)
+    described_by(id, help, false, refused)
 }
 
 #[cfg(test)]
@@ -556,12 +548,14 @@ mod tests {
         assert_eq!(decimal(" 1.5 "), Ok(1.5));
         assert_eq!(decimal("1e400"), Err("is not a finite number"));
         assert_eq!(decimal("fast"), Err("is not a number"));
-        assert_eq!(whole("0x10"), Some(16));
-        assert_eq!(whole("1.5"), None);
         assert_eq!(
-            described_by("a", true, true).as_deref(),
+            described_by("a", true, false, true).as_deref(),
             Some("a-help a-error")
         );
-        assert_eq!(described_by("a", false, false), None);
+        assert_eq!(
+            described_by("a", false, true, false).as_deref(),
+            Some("a-note")
+        );
+        assert_eq!(described_by("a", false, false, false), None);
     }
 }
