@@ -25,8 +25,9 @@ pub enum ParamField {
 }
 
 impl ParamField {
-    /// The name [`FlowError`]s use for the field (`ScenarioParams` field names).
-    pub fn name(self) -> &'static str {
+    /// The name [`FlowError`]s use for the field (`ScenarioParams` field names); `const` so
+    /// a view's field table can name its boxes by it.
+    pub const fn name(self) -> &'static str {
         match self {
             ParamField::MessageBytes => "message_bytes",
             ParamField::Mtu => "mtu",

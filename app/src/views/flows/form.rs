@@ -20,36 +20,25 @@ pub const UNIT_KEY: &str = "message_unit";
 
 /// Every editable field, in [`ParamField`] order, keyed by the engine's field names.
 pub static FIELDS: [(ParamField, FieldDef); 8] = [
-    (
-        ParamField::MessageBytes,
-        def("message_bytes", "Message size", Reads::Decimal),
-    ),
-    (
-        ParamField::Mtu,
-        def("mtu", "Path MTU (bytes)", Reads::Whole),
-    ),
-    (ParamField::Pcie, def("pcie", "PCIe link", Reads::Text)),
-    (
-        ParamField::Network,
-        def("network", "RDMA network", Reads::Text),
-    ),
-    (ParamField::Tcp, def("tcp", "TCP network", Reads::Text)),
-    (ParamField::Nvlink, def("nvlink", "NVLink", Reads::Text)),
-    (ParamField::Nodes, def("nodes", "Nodes", Reads::Whole)),
-    (
-        ParamField::GpusPerNode,
-        def("gpus_per_node", "GPUs per node", Reads::Whole),
-    ),
+    def(ParamField::MessageBytes, "Message size", Reads::Decimal),
+    def(ParamField::Mtu, "Path MTU (bytes)", Reads::Whole),
+    def(ParamField::Pcie, "PCIe link", Reads::Text),
+    def(ParamField::Network, "RDMA network", Reads::Text),
+    def(ParamField::Tcp, "TCP network", Reads::Text),
+    def(ParamField::Nvlink, "NVLink", Reads::Text),
+    def(ParamField::Nodes, "Nodes", Reads::Whole),
+    def(ParamField::GpusPerNode, "GPUs per node", Reads::Whole),
 ];
 
-const fn def(key: &'static str, label: &'static str, reads: Reads) -> FieldDef {
-    FieldDef {
-        key,
+const fn def(field: ParamField, label: &'static str, reads: Reads) -> (ParamField, FieldDef) {
+    let def = FieldDef {
+        key: field.name(),
         label,
         unit: "",
         help: "",
         reads,
-    }
+    };
+    (field, def)
 }
 
 /// The box of `field`.
