@@ -14,12 +14,14 @@
 //! [`DecodedFrame::error`] with its location); checksum and CRC mismatches do not
 //! stop it and are listed in [`DecodedFrame::warnings`].
 
+use super::hex::plain_hex;
+use super::listing::InfoLine;
 use super::pcap::LinkType;
 use crate::wire::bytes::{be16, be32, slice, u8_at};
 use crate::wire::crc::{ethernet_fcs, ib_icrc, roce_v2_icrc, vcrc, ICRC_LEN, VCRC_LEN};
 use crate::wire::ethernet::{self, EtherType, EthernetFrame, MacAddr, FCS_LEN};
 use crate::wire::ext::{header_len, NakCode, Syndrome, CNP_PADDING_LEN, RNR_TIMER_US};
-use crate::wire::ib::{GrhPacket, LrhPacket, GRH_LEN, LRH_LEN};
+use crate::wire::ib::{check_grh, check_lrh, GrhPacket, LrhPacket, GRH_LEN, LRH_LEN};
 use crate::wire::ib::{LNH_IBA_GLOBAL, LNH_IBA_LOCAL, NXTHDR_IBA};
 use crate::wire::ipv4::{Ipv4Packet, PROTOCOL_UDP};
 use crate::wire::ipv6::Ipv6Packet;
@@ -27,7 +29,7 @@ use crate::wire::opcode::Opcode;
 use crate::wire::roce::{check_ipv4, check_ipv6, check_udp, not_roce_ethertype};
 use crate::wire::udp::{PseudoHeader, UdpPacket, ROCE_V2_PORT};
 use crate::wire::{bth, ipv6, transport, udp, ErrorKind, Header, WireError};
-use core::fmt;
+
 use core::net::{Ipv4Addr, Ipv6Addr};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -466,7 +468,7 @@ impl LayerBuilder<'_> {
             Read::Mac => FieldValue::Text(MacAddr(array(bytes)).to_string()),
             Read::Ipv4 => FieldValue::Text(Ipv4Addr::from(array(bytes)).to_string()),
             Read::Ipv6 => FieldValue::Text(Ipv6Addr::from(array(bytes)).to_string()),
-            Read::Hex => FieldValue::Text(hex_bytes(bytes)),
+            Read::Hex => FieldValue::Text(plain_hex(bytes)),
         };
         let meaning = match r.means {
             Means::Text(text) => text.into(),
@@ -500,16 +502,6 @@ impl LayerBuilder<'_> {
 /// The bytes of a fixed-size address (zeros if short, which a checked view rules out).
 fn array<const N: usize>(b: &[u8]) -> [u8; N] {
     b.try_into().unwrap_or([0; N])
-}
-
-fn hex_bytes(b: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(2 * b.len());
-    for &x in b {
-        s.push(char::from(DIGITS[usize::from(x >> 4)]));
-        s.push(char::from(DIGITS[usize::from(x & 0xF)]));
-    }
-    s
 }
 
 struct Dissector<'a> {
@@ -735,29 +727,21 @@ impl<'a> Dissector<'a> {
         self.push(l);
     }
 
+    /// LRH, GRH and transport, checked by `wire::ib`'s own checks.
     fn infiniband(&mut self) -> Option<()> {
         let f = self.frame;
         let lrh = self.check(LrhPacket::new_checked(f), 0)?;
         let l = self.header(Header::Lrh, 0, LRH_LEN);
         self.push(l);
-        let end = usize::from(lrh.pkt_len()) * 4;
-        if end < LRH_LEN || end + VCRC_LEN > f.len() {
-            let field = "infiniband.lrh.pktlen";
-            let (claimed, available) = (end + VCRC_LEN, f.len());
-            let kind = ErrorKind::LengthMismatch {
-                field,
-                claimed,
-                available,
-            };
-            return self.fail(Header::Lrh, 0, kind);
+        let (end, grh) = self.check(check_lrh(&lrh, f.len()), 0)?;
+        let mut bth_off = LRH_LEN;
+        if grh {
+            let g = self.check(GrhPacket::new_checked(slice(f, LRH_LEN, end)), LRH_LEN)?;
+            let l = self.header(Header::Grh, LRH_LEN, GRH_LEN);
+            self.push(l);
+            self.check(check_grh(&g), LRH_LEN)?;
+            bth_off += GRH_LEN;
         }
-        let bth_off = match lrh.lnh() {
-            LNH_IBA_LOCAL => LRH_LEN,
-            LNH_IBA_GLOBAL => self.grh(end)?,
-            other => {
-                return self.not_roce(Header::Lrh, 0, "a non-IBA link next header, LNH", other)
-            }
-        };
         let icrc_off = self.transport(bth_off, end)?;
         let c = self.check(ib_icrc(slice(f, 0, icrc_off)), 0)?;
         let found = be32(f, icrc_off).swap_bytes();
@@ -771,23 +755,6 @@ impl<'a> Dissector<'a> {
         );
         self.vcrc(end);
         Some(())
-    }
-
-    fn not_roce<T>(&mut self, h: Header, at: usize, reason: &'static str, value: u8) -> Option<T> {
-        let value = u64::from(value);
-        self.fail(h, at, ErrorKind::NotRoce { reason, value })
-    }
-
-    /// The GRH after the LRH; returns where the BTH starts.
-    fn grh(&mut self, end: usize) -> Option<usize> {
-        let grh = GrhPacket::new_checked(slice(self.frame, LRH_LEN, end));
-        let g = self.check(grh, LRH_LEN)?;
-        let l = self.header(Header::Grh, LRH_LEN, GRH_LEN);
-        self.push(l);
-        if g.nxt_hdr() != NXTHDR_IBA {
-            return self.not_roce(Header::Grh, LRH_LEN, "GRH next header", g.nxt_hdr());
-        }
-        Some(LRH_LEN + GRH_LEN)
     }
 
     fn vcrc(&mut self, end: usize) {
@@ -849,38 +816,4 @@ fn summary_line(f: &DecodedFrame) -> String {
         error: f.error.as_ref(),
     }
     .to_string()
-}
-
-/// The Info column of a transport packet, as [`DecodedFrame::summary`] and the packet
-/// list's fast path (`FrameSummary::info`) both write it.
-#[derive(Debug, Clone, Copy)]
-pub struct InfoLine<'a> {
-    pub opcode: Opcode,
-    pub qpn: u32,
-    pub psn: u32,
-    pub aeth: Option<Syndrome>,
-    /// A checksum or CRC did not match.
-    pub bad_checksum: bool,
-    /// Where decoding stopped.
-    pub error: Option<&'a WireError>,
-}
-
-impl fmt::Display for InfoLine<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.opcode.named() {
-            Some(name) => name.fmt(f)?,
-            None => write!(f, "opcode {:#04x}", self.opcode.0)?,
-        }
-        write!(f, " QP={:#08x} PSN={}", self.qpn, self.psn)?;
-        if let Some(s) = self.aeth {
-            write!(f, " {s}")?;
-        }
-        if self.bad_checksum {
-            f.write_str(" [bad checksum]")?;
-        }
-        if let Some(e) = self.error {
-            write!(f, " [{e}]")?;
-        }
-        Ok(())
-    }
 }

@@ -93,6 +93,17 @@ pub fn format_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Lowercase hex with no separators (`"0a1b"`), as the dissector shows unstructured bytes.
+pub fn plain_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * bytes.len());
+    for &x in bytes {
+        s.push(char::from(DIGITS[usize::from(x >> 4)]));
+        s.push(char::from(DIGITS[usize::from(x & 0xF)]));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

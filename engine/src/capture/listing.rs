@@ -9,7 +9,7 @@
 //! retransmissions is judged across the capture, in [`super::conversation`].
 
 use super::conversation::classify_summaries;
-use super::dissect::{dissect, DecodedFrame, FieldValue, InfoLine};
+use super::dissect::{dissect, DecodedFrame, FieldValue};
 use super::pcap::{CaptureCursor, CaptureError, CapturedFrame, FrameRef, LinkType};
 use crate::wire::bth::BthPacket;
 use crate::wire::bytes::{slice, u8_at};
@@ -20,7 +20,7 @@ use crate::wire::ipv6::Ipv6Packet;
 use crate::wire::opcode::{Opcode, Operation};
 use crate::wire::roce::{computed_icrc, locate, stored_icrc, FcsMode};
 use crate::wire::udp::{PseudoHeader, UdpPacket};
-use crate::wire::Header;
+use crate::wire::{Header, WireError};
 use core::fmt;
 use core::net::{Ipv4Addr, Ipv6Addr};
 use serde::{Deserialize, Serialize};
@@ -237,6 +237,40 @@ pub struct FrameSummary {
     pub aeth: Option<Syndrome>,
     /// A structural error or a bad checksum/CRC ([`PacketRow::has_error`]).
     pub problem: bool,
+}
+
+/// The Info column of a transport packet, as [`DecodedFrame::summary`] and the packet
+/// list's fast path (`FrameSummary::info`) both write it.
+#[derive(Debug, Clone, Copy)]
+pub struct InfoLine<'a> {
+    pub opcode: Opcode,
+    pub qpn: u32,
+    pub psn: u32,
+    pub aeth: Option<Syndrome>,
+    /// A checksum or CRC did not match.
+    pub bad_checksum: bool,
+    /// Where decoding stopped.
+    pub error: Option<&'a WireError>,
+}
+
+impl fmt::Display for InfoLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.opcode.named() {
+            Some(name) => name.fmt(f)?,
+            None => write!(f, "opcode {:#04x}", self.opcode.0)?,
+        }
+        write!(f, " QP={:#08x} PSN={}", self.qpn, self.psn)?;
+        if let Some(s) = self.aeth {
+            write!(f, " {s}")?;
+        }
+        if self.bad_checksum {
+            f.write_str(" [bad checksum]")?;
+        }
+        if let Some(e) = self.error {
+            write!(f, " [{e}]")?;
+        }
+        Ok(())
+    }
 }
 
 impl FrameSummary {

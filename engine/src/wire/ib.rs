@@ -168,49 +168,52 @@ pub struct IbLayout {
     pub vcrc_offset: usize,
 }
 
+/// What an LRH must say to carry an IBA transport: a link next header of BTH or GRH, and a
+/// packet length the bytes hold (with the VCRC after it). The end of the ICRC, and whether
+/// a GRH follows; errors at offset 0.
+pub fn check_lrh<T: AsRef<[u8]>>(lrh: &LrhPacket<T>, available: usize) -> Result<(usize, bool)> {
+    let end = usize::from(lrh.pkt_len()) * 4;
+    if end + VCRC_LEN > available || end < field::LRH_LEN {
+        let (field, claimed) = ("infiniband.lrh.pktlen", end + VCRC_LEN);
+        let kind = ErrorKind::LengthMismatch {
+            field,
+            claimed,
+            available,
+        };
+        return Err(WireError::new(Header::Lrh, 0, kind));
+    }
+    match lrh.lnh() {
+        LNH_IBA_LOCAL => Ok((end, false)),
+        LNH_IBA_GLOBAL => Ok((end, true)),
+        other => Err(not_iba(
+            Header::Lrh,
+            "a non-IBA link next header (raw or IP), LNH",
+            other,
+        )),
+    }
+}
+
+/// What a GRH must say before a BTH: the IBA next header; errors at offset 0.
+pub fn check_grh<T: AsRef<[u8]>>(grh: &GrhPacket<T>) -> Result<()> {
+    match grh.nxt_hdr() {
+        NXTHDR_IBA => Ok(()),
+        other => Err(not_iba(Header::Grh, "GRH next header", other)),
+    }
+}
+
+fn not_iba(header: Header, reason: &'static str, value: u8) -> WireError {
+    let value = u64::from(value);
+    WireError::new(header, 0, ErrorKind::NotRoce { reason, value })
+}
+
 /// Walks a native IB packet and checks its lengths (not its CRCs).
 pub fn locate_ib(pkt: &[u8]) -> Result<IbLayout> {
-    let lrh = LrhPacket::new_checked(pkt)?;
-    let grh = match lrh.lnh() {
-        LNH_IBA_LOCAL => false,
-        LNH_IBA_GLOBAL => true,
-        other => {
-            return Err(WireError::new(
-                Header::Lrh,
-                0,
-                ErrorKind::NotRoce {
-                    reason: "a non-IBA link next header (raw or IP), LNH",
-                    value: u64::from(other),
-                },
-            ))
-        }
-    };
-    let end = usize::from(lrh.pkt_len()) * 4;
-    if end + VCRC_LEN > pkt.len() || end < field::LRH_LEN {
-        return Err(WireError::new(
-            Header::Lrh,
-            0,
-            ErrorKind::LengthMismatch {
-                field: "infiniband.lrh.pktlen (words, LRH..ICRC, plus 2-byte VCRC)",
-                claimed: end + VCRC_LEN,
-                available: pkt.len(),
-            },
-        ));
-    }
+    let (end, grh) = check_lrh(&LrhPacket::new_checked(pkt)?, pkt.len())?;
     let mut bth_offset = field::LRH_LEN;
     if grh {
-        let g = GrhPacket::new_checked(slice(pkt, field::LRH_LEN, end))
-            .map_err(|e| e.shifted(field::LRH_LEN))?;
-        if g.nxt_hdr() != NXTHDR_IBA {
-            return Err(WireError::new(
-                Header::Grh,
-                field::LRH_LEN,
-                ErrorKind::NotRoce {
-                    reason: "GRH next header",
-                    value: u64::from(g.nxt_hdr()),
-                },
-            ));
-        }
+        let at_grh = |e: WireError| e.shifted(field::LRH_LEN);
+        let g = GrhPacket::new_checked(slice(pkt, field::LRH_LEN, end)).map_err(at_grh)?;
+        check_grh(&g).map_err(at_grh)?;
         bth_offset += field::GRH_LEN;
     }
     Ok(IbLayout {
