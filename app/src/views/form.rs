@@ -6,8 +6,8 @@
 //!   keystroke is kept as typed (nothing is ever replaced), and where a view runs something
 //!   costly the value is committed once the box rests for [`COMMIT_MS`], on Enter, or on
 //!   leaving it; [`ChoiceField`] frames a select or checkbox the same way;
-//! - [`decimal`] and [`ratio`], the readers of typed numbers (whole numbers, decimal or
-//!   `0x` hex, are [`engine::number::parse_whole`]'s).
+//! - [`whole`] (decimal or `0x` hex, with a bound), [`decimal`] and [`ratio`], the readers
+//!   of typed numbers.
 //!
 //! One CSS block (`.form-field` in `assets/style.css`) styles them all; a view lays the
 //! fields out in its own grid.
@@ -191,6 +191,21 @@ impl Form {
             .filter(|(k, t)| base.text(k) != t)
             .map(|(k, t)| (format!("{prefix}{k}"), t.clone()))
             .collect()
+    }
+}
+
+/// A whole number in decimal or `0x` hex ([`engine::number::parse_whole`]), at most `max`.
+pub fn whole(text: &str, max: u64) -> Result<u64, String> {
+    if text.trim().is_empty() {
+        return Err("enter a number".to_string());
+    }
+    match engine::number::parse_whole(text) {
+        Some(v) if v <= max => Ok(v),
+        Some(_) => Err(format!("at most {max} ({max:#x})")),
+        None => Err(format!(
+            "{:?} is not a decimal or 0x-hex number",
+            text.trim()
+        )),
     }
 }
 
@@ -502,6 +517,14 @@ pub fn choice_described_by(id: &str, help: bool, refused: bool) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_take_hex_and_refuse_overflow() {
+        assert_eq!(whole("0x11", 255), Ok(17));
+        assert_eq!(whole(" 1_000 ", 5000), Ok(1000));
+        assert!(whole("256", 255).is_err());
+        assert!(whole("", 255).is_err());
+    }
 
     #[test]
     fn a_form_keeps_texts_as_typed_and_refusals_by_key() {

@@ -18,6 +18,7 @@ pub mod training;
 
 pub mod download;
 pub mod figures;
+pub mod file;
 pub mod form;
 pub mod page_query;
 mod slot;
@@ -25,6 +26,38 @@ pub mod timing;
 pub mod try_this;
 
 pub use slot::ViewSlot;
+
+use std::rc::Rc;
+
+/// Shared data compared by identity: props are compared at every render, and a big list
+/// (a capture's frames, a run's series) is one allocation per version, never compared
+/// element by element.
+pub struct Shared<T>(pub Rc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T: Default> Default for Shared<T> {
+    fn default() -> Self {
+        Shared(Rc::new(T::default()))
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
 
 /// The performance mark a view sets once its own module has drawn it (the bench's "ready
 /// for input").

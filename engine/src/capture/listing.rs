@@ -53,6 +53,28 @@ pub enum PacketRole {
     Other,
 }
 
+impl PacketRole {
+    /// The role in words, as the capture view labels a packet.
+    pub fn name(self) -> &'static str {
+        match self {
+            PacketRole::Request => "request",
+            PacketRole::Retransmission => "retransmission",
+            PacketRole::Response => "ACK/response",
+            PacketRole::Nak => "NAK",
+            PacketRole::RnrNak => "RNR NAK",
+            PacketRole::Cnp => "CNP",
+            PacketRole::Other => "other",
+        }
+    }
+    /// A role the packet list marks: a retransmission, a NAK or a CNP.
+    pub fn is_marked(self) -> bool {
+        !matches!(
+            self,
+            PacketRole::Request | PacketRole::Response | PacketRole::Other
+        )
+    }
+}
+
 /// One line of the packet list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PacketRow {

@@ -18,7 +18,7 @@ use crate::wire::bth::{BthRepr, Psn, Qpn};
 use crate::wire::ethernet::{EtherType, EthernetRepr, MacAddr, VlanRepr};
 use crate::wire::ext::header_len;
 use crate::wire::ext::{
-    Aeth, AtomicEth, Deth, ExtRepr, ImmDt, NakCode, Reth, Syndrome, CNP_PADDING_LEN,
+    Aeth, AtomicEth, Deth, ExtHeaders, ExtRepr, ImmDt, NakCode, Reth, Syndrome, CNP_PADDING_LEN,
     CREDITS_INVALID,
 };
 use crate::wire::ib::{GrhRepr, IbFrameRepr, LrhRepr};
@@ -327,29 +327,10 @@ pub fn to_repr(s: &PacketSpec) -> Result<RoceFrameRepr, BuildError> {
             return Err(invalid("vlan", "pcp is 0..=7 and vid 0..=4095"));
         }
     }
-    let op = match s.operation {
-        S::Send => Operation::SendOnly,
-        S::SendWithImmediate => Operation::SendOnlyImm,
-        S::Write => Operation::WriteOnly,
-        S::WriteWithImmediate => Operation::WriteOnlyImm,
-        S::ReadRequest => Operation::ReadRequest,
-        S::ReadResponse => Operation::ReadResponseOnly,
-        S::CompareSwap => Operation::CompareSwap,
-        S::FetchAdd => Operation::FetchAdd,
-        S::Ack | S::Nak | S::RnrNak => Operation::Acknowledge,
-        S::Cnp => Operation::CongestionNotification,
-        S::UdSend => Operation::SendOnly,
-    };
-    let transport = match s.operation {
-        S::Cnp => Transport::Cnp,
-        S::UdSend => Transport::Ud,
-        _ => Transport::Rc,
-    };
-    let opcode = if is_cnp {
-        Opcode::CNP
-    } else {
-        Opcode::new(transport, op).ok_or_else(|| invalid("operation", "no such opcode"))?
-    };
+    let opcode = s
+        .operation
+        .opcode()
+        .ok_or_else(|| invalid("operation", "no such opcode"))?;
     let info = opcode
         .info()
         .ok_or_else(|| invalid("operation", "no such opcode"))?;
@@ -575,18 +556,37 @@ impl SpecOperation {
         }
     }
 
+    /// The opcode of this operation's packet (every operation has one).
+    pub fn opcode(self) -> Option<Opcode> {
+        use SpecOperation as S;
+        let op = match self {
+            S::Send | S::UdSend => Operation::SendOnly,
+            S::SendWithImmediate => Operation::SendOnlyImm,
+            S::Write => Operation::WriteOnly,
+            S::WriteWithImmediate => Operation::WriteOnlyImm,
+            S::ReadRequest => Operation::ReadRequest,
+            S::ReadResponse => Operation::ReadResponseOnly,
+            S::CompareSwap => Operation::CompareSwap,
+            S::FetchAdd => Operation::FetchAdd,
+            S::Ack | S::Nak | S::RnrNak => Operation::Acknowledge,
+            S::Cnp => return Some(Opcode::CNP),
+        };
+        let transport = match self {
+            S::UdSend => Transport::Ud,
+            _ => Transport::Rc,
+        };
+        Opcode::new(transport, op)
+    }
+
+    /// The extended headers this operation's packet carries, and whether a payload follows.
+    pub fn headers(self) -> ExtHeaders {
+        let info = self.opcode().and_then(|o| o.info());
+        info.map(|i| i.headers).unwrap_or_default()
+    }
+
     /// Whether packets of this operation carry a payload.
     pub fn carries_payload(self) -> bool {
-        use SpecOperation as S;
-        matches!(
-            self,
-            S::Send
-                | S::SendWithImmediate
-                | S::Write
-                | S::WriteWithImmediate
-                | S::ReadResponse
-                | S::UdSend
-        )
+        self.headers().payload
     }
 
     /// The message this packet belongs to when it is longer than one MTU, for

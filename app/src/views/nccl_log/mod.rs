@@ -14,6 +14,7 @@ use gloo::timers::callback::Timeout;
 use yew::prelude::*;
 
 use crate::base;
+use crate::views::file::{FileDrop, FileInput};
 use crate::views::page_query;
 use report::Report;
 
@@ -261,29 +262,10 @@ pub fn NcclLogView() -> Html {
             page.dispatch(Action::Text(area.value()));
         })
     };
-    let onchange = {
+    let on_file = {
         let page = page.dispatcher();
-        Callback::from(move |e: Event| {
-            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-            if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                read_file(file, page.clone());
-            }
-        })
+        Callback::from(move |file| read_file(file, page.clone()))
     };
-    let ondrop = {
-        let page = page.dispatcher();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            if let Some(file) = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0))
-            {
-                read_file(file, page.clone());
-            }
-        })
-    };
-    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let on = |action: fn() -> Action| {
         let page = page.dispatcher();
         Callback::from(move |_: MouseEvent| page.dispatch(action()))
@@ -311,14 +293,14 @@ pub fn NcclLogView() -> Html {
     html! {
         <section class="ncclog-view" aria-labelledby="ncclog-title">
             <h2 id="ncclog-title" class="ncclog-title">{ "NCCL log explainer" }</h2>
-            <div class="ncclog-input" {ondrop} {ondragover}>
+            <FileDrop class="ncclog-input" on_file={on_file.clone()}>
                 <label for="ncclog-text">{ "NCCL_DEBUG=INFO output, from every rank" }</label>
                 <textarea id="ncclog-text" rows="10" spellcheck="false" autocomplete="off"
                     placeholder="host:pid:tid [0] NCCL INFO …" value={(*page.text).clone()} {oninput}
                     aria-describedby="ncclog-status" />
                 <div class="ncclog-actions">
                     <label class="ncclog-file">{ "Open a log file " }
-                        <input type="file" id="ncclog-file" accept=".log,.txt,.out,text/plain" {onchange} />
+                        <FileInput id="ncclog-file" accept=".log,.txt,.out,text/plain" {on_file} />
                     </label>
                     <button type="button" class="ncclog-example" onclick={example}>{ "Try an example" }</button>
                     <button type="button" class="ncclog-clear" onclick={clear}>{ "Clear" }</button>
@@ -334,7 +316,7 @@ pub fn NcclLogView() -> Html {
                 if let Some(note) = &page.note {
                     <p class="ncclog-note" role="alert">{ note.clone() }</p>
                 }
-            </div>
+            </FileDrop>
             if let Some(explained) = &page.explained {
                 <Report explained={explained.clone()} stale={page.reading.is_some()} />
             }

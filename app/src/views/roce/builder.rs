@@ -93,7 +93,7 @@ fn Choices(props: &ChoicesProps) -> Html {
                     <option value="6" selected={form.get("ip") == "6"}>{ "IPv6" }</option>
                 </select>
             </ChoiceField>
-            if form.shows(Shown::Payload) {
+            if form.operation().carries_payload() {
                 <ChoiceField key_name="payload_kind" id="roce-payload_kind" label="Payload as">
                     <select id="roce-payload_kind" onchange={select("payload_kind")}>
                         <option value="size" selected={!payload_text}>{ "a size in bytes" }</option>

@@ -17,12 +17,14 @@ use engine::wire::opcode::Opcode;
 use gloo::utils::window;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+use web_sys::Blob;
 use yew::prelude::*;
 
 use super::dissector::Dissector;
-use super::form::parse_number;
-use crate::views::form::{ChoiceField, FieldDef, Reads, Refusal, TextField};
+use crate::views::file::{fetch_blob, FileDrop, FileInput};
+use crate::views::form::{whole, ChoiceField, FieldDef, Reads, Refusal, TextField};
 use crate::views::timing;
+use crate::views::Shared;
 
 /// Frames decoded between two looks at the clock.
 const STEP: usize = 512;
@@ -47,34 +49,6 @@ pub const OPEN_MARK: &str = "lab-capture-open";
 pub const DECODE_MEASURE: &str = "lab-capture-decode";
 /// The measure from the choice to the file's bytes in memory, before decoding starts.
 pub const READ_MEASURE: &str = "lab-capture-read";
-
-/// Shared, compared by identity: a capture's big lists are never compared by value.
-pub struct Shared<T>(pub Rc<T>);
-
-impl<T> Clone for Shared<T> {
-    fn clone(&self) -> Self {
-        Shared(self.0.clone())
-    }
-}
-
-impl<T> PartialEq for Shared<T> {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl<T: Default> Default for Shared<T> {
-    fn default() -> Self {
-        Shared(Rc::new(T::default()))
-    }
-}
-
-impl<T> std::ops::Deref for Shared<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
 
 #[derive(Clone, PartialEq, Default)]
 pub struct CaptureState {
@@ -103,8 +77,6 @@ pub struct CaptureState {
     qpn_text: String,
     opcode: Option<u8>,
     problems: bool,
-    /// A file is being dragged over the drop zone.
-    dragging: bool,
 }
 
 pub enum CaptureAction {
@@ -126,7 +98,6 @@ pub enum CaptureAction {
     Qpn(String),
     Opcode(Option<u8>),
     Problems(bool),
-    Dragging(bool),
 }
 
 impl Reducible for CaptureState {
@@ -149,7 +120,6 @@ impl Reducible for CaptureState {
                     qpn_text,
                     opcode,
                     problems,
-                    dragging: next.dragging,
                     ..CaptureState::default()
                 };
             }
@@ -183,7 +153,6 @@ impl Reducible for CaptureState {
             CaptureAction::Qpn(text) => next.qpn_text = text,
             CaptureAction::Opcode(opcode) => next.opcode = opcode,
             CaptureAction::Problems(on) => next.problems = on,
-            CaptureAction::Dragging(on) => next.dragging = on,
         }
         Rc::new(next)
     }
@@ -195,31 +164,12 @@ impl CaptureState {
         if self.qpn_text.trim().is_empty() {
             return Ok(None);
         }
-        parse_number(&self.qpn_text, 0xFF_FFFF).map(|v| Some(v as u32))
+        whole(&self.qpn_text, 0xFF_FFFF).map(|v| Some(v as u32))
     }
 }
 
 fn now_ms() -> f64 {
     timing::now_ms().unwrap_or(0.0)
-}
-
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let response = JsFuture::from(window().fetch_with_str(url))
-        .await
-        .map_err(|_| format!("could not fetch {url}"))?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| "unexpected fetch result".to_string())?;
-    if !response.ok() {
-        return Err(format!("{url}: HTTP {}", response.status()));
-    }
-    let promise = response
-        .array_buffer()
-        .map_err(|_| "could not read the response".to_string())?;
-    let buffer = JsFuture::from(promise)
-        .await
-        .map_err(|_| "could not read the response".to_string())?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// Gives the event loop a turn (input, painting) before going on.
@@ -230,20 +180,13 @@ async fn yield_now() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// Where a capture comes from: a file the learner chose (read in parts), or bytes
-/// already fetched (the sample).
-enum Source {
-    File(web_sys::File),
-    Bytes(Vec<u8>),
-}
-
 /// Bytes asked of the file at a time; the next part is read while this one decodes.
 const READ_CHUNK: usize = 32 << 20;
 
-fn read_part(file: &web_sys::File, from: usize, size: usize) -> Option<JsFuture> {
+fn read_part(blob: &Blob, from: usize, size: usize) -> Option<JsFuture> {
     let to = from.saturating_add(READ_CHUNK).min(size);
-    let blob = file.slice_with_f64_and_f64(from as f64, to as f64).ok()?;
-    Some(JsFuture::from(blob.array_buffer()))
+    let part = blob.slice_with_f64_and_f64(from as f64, to as f64).ok()?;
+    Some(JsFuture::from(part.array_buffer()))
 }
 
 /// Reads and decodes a capture a slice at a time, yielding to the event loop between
@@ -252,50 +195,41 @@ fn read_part(file: &web_sys::File, from: usize, size: usize) -> Option<JsFuture>
 async fn decode(
     generation: u32,
     name: String,
-    source: Source,
+    blob: Blob,
     current: Rc<Cell<u32>>,
     dispatch: UseReducerDispatcher<CaptureState>,
 ) {
     let unreadable = || CaptureAction::Failed("the browser could not read the file".into());
-    let (file, mut bytes, size) = match source {
-        Source::File(f) => match room_for(&f) {
-            Ok(bytes) => {
-                let size = size_of(&f);
-                (Some(f), bytes, size)
-            }
-            Err(mb) => {
-                let message = format!("{name} ({mb:.0} MB) does not fit in the page's memory");
-                return dispatch.dispatch(CaptureAction::Failed(message));
-            }
-        },
-        Source::Bytes(b) => {
-            let size = b.len();
-            (None, b, size)
-        }
-    };
+    let size = blob.size() as usize;
+    let mut bytes = Vec::new();
+    if bytes.try_reserve_exact(size).is_err() {
+        let mb = size as f64 / 1e6;
+        let message = format!("{name} ({mb:.0} MB) does not fit in the page's memory");
+        return dispatch.dispatch(CaptureAction::Failed(message));
+    }
     dispatch.dispatch(CaptureAction::Started(generation, name, size));
-    let mut pending = file.as_ref().and_then(|f| read_part(f, 0, size));
+    let mut pending = read_part(&blob, 0, size);
     let mut decoder: Option<CaptureDecoder> = None;
     let mut busy = 0.0;
     loop {
-        if let Some(part) = pending.take() {
-            let Ok(buffer) = part.await else {
-                return dispatch.dispatch(unreadable());
-            };
-            let part = js_sys::Uint8Array::new(&buffer);
-            let old = bytes.len();
-            bytes.resize(old + part.length() as usize, 0);
-            part.copy_to(&mut bytes[old..]);
-            if old == 0 {
-                timing::measure_since(READ_MEASURE, OPEN_MARK);
-            }
+        let buffer = match pending.take() {
+            Some(part) => part.await.ok(),
+            None => None,
+        };
+        let Some(buffer) = buffer else {
+            return dispatch.dispatch(unreadable());
+        };
+        let part = js_sys::Uint8Array::new(&buffer);
+        let old = bytes.len();
+        bytes.resize(old + part.length() as usize, 0);
+        part.copy_to(&mut bytes[old..]);
+        if old == 0 {
+            timing::measure_since(READ_MEASURE, OPEN_MARK);
         }
-        let complete = bytes.len() >= size || file.is_none();
+        // A file that yields less than the size it gave (it changed on disk) ends here.
+        let complete = bytes.len() >= size || bytes.len() == old;
         if !complete {
-            pending = file.as_ref().and_then(|f| read_part(f, bytes.len(), size));
-            if pending.is_none() {
-                return dispatch.dispatch(unreadable());
-            }
+            pending = read_part(&blob, bytes.len(), size);
         }
         if current.get() != generation {
             return;
@@ -327,20 +261,6 @@ async fn decode(
     yield_now().await;
     let (decoder, convs, bytes) = (Box::new(decoder), Rc::new(convs), Rc::new(bytes));
     dispatch.dispatch(CaptureAction::Done(generation, decoder, convs, busy, bytes));
-}
-
-fn size_of(file: &web_sys::File) -> usize {
-    file.size() as usize
-}
-
-/// An empty buffer that can hold the whole file, or the file's size in MB when the page's
-/// memory cannot.
-fn room_for(file: &web_sys::File) -> Result<Vec<u8>, f64> {
-    let mut bytes = Vec::new();
-    match bytes.try_reserve_exact(size_of(file)) {
-        Ok(()) => Ok(bytes),
-        Err(_) => Err(size_of(file) as f64 / 1e6),
-    }
 }
 
 /// Decodes the bytes read so far in slices of [`SLICE_MS`], reporting progress and giving
@@ -377,7 +297,7 @@ async fn decode_part(
 /// Opens a capture: marks the moment for the decode measure, then reads and decodes it.
 fn open(
     name: String,
-    source: impl std::future::Future<Output = Result<Source, String>> + 'static,
+    source: impl std::future::Future<Output = Result<Blob, String>> + 'static,
     current: Rc<Cell<u32>>,
     dispatch: UseReducerDispatcher<CaptureState>,
 ) {
@@ -396,16 +316,6 @@ fn open(
     });
 }
 
-fn role_mark(role: PacketRole) -> &'static str {
-    match role {
-        PacketRole::Retransmission => "retransmission",
-        PacketRole::Nak => "NAK",
-        PacketRole::RnrNak => "RNR NAK",
-        PacketRole::Cnp => "CNP",
-        _ => "",
-    }
-}
-
 #[function_component]
 pub fn CaptureView() -> Html {
     let state = use_reducer(CaptureState::default);
@@ -420,15 +330,13 @@ pub fn CaptureView() -> Html {
     let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
     let on_file = {
         let (dispatch, generation) = (dispatch.clone(), generation.clone());
-        Callback::from(move |file: Option<web_sys::File>| {
-            if let Some(file) = file {
-                let (name, source) = (file.name(), std::future::ready(Ok(Source::File(file))));
-                open(name, source, generation.clone(), dispatch.clone());
-            }
+        Callback::from(move |file: web_sys::File| {
+            let (name, source) = (file.name(), std::future::ready(Ok(file.into())));
+            open(name, source, generation.clone(), dispatch.clone());
         })
     };
     let on_sample = Callback::from(move |_: MouseEvent| {
-        let source = async { fetch_bytes(SAMPLE_URL).await.map(Source::Bytes) };
+        let source = fetch_blob(SAMPLE_URL);
         let name = "roce-sample.pcapng".to_string();
         open(name, source, generation.clone(), dispatch.clone());
     });
@@ -453,7 +361,11 @@ pub fn CaptureView() -> Html {
     });
     html! {
         <div class="capture">
-            <DropZone dragging={state.dragging} {on_file} {on_sample} on={on.clone()} />
+            <FileDrop class="drop-zone" on_file={on_file.clone()}>
+                <label for="cap-file">{ "Open a pcap or pcapng file, or drop one here" }</label>
+                <FileInput id="cap-file" accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap" {on_file} />
+                <button type="button" class="load-sample" onclick={on_sample}>{ "Load sample capture" }</button>
+            </FileDrop>
             if state.loading { <p aria-live="polite">{ format!("Reading {}…", state.name) }</p> }
             if let Some(e) = failed { <p class="decode-error" role="alert">{ e }</p> }
             if state.decoding {
@@ -513,49 +425,6 @@ fn opcodes_in(summaries: &[FrameSummary]) -> Vec<(u8, String)> {
     let held = (0..=255u8).filter(|o| seen[usize::from(*o)]);
     held.map(|o| (o, Opcode(o).name().unwrap_or_default()))
         .collect()
-}
-
-#[derive(Properties, PartialEq)]
-struct DropZoneProps {
-    dragging: bool,
-    on_file: Callback<Option<web_sys::File>>,
-    on_sample: Callback<MouseEvent>,
-    on: Callback<CaptureAction>,
-}
-
-/// The file input, which a file can also be dropped on, and the sample's button.
-#[function_component]
-fn DropZone(props: &DropZoneProps) -> Html {
-    let onchange = props.on_file.reform(|e: Event| {
-        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-        input.files().and_then(|f| f.get(0))
-    });
-    let ondragover = props.on.reform(|e: DragEvent| {
-        e.prevent_default();
-        CaptureAction::Dragging(true)
-    });
-    let ondragleave = props
-        .on
-        .reform(|_: DragEvent| CaptureAction::Dragging(false));
-    let ondrop = {
-        let (on, on_file) = (props.on.clone(), props.on_file.clone());
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            on.emit(CaptureAction::Dragging(false));
-            on_file.emit(
-                e.data_transfer()
-                    .and_then(|d| d.files())
-                    .and_then(|f| f.get(0)),
-            );
-        })
-    };
-    html! {
-        <div class={classes!("drop-zone", props.dragging.then_some("dragging"))} {ondragover} {ondragleave} {ondrop}>
-            <label for="cap-file">{ "Open a pcap or pcapng file, or drop one here" }</label>
-            <input id="cap-file" type="file" accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap" {onchange} />
-            <button type="button" class="load-sample" onclick={props.on_sample.clone()}>{ "Load sample capture" }</button>
-        </div>
-    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -727,10 +596,11 @@ fn CaptureList(props: &CaptureListProps) -> Html {
         // Retransmissions are judged across the whole capture, in the summaries.
         r.role = s.role;
         let is_sel = props.selected == Some(number);
-        let note = r.error.clone().unwrap_or_else(|| role_mark(r.role).to_string());
+        let mark = if r.role.is_marked() { r.role.name() } else { "" };
+        let note = r.error.clone().unwrap_or_else(|| mark.to_string());
         Some(html! {
             <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
-                (r.role != PacketRole::Request && r.role != PacketRole::Response && r.role != PacketRole::Other).then_some("marked"))}
+                r.role.is_marked().then_some("marked"))}
                 data-frame={number.to_string()}>
                 <td><button type="button" class="frame-pick" aria-pressed={is_sel.to_string()}>{ number }</button></td>
                 <td>{ format!("{:.6}", r.time_ns.saturating_sub(start_ns) as f64 / 1e9) }</td>
@@ -800,16 +670,8 @@ fn PsnTimeline(props: &PsnTimelineProps) -> Html {
             if p.from_a { format!("{} → {}", c.a, c.b) } else { format!("{} → {}", c.b, c.a) },
             p.qpn,
             p.psn,
-            match p.role {
-                PacketRole::Request => "request",
-                PacketRole::Retransmission => "retransmission",
-                PacketRole::Response => "ACK/response",
-                PacketRole::Nak => "NAK",
-                PacketRole::RnrNak => "RNR NAK",
-                PacketRole::Cnp => "CNP",
-                PacketRole::Other => "other",
-            }
-        );
+            p.role.name(),
+                );
         let shape = match p.role {
             PacketRole::Request => html! { <circle class="m-req" cx={cx.to_string()} cy={cy.to_string()} r="5" /> },
             PacketRole::Retransmission => html! { <>

@@ -7,8 +7,7 @@ use engine::capture::{dissect, LinkType};
 use engine::wire::Transport;
 use yew::prelude::*;
 
-use super::form::parse_number;
-use crate::views::form::{FieldDef, Form, Reads, Refusal, TextField};
+use crate::views::form::{whole, FieldDef, Form, Reads, Refusal, TextField};
 
 /// The goodput table's two boxes.
 static FIELDS: [FieldDef; 2] = [
@@ -61,7 +60,7 @@ pub fn Compare(props: &CompareProps) -> Html {
     let spec = &props.spec;
     let roce = build(spec).unwrap_or_default();
     let ib = build_ib(spec, false);
-    let size = parse_number(form.text(FIELDS[0].key), 1 << 31);
+    let size = whole(form.text(FIELDS[0].key), 1 << 31);
     let rate = (form.text(FIELDS[1].key))
         .trim()
         .parse::<f64>()

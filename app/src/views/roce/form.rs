@@ -4,25 +4,30 @@
 use std::net::IpAddr;
 
 use engine::capture::spec::{build, BuildError, PacketSpec, Payload, SpecOperation};
-use engine::wire::ext::NakCode;
+use engine::wire::ext::{ExtHeaders, NakCode};
 use engine::wire::VlanRepr;
 use engine::FieldError;
 
-use crate::views::form::{FieldDef, Form, Reads};
+use crate::views::form::{whole, FieldDef, Form, Reads};
 
-/// Which operations show a field.
-#[derive(Clone, Copy, PartialEq)]
+/// Which packets show a field: every one, a tagged one, a NAK, or one whose operation
+/// carries a header the field fills (as the engine's `SpecOperation::headers` says).
+#[derive(Clone, Copy)]
 pub enum Shown {
     Always,
-    /// Only with an 802.1Q tag.
     Vlan,
-    Payload,
-    Reth,
-    Immediate,
-    Atomic,
-    Aeth,
     Nak,
-    Ud,
+    With(fn(ExtHeaders) -> bool),
+}
+
+/// What a box's text fills in the spec.
+#[derive(Clone, Copy)]
+enum Fills {
+    /// A whole number, decimal or `0x` hex, at most the bound.
+    Number(u64, fn(&mut PacketSpec, u64)),
+    Address(fn(&mut PacketSpec, IpAddr)),
+    /// A size in bytes, or text, as `payload_kind` says.
+    Payload,
 }
 
 /// One box of the form: its key is the `PacketSpec` field it fills (also its URL query
@@ -31,6 +36,7 @@ pub struct PacketField {
     pub def: FieldDef,
     pub default: &'static str,
     pub shown: Shown,
+    fills: Fills,
 }
 
 const fn f(
@@ -38,54 +44,78 @@ const fn f(
     label: &'static str,
     default: &'static str,
     help: &'static str,
-    shown: Shown,
 ) -> PacketField {
+    let def = FieldDef {
+        key,
+        label,
+        unit: "",
+        help,
+        reads: Reads::Text,
+    };
     PacketField {
-        def: FieldDef {
-            key,
-            label,
-            unit: "",
-            help,
-            reads: Reads::Text,
-        },
+        def,
         default,
-        shown,
+        shown: Shown::Always,
+        fills: Fills::Payload,
     }
 }
 
+impl PacketField {
+    const fn number(mut self, max: u64, set: fn(&mut PacketSpec, u64)) -> PacketField {
+        self.fills = Fills::Number(max, set);
+        self
+    }
+    const fn address(mut self, set: fn(&mut PacketSpec, IpAddr)) -> PacketField {
+        self.fills = Fills::Address(set);
+        self
+    }
+    const fn shown(mut self, shown: Shown) -> PacketField {
+        self.shown = shown;
+        self
+    }
+}
+
+const U24: u64 = 0xFF_FFFF;
+const U32: u64 = u32::MAX as u64;
+/// The tag a PCP or VLAN ID box fills in.
+const TAG: VlanRepr = VlanRepr {
+    pcp: 0,
+    dei: false,
+    vid: 0,
+};
+
 /// Text inputs, in form order. `operation`, `ip`, `vlan`, `payload_kind` and `nak_code`
 /// are selects and checkboxes drawn separately.
+#[rustfmt::skip]
 pub static TEXT_FIELDS: &[PacketField] = &[
-    f("src_ip", "Source IP", "192.168.1.1", "", Shown::Always),
-    f("dst_ip", "Destination IP", "192.168.1.2", "", Shown::Always),
-    f(
-        "dest_qp",
-        "Destination QP",
-        "0x11",
-        "24 bits",
-        Shown::Always,
-    ),
-    f("psn", "PSN", "0", "24 bits", Shown::Always),
-    f("p_key", "P_Key", "0xffff", "16 bits", Shown::Always),
-    f("dscp", "DSCP", "26", "0–63", Shown::Always),
-    f("ecn", "ECN", "2", "0–3; 3 = CE", Shown::Always),
-    f("pcp", "PCP", "3", "0–7", Shown::Vlan),
-    f("vid", "VLAN ID", "100", "0–4095", Shown::Vlan),
-    f("payload", "Payload", "64", "bytes, or text", Shown::Payload),
-    f("va", "Remote VA", "0x10000", "64 bits", Shown::Reth),
-    f("r_key", "R_Key", "0x1000", "32 bits", Shown::Reth),
-    f(
-        "immediate",
-        "Immediate data",
-        "0",
-        "32 bits",
-        Shown::Immediate,
-    ),
-    f("swap_add", "Swap / add", "1", "64 bits", Shown::Atomic),
-    f("compare", "Compare", "0", "64 bits", Shown::Atomic),
-    f("msn", "MSN", "0", "24 bits", Shown::Aeth),
-    f("q_key", "Q_Key", "0x11111111", "32 bits", Shown::Ud),
-    f("src_qp", "Source QP", "0x12", "24 bits", Shown::Ud),
+    f("src_ip", "Source IP", "192.168.1.1", "").address(|s, ip| s.src_ip = ip),
+    f("dst_ip", "Destination IP", "192.168.1.2", "").address(|s, ip| s.dst_ip = ip),
+    f("dest_qp", "Destination QP", "0x11", "24 bits").number(U24, |s, v| s.dest_qp = v as u32),
+    f("psn", "PSN", "0", "24 bits").number(U24, |s, v| s.psn = v as u32),
+    f("p_key", "P_Key", "0xffff", "16 bits").number(0xFFFF, |s, v| s.p_key = v as u16),
+    f("dscp", "DSCP", "26", "0–63").number(63, |s, v| s.dscp = Some(v as u8)),
+    f("ecn", "ECN", "2", "0–3; 3 = CE").number(3, |s, v| s.ecn = Some(v as u8)),
+    f("pcp", "PCP", "3", "0–7").shown(Shown::Vlan)
+        .number(7, |s, v| s.vlan.get_or_insert(TAG).pcp = v as u8),
+    f("vid", "VLAN ID", "100", "0–4095").shown(Shown::Vlan)
+        .number(4095, |s, v| s.vlan.get_or_insert(TAG).vid = v as u16),
+    f("payload", "Payload", "64", "bytes, or text").shown(Shown::With(|h| h.payload)),
+    // An atomic's AtomicETH holds a VA and R_Key as a RETH does.
+    f("va", "Remote VA", "0x10000", "64 bits").shown(Shown::With(|h| h.reth || h.atomic_eth))
+        .number(u64::MAX, |s, v| s.va = v),
+    f("r_key", "R_Key", "0x1000", "32 bits").shown(Shown::With(|h| h.reth || h.atomic_eth))
+        .number(U32, |s, v| s.r_key = v as u32),
+    f("immediate", "Immediate data", "0", "32 bits").shown(Shown::With(|h| h.immdt))
+        .number(U32, |s, v| s.immediate = v as u32),
+    f("swap_add", "Swap / add", "1", "64 bits").shown(Shown::With(|h| h.atomic_eth))
+        .number(u64::MAX, |s, v| s.swap_add = v),
+    f("compare", "Compare", "0", "64 bits").shown(Shown::With(|h| h.atomic_eth))
+        .number(u64::MAX, |s, v| s.compare = v),
+    f("msn", "MSN", "0", "24 bits").shown(Shown::With(|h| h.aeth)).number(U24, |s, v| s.msn = v as u32),
+    f("q_key", "Q_Key", "0x11111111", "32 bits").shown(Shown::With(|h| h.deth))
+        .number(U32, |s, v| s.q_key = v as u32),
+    f("src_qp", "Source QP", "0x12", "24 bits").shown(Shown::With(|h| h.deth))
+        .number(U24, |s, v| s.src_qp = v as u32),
 ];
 
 /// Keys of the selects and checkboxes, with their defaults.
@@ -153,21 +183,11 @@ impl SpecTexts {
     }
 
     pub fn shows(&self, shown: Shown) -> bool {
-        use SpecOperation as S;
-        let op = self.operation();
         match shown {
             Shown::Always => true,
             Shown::Vlan => self.get("vlan") == "on",
-            Shown::Payload => op.carries_payload(),
-            Shown::Reth => matches!(
-                op,
-                S::Write | S::WriteWithImmediate | S::ReadRequest | S::CompareSwap | S::FetchAdd
-            ),
-            Shown::Immediate => matches!(op, S::SendWithImmediate | S::WriteWithImmediate),
-            Shown::Atomic => matches!(op, S::CompareSwap | S::FetchAdd),
-            Shown::Aeth => matches!(op, S::Ack | S::Nak | S::RnrNak | S::ReadResponse),
-            Shown::Nak => op == S::Nak,
-            Shown::Ud => op == S::UdSend,
+            Shown::Nak => self.operation() == SpecOperation::Nak,
+            Shown::With(carried) => carried(self.operation().headers()),
         }
     }
 
@@ -217,66 +237,31 @@ impl SpecTexts {
     /// The spec, or one message per offending field key.
     pub fn to_spec(&self) -> Result<PacketSpec, Vec<(&'static str, String)>> {
         let mut errors = Vec::new();
+        let operation = self.operation();
         let mut spec = PacketSpec {
-            operation: self.operation(),
+            operation,
             ..PacketSpec::default()
         };
-        let mut num = |key: &'static str, max: u64| -> u64 {
-            match parse_number(self.get(key), max) {
-                Ok(v) => v,
-                Err(e) => {
-                    errors.push((key, e));
-                    0
+        for field in TEXT_FIELDS.iter().filter(|d| self.shows(d.shown)) {
+            let (key, text) = (field.def.key, self.get(field.def.key));
+            let read = match field.fills {
+                Fills::Number(max, set) => whole(text, max).map(|v| set(&mut spec, v)),
+                Fills::Address(set) => (text.trim().parse::<IpAddr>())
+                    .map(|ip| set(&mut spec, ip))
+                    .map_err(|_| "not an IPv4 or IPv6 address".to_string()),
+                Fills::Payload if self.get("payload_kind") == "text" => {
+                    spec.payload = Payload::Text(text.to_string());
+                    Ok(())
                 }
-            }
-        };
-        spec.dest_qp = num("dest_qp", 0xFF_FFFF) as u32;
-        spec.psn = num("psn", 0xFF_FFFF) as u32;
-        spec.p_key = num("p_key", 0xFFFF) as u16;
-        spec.dscp = Some(num("dscp", 63) as u8);
-        spec.ecn = Some(num("ecn", 3) as u8);
-        if self.shows(Shown::Vlan) {
-            spec.vlan = Some(VlanRepr {
-                pcp: num("pcp", 7) as u8,
-                dei: false,
-                vid: num("vid", 4095) as u16,
-            });
-        }
-        if self.shows(Shown::Reth) {
-            spec.va = num("va", u64::MAX);
-            spec.r_key = num("r_key", u64::from(u32::MAX)) as u32;
-        }
-        if self.shows(Shown::Immediate) {
-            spec.immediate = num("immediate", u64::from(u32::MAX)) as u32;
-        }
-        if self.shows(Shown::Atomic) {
-            spec.swap_add = num("swap_add", u64::MAX);
-            spec.compare = num("compare", u64::MAX);
-        }
-        if self.shows(Shown::Aeth) {
-            spec.msn = num("msn", 0xFF_FFFF) as u32;
-        }
-        if self.shows(Shown::Ud) {
-            spec.q_key = num("q_key", u64::from(u32::MAX)) as u32;
-            spec.src_qp = num("src_qp", 0xFF_FFFF) as u32;
-        }
-        if self.shows(Shown::Payload) {
-            spec.payload = if self.get("payload_kind") == "text" {
-                Payload::Text(self.get("payload").to_string())
-            } else {
                 // The engine holds it to one packet's worth and says why.
-                Payload::Size(num("payload", u64::from(u32::MAX)) as u32)
+                Fills::Payload => whole(text, U32).map(|v| spec.payload = Payload::Size(v as u32)),
             };
-        }
-        if spec.operation == SpecOperation::Nak {
-            spec.nak_code = NakCode::from_code(self.get("nak_code").parse().unwrap_or(0));
-        }
-        for key in ["src_ip", "dst_ip"] {
-            match self.get(key).trim().parse::<IpAddr>() {
-                Ok(ip) if key == "src_ip" => spec.src_ip = ip,
-                Ok(ip) => spec.dst_ip = ip,
-                Err(_) => errors.push((key, "not an IPv4 or IPv6 address".to_string())),
+            if let Err(e) = read {
+                errors.push((key, e));
             }
+        }
+        if operation == SpecOperation::Nak {
+            spec.nak_code = NakCode::from_code(self.get("nak_code").parse().unwrap_or(0));
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -300,21 +285,6 @@ fn engine_checks(spec: PacketSpec) -> Result<PacketSpec, Vec<(&'static str, Stri
             )
             .collect()),
         Err(e) => Err(vec![("operation", e.to_string())]),
-    }
-}
-
-/// A whole number in decimal or `0x` hex, at most `max`.
-pub fn parse_number(text: &str, max: u64) -> Result<u64, String> {
-    if text.trim().is_empty() {
-        return Err("enter a number".to_string());
-    }
-    match engine::number::parse_whole(text) {
-        Some(v) if v <= max => Ok(v),
-        Some(_) => Err(format!("at most {max} ({max:#x})")),
-        None => Err(format!(
-            "{:?} is not a decimal or 0x-hex number",
-            text.trim()
-        )),
     }
 }
 
@@ -374,14 +344,6 @@ mod tests {
         );
         assert!(back == form);
         assert_eq!(back.operation(), SpecOperation::Nak);
-    }
-
-    #[test]
-    fn numbers_take_hex_and_refuse_overflow() {
-        assert_eq!(parse_number("0x11", 255), Ok(17));
-        assert_eq!(parse_number(" 1_000 ", 5000), Ok(1000));
-        assert!(parse_number("256", 255).is_err());
-        assert!(parse_number("", 255).is_err());
     }
 
     /// UX check 2026-12: `/roce?payload=9000` showed an RC SEND with no payload (the
