@@ -50,25 +50,26 @@ pub const DECODE_MEASURE: &str = "lab-capture-decode";
 /// The measure from the choice to the file's bytes in memory, before decoding starts.
 pub const READ_MEASURE: &str = "lab-capture-read";
 
+/// A decoded capture: its bytes, a reference and a summary per frame, its conversations,
+/// and the milliseconds decoding took (without the turns given to the event loop).
+pub struct Capture {
+    bytes: Vec<u8>,
+    frames: Vec<FrameRef>,
+    summaries: Vec<FrameSummary>,
+    conversations: Vec<Conversation>,
+    busy_ms: f64,
+}
+
 #[derive(Clone, PartialEq, Default)]
 pub struct CaptureState {
     generation: u32,
     name: String,
-    bytes: Shared<Vec<u8>>,
-    /// Size of the file being decoded.
-    size: usize,
-    decoding: bool,
-    frames: Shared<Vec<FrameRef>>,
-    summaries: Shared<Vec<FrameSummary>>,
-    conversations: Shared<Vec<Conversation>>,
-    /// Milliseconds spent decoding, without the turns given to the event loop.
-    busy_ms: f64,
-    /// Bytes and frames decoded so far, while decoding.
-    progress: (usize, usize),
-    done: bool,
+    loading: bool,
+    /// Size of the file being decoded, and the bytes and frames decoded so far.
+    decoding: Option<(usize, (usize, usize))>,
+    capture: Option<Shared<Capture>>,
     /// The located error that stopped reading the file, or why it could not be read.
     error: Option<String>,
-    loading: bool,
     /// The frame picked in the list (numbered from 1), shown in the dissector.
     picked: Option<usize>,
     /// The conversation on the PSN timeline.
@@ -84,14 +85,8 @@ pub enum CaptureAction {
     /// Decoding began: the generation, the file name and its size.
     Started(u32, String, usize),
     Progress(u32, usize, usize),
-    /// The decoded capture, its conversations, and the milliseconds spent decoding.
-    Done(
-        u32,
-        Box<CaptureDecoder>,
-        Rc<Vec<Conversation>>,
-        f64,
-        Rc<Vec<u8>>,
-    ),
+    /// The decoded capture, and the error that stopped it early.
+    Done(u32, Rc<Capture>, Option<String>),
     Failed(String),
     Pick(usize),
     Conversation(usize),
@@ -106,48 +101,33 @@ impl Reducible for CaptureState {
         let mut next = (*self).clone();
         match action {
             CaptureAction::Loading(name) => {
-                next.name = name;
-                next.loading = true;
-                next.error = None;
+                (next.name, next.loading, next.error) = (name, true, None)
             }
             CaptureAction::Started(generation, name, size) => {
                 let (qpn_text, opcode, problems) = (next.qpn_text, next.opcode, next.problems);
                 next = CaptureState {
                     generation,
                     name,
-                    size,
-                    decoding: true,
+                    decoding: Some((size, (0, 0))),
                     qpn_text,
                     opcode,
                     problems,
                     ..CaptureState::default()
                 };
             }
-            CaptureAction::Progress(generation, offset, frames) => {
-                if generation != self.generation {
-                    return self;
-                }
-                next.progress = (offset, frames);
+            CaptureAction::Progress(generation, ..) | CaptureAction::Done(generation, ..)
+                if generation != self.generation =>
+            {
+                return self
             }
-            CaptureAction::Done(generation, decoder, convs, busy, bytes) => {
-                if generation != self.generation {
-                    return self;
-                }
-                next.error = decoder.error().map(|e| e.to_string());
-                let d = *decoder;
-                next.progress = (bytes.len(), d.frames.len());
-                next.bytes = Shared(bytes);
-                next.decoding = false;
-                next.frames = Shared(Rc::new(d.frames));
-                next.summaries = Shared(Rc::new(d.summaries));
-                next.conversations = Shared(convs);
-                next.busy_ms = busy;
-                next.done = true;
+            CaptureAction::Progress(_, offset, frames) => {
+                next.decoding = next.decoding.map(|(size, _)| (size, (offset, frames)));
             }
-            CaptureAction::Failed(message) => {
-                next.loading = false;
-                next.error = Some(message);
+            CaptureAction::Done(_, capture, error) => {
+                (next.decoding, next.capture) = (None, Some(Shared(capture)));
+                next.error = error;
             }
+            CaptureAction::Failed(message) => (next.loading, next.error) = (false, Some(message)),
             CaptureAction::Pick(frame) => next.picked = Some(frame),
             CaptureAction::Conversation(i) => next.conversation = i,
             CaptureAction::Qpn(text) => next.qpn_text = text,
@@ -189,35 +169,45 @@ fn read_part(blob: &Blob, from: usize, size: usize) -> Option<JsFuture> {
     Some(JsFuture::from(part.array_buffer()))
 }
 
-/// Reads and decodes a capture a slice at a time, yielding to the event loop between
-/// slices, until done or until another file takes over (`current` moves past
-/// `generation`). A file is read in parts, each decoded while the next one is read.
-async fn decode(
+/// One opened file's reading and decoding, until another file takes over (`current`
+/// moves past `generation`).
+struct Job {
     generation: u32,
-    name: String,
-    blob: Blob,
     current: Rc<Cell<u32>>,
     dispatch: UseReducerDispatcher<CaptureState>,
-) {
-    let unreadable = || CaptureAction::Failed("the browser could not read the file".into());
+}
+
+impl Job {
+    fn is_current(&self) -> bool {
+        self.current.get() == self.generation
+    }
+    fn send(&self, action: CaptureAction) {
+        self.dispatch.dispatch(action);
+    }
+}
+
+/// Reads and decodes a capture a slice at a time, yielding to the event loop between
+/// slices. The file is read in parts, each decoded while the next one is read.
+async fn decode(job: Job, name: String, blob: Blob) {
     let size = blob.size() as usize;
     let mut bytes = Vec::new();
     if bytes.try_reserve_exact(size).is_err() {
         let mb = size as f64 / 1e6;
         let message = format!("{name} ({mb:.0} MB) does not fit in the page's memory");
-        return dispatch.dispatch(CaptureAction::Failed(message));
+        return job.send(CaptureAction::Failed(message));
     }
-    dispatch.dispatch(CaptureAction::Started(generation, name, size));
+    job.send(CaptureAction::Started(job.generation, name, size));
     let mut pending = read_part(&blob, 0, size);
-    let mut decoder: Option<CaptureDecoder> = None;
-    let mut busy = 0.0;
+    let mut decoder = CaptureDecoder::new(&[]);
+    let mut busy_ms = 0.0;
     loop {
         let buffer = match pending.take() {
             Some(part) => part.await.ok(),
             None => None,
         };
         let Some(buffer) = buffer else {
-            return dispatch.dispatch(unreadable());
+            let unreadable = "the browser could not read the file".to_string();
+            return job.send(CaptureAction::Failed(unreadable));
         };
         let part = js_sys::Uint8Array::new(&buffer);
         let old = bytes.len();
@@ -225,67 +215,66 @@ async fn decode(
         part.copy_to(&mut bytes[old..]);
         if old == 0 {
             timing::measure_since(READ_MEASURE, OPEN_MARK);
+            decoder = CaptureDecoder::new(&bytes);
+            decoder.expect_len(size);
         }
         // A file that yields less than the size it gave (it changed on disk) ends here.
         let complete = bytes.len() >= size || bytes.len() == old;
         if !complete {
             pending = read_part(&blob, bytes.len(), size);
         }
-        if current.get() != generation {
-            return;
-        }
-        let d = decoder.get_or_insert_with(|| {
-            let mut d = CaptureDecoder::new(&bytes);
-            d.expect_len(size);
-            d
-        });
-        let Some(ms) = decode_part(d, &bytes, complete, (generation, &current), &dispatch).await
-        else {
+        let Some(ms) = decode_part(&job, &mut decoder, &bytes, complete).await else {
             return;
         };
-        busy += ms;
-        if complete || d.is_finished() {
+        busy_ms += ms;
+        if complete || decoder.is_finished() {
             break;
         }
     }
-    let Some(decoder) = decoder else { return };
     // The PSN timelines, in a turn of their own.
     let start = now_ms();
-    let convs = conversations_of(&decoder.summaries, |i| {
-        decoder.frames.get(i).map(|r| r.timestamp_ns).unwrap_or(0)
+    let frames = &decoder.frames;
+    let conversations = conversations_of(&decoder.summaries, |i| {
+        frames.get(i).map(|r| r.timestamp_ns).unwrap_or(0)
     });
-    busy += now_ms() - start;
-    if current.get() != generation {
-        return;
-    }
+    busy_ms += now_ms() - start;
     yield_now().await;
-    let (decoder, convs, bytes) = (Box::new(decoder), Rc::new(convs), Rc::new(bytes));
-    dispatch.dispatch(CaptureAction::Done(generation, decoder, convs, busy, bytes));
+    if job.is_current() {
+        let error = decoder.error().map(|e| e.to_string());
+        let (frames, summaries) = (decoder.frames, decoder.summaries);
+        let capture = Capture {
+            bytes,
+            frames,
+            summaries,
+            conversations,
+            busy_ms,
+        };
+        job.send(CaptureAction::Done(job.generation, Rc::new(capture), error));
+    }
 }
 
 /// Decodes the bytes read so far in slices of [`SLICE_MS`], reporting progress and giving
 /// the event loop a turn after each; the milliseconds spent, or `None` when another file
 /// took over.
 async fn decode_part(
+    job: &Job,
     d: &mut CaptureDecoder,
     bytes: &[u8],
     complete: bool,
-    (generation, current): (u32, &Cell<u32>),
-    dispatch: &UseReducerDispatcher<CaptureState>,
 ) -> Option<f64> {
     let mut busy = 0.0;
     loop {
+        if !job.is_current() {
+            return None;
+        }
         let start = now_ms();
         let mut more = true;
         while more && now_ms() - start < SLICE_MS {
             more = d.step_of(bytes, complete, STEP);
         }
         busy += now_ms() - start;
-        if current.get() != generation {
-            return None;
-        }
         let (offset, frames) = (d.offset(), d.frames.len());
-        dispatch.dispatch(CaptureAction::Progress(generation, offset, frames));
+        job.send(CaptureAction::Progress(job.generation, offset, frames));
         // Give the event loop a turn: paint the progress bar, take input.
         yield_now().await;
         if !more {
@@ -298,20 +287,24 @@ async fn decode_part(
 fn open(
     name: String,
     source: impl std::future::Future<Output = Result<Blob, String>> + 'static,
-    current: Rc<Cell<u32>>,
-    dispatch: UseReducerDispatcher<CaptureState>,
+    current: &Rc<Cell<u32>>,
+    dispatch: &UseReducerDispatcher<CaptureState>,
 ) {
     timing::reset_mark(OPEN_MARK);
     let generation = current.get().wrapping_add(1);
     current.set(generation);
-    dispatch.dispatch(CaptureAction::Loading(name.clone()));
+    let (current, dispatch) = (current.clone(), dispatch.clone());
+    let job = Job {
+        generation,
+        current,
+        dispatch,
+    };
+    job.send(CaptureAction::Loading(name.clone()));
     wasm_bindgen_futures::spawn_local(async move {
         match source.await {
-            Ok(source) if current.get() == generation => {
-                decode(generation, name, source, current, dispatch).await
-            }
+            Ok(blob) if job.is_current() => decode(job, name, blob).await,
             Ok(_) => {}
-            Err(e) => dispatch.dispatch(CaptureAction::Failed(e)),
+            Err(e) => job.send(CaptureAction::Failed(e)),
         }
     });
 }
@@ -319,42 +312,28 @@ fn open(
 #[function_component]
 pub fn CaptureView() -> Html {
     let state = use_reducer(CaptureState::default);
-    let generation = use_memo((), |_| Rc::new(Cell::new(0u32)));
-    let (total, done) = (state.frames.len(), state.done);
+    let current = use_memo((), |_| Rc::new(Cell::new(0u32)));
     // The packet list is complete once rendered: close the measure begun at the choice.
-    use_effect_with((state.generation, done), |(_, done)| {
+    use_effect_with((state.generation, state.capture.is_some()), |(_, done)| {
         if *done {
             timing::measure_since(DECODE_MEASURE, OPEN_MARK);
         }
     });
-    let (dispatch, generation) = (state.dispatcher(), (*generation).clone());
     let on_file = {
-        let (dispatch, generation) = (dispatch.clone(), generation.clone());
+        let (current, dispatch) = ((*current).clone(), state.dispatcher());
         Callback::from(move |file: web_sys::File| {
-            let (name, source) = (file.name(), std::future::ready(Ok(file.into())));
-            open(name, source, generation.clone(), dispatch.clone());
+            let source = std::future::ready(Ok(file.clone().into()));
+            open(file.name(), source, &current, &dispatch);
         })
     };
-    let on_sample = Callback::from(move |_: MouseEvent| {
-        let source = fetch_blob(SAMPLE_URL);
-        let name = "roce-sample.pcapng".to_string();
-        open(name, source, generation.clone(), dispatch.clone());
-    });
-    let on = state.dispatcher().to_callback();
-    let qpn = state.qpn();
-    let filter = RowFilter {
-        qpn: qpn.clone().unwrap_or(None),
-        opcode: state.opcode,
-        problems_only: state.problems,
+    let on_sample = {
+        let (current, dispatch) = ((*current).clone(), state.dispatcher());
+        Callback::from(move |_: MouseEvent| {
+            let name = "roce-sample.pcapng".to_string();
+            open(name, fetch_blob(SAMPLE_URL), &current, &dispatch);
+        })
     };
-    let shown = use_memo((state.summaries.clone(), filter), |(summaries, filter)| {
-        let shows = summaries
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| filter.shows(s));
-        Shared(Rc::new(shows.map(|(i, _)| i as u32).collect::<Vec<u32>>()))
-    });
-    let opcodes = use_memo(state.summaries.clone(), |summaries| opcodes_in(summaries));
+    let total = state.capture.as_ref().map_or(0, |c| c.frames.len());
     let failed = state.error.as_ref().map(|e| {
         let before = (total > 0).then(|| format!(" (the {total} frames before it are shown)"));
         format!("{}: {e}{}", state.name, before.unwrap_or_default())
@@ -368,24 +347,15 @@ pub fn CaptureView() -> Html {
             </FileDrop>
             if state.loading { <p aria-live="polite">{ format!("Reading {}…", state.name) }</p> }
             if let Some(e) = failed { <p class="decode-error" role="alert">{ e }</p> }
-            if state.decoding {
-                <DecodeProgress name={state.name.clone()} size={state.size} progress={state.progress} />
+            if let Some((size, progress)) = state.decoding {
+                <DecodeProgress name={state.name.clone()} {size} {progress} />
             }
-            if done && total == 0 && state.error.is_none() {
-                <p class="capture-empty" role="status">{ format!("{}: 0 frames. The file is a valid capture that holds no packets.", state.name) }</p>
-            }
-            if done && total > 0 {
-                <CaptureFilters qpn_text={state.qpn_text.clone()} qpn_error={qpn.err()} opcode={state.opcode}
-                    problems={state.problems} opcodes={opcodes} on={on.clone()} />
-                <CaptureList busy_ms={state.busy_ms} bytes={state.bytes.clone()} frames={state.frames.clone()}
-                    summaries={state.summaries.clone()} shown={(*shown).clone()} selected={state.picked}
-                    on_pick={on.reform(CaptureAction::Pick)} />
-                if let Some(n) = state.picked {
-                    <FrameDetail number={n} bytes={state.bytes.clone()} frames={state.frames.clone()} />
+            if let Some(capture) = state.capture.clone() {
+                if total == 0 && state.error.is_none() {
+                    <p class="capture-empty" role="status">{ format!("{}: 0 frames. The file is a valid capture that holds no packets.", state.name) }</p>
                 }
-                if !state.conversations.is_empty() {
-                    <QpTimeline conversations={state.conversations.clone()} at={state.conversation}
-                        on_pick={on.reform(CaptureAction::Conversation)} />
+                if total > 0 {
+                    <CaptureFrames {capture} state={state.clone()} />
                 }
             }
         </div>
@@ -393,21 +363,60 @@ pub fn CaptureView() -> Html {
 }
 
 #[derive(Properties, PartialEq)]
+struct FramesProps {
+    capture: Shared<Capture>,
+    state: UseReducerHandle<CaptureState>,
+}
+
+/// A decoded capture: the filters, the packet list, the picked frame and the timeline.
+#[function_component]
+fn CaptureFrames(props: &FramesProps) -> Html {
+    let (capture, state) = (&props.capture, &props.state);
+    let on = state.dispatcher().to_callback();
+    let qpn = state.qpn();
+    let filter = RowFilter {
+        qpn: qpn.clone().unwrap_or(None),
+        opcode: state.opcode,
+        problems_only: state.problems,
+    };
+    let shown = use_memo((capture.clone(), filter), |(capture, filter)| {
+        let shows = capture.summaries.iter().enumerate();
+        let shows = shows
+            .filter(|(_, s)| filter.shows(s))
+            .map(|(i, _)| i as u32);
+        Shared(Rc::new(shows.collect::<Vec<u32>>()))
+    });
+    let opcodes = use_memo(capture.clone(), |capture| opcodes_in(&capture.summaries));
+    html! { <>
+        <CaptureFilters qpn_text={state.qpn_text.clone()} qpn_error={qpn.err()} opcode={state.opcode}
+            problems={state.problems} opcodes={opcodes} on={on.clone()} />
+        <CaptureList capture={capture.clone()} shown={(*shown).clone()} selected={state.picked}
+            on_pick={on.reform(CaptureAction::Pick)} />
+        if let Some(n) = state.picked {
+            <FrameDetail number={n} capture={capture.clone()} />
+        }
+        if !capture.conversations.is_empty() {
+            <QpTimeline capture={capture.clone()} at={state.conversation}
+                on_pick={on.reform(CaptureAction::Conversation)} />
+        }
+    </> }
+}
+
+#[derive(Properties, PartialEq)]
 struct DetailProps {
     /// The frame's number in the list, from 1.
     number: usize,
-    bytes: Shared<Vec<u8>>,
-    frames: Shared<Vec<FrameRef>>,
+    capture: Shared<Capture>,
 }
 
 /// The picked frame in the dissector.
 #[function_component]
 fn FrameDetail(props: &DetailProps) -> Html {
     let n = props.number;
-    let Some(f) = props.frames.get(n.wrapping_sub(1)) else {
+    let Some(f) = props.capture.frames.get(n.wrapping_sub(1)) else {
         return html! {};
     };
-    let data = Rc::new(f.data(&props.bytes).to_vec());
+    let data = Rc::new(f.data(&props.capture.bytes).to_vec());
     html! {
         <section class="capture-detail" aria-label={format!("Frame {n}")}>
             <h4>{ format!("Frame {n}: {} bytes", data.len()) }</h4>
@@ -501,7 +510,7 @@ fn CaptureFilters(props: &FilterProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct QpTimelineProps {
-    conversations: Shared<Vec<Conversation>>,
+    capture: Shared<Capture>,
     at: usize,
     on_pick: Callback<usize>,
 }
@@ -509,7 +518,7 @@ struct QpTimelineProps {
 /// A conversation's PSN timeline, with the choice of conversation.
 #[function_component]
 fn QpTimeline(props: &QpTimelineProps) -> Html {
-    let convs = &props.conversations;
+    let convs = &props.capture.conversations;
     let at = props.at.min(convs.len().saturating_sub(1));
     let pick = props.on_pick.reform(|e: Event| {
         let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
@@ -546,10 +555,7 @@ fn QpTimeline(props: &QpTimelineProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct CaptureListProps {
-    busy_ms: f64,
-    bytes: Shared<Vec<u8>>,
-    frames: Shared<Vec<FrameRef>>,
-    summaries: Shared<Vec<FrameSummary>>,
+    capture: Shared<Capture>,
     /// Indexes of the frames the filter lets through.
     shown: Shared<Vec<u32>>,
     selected: Option<usize>,
@@ -586,12 +592,13 @@ fn CaptureList(props: &CaptureListProps) -> Html {
     let n = props.shown.len();
     let from = first.saturating_sub(OVERSCAN).min(n);
     let to = (*first + VIEW_ROWS + OVERSCAN).min(n);
-    let start_ns = props.frames.first().map(|f| f.timestamp_ns).unwrap_or(0);
+    let c = &props.capture;
+    let start_ns = c.frames.first().map(|f| f.timestamp_ns).unwrap_or(0);
     let rows = props.shown[from..to].iter().filter_map(|&i| {
         let i = i as usize;
-        let (f, s) = (props.frames.get(i)?, props.summaries.get(i)?);
+        let (f, s) = (c.frames.get(i)?, c.summaries.get(i)?);
         let number = i + 1;
-        let d = dissect(f.data(&props.bytes), f.link_type);
+        let d = dissect(f.data(&c.bytes), f.link_type);
         let mut r = row_from(number, f.timestamp_ns, &d);
         // Retransmissions are judged across the whole capture, in the summaries.
         r.role = s.role;
@@ -618,9 +625,9 @@ fn CaptureList(props: &CaptureListProps) -> Html {
     });
     html! {
         <div class="capture-list-wrap" {onscroll}>
-            <table class="capture-list" {onclick} data-frames={props.frames.len().to_string()}
-                data-decode-ms={format!("{:.1}", props.busy_ms)}>
-                <caption>{ format!("{n} of {} frames", props.frames.len()) }</caption>
+            <table class="capture-list" {onclick} data-frames={c.frames.len().to_string()}
+                data-decode-ms={format!("{:.1}", c.busy_ms)}>
+                <caption>{ format!("{n} of {} frames", c.frames.len()) }</caption>
                 <thead><tr>
                     <th scope="col">{ "No." }</th><th scope="col">{ "Time (s)" }</th><th scope="col">{ "Source" }</th>
                     <th scope="col">{ "Destination" }</th><th scope="col">{ "Opcode" }</th><th scope="col">{ "QPN" }</th>
