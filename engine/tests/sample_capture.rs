@@ -1,5 +1,6 @@
-//! The committed sample capture is exactly what the engine generates today.
-//! Regenerate it with `cargo run -p engine --example roce_sample`.
+//! The committed sample captures are exactly what the engine generates today.
+//! Regenerate them with `cargo run -p engine --example roce_sample` and `--example
+//! ib_sample`.
 
 #[test]
 fn committed_sample_matches_the_engine() {
@@ -13,5 +14,20 @@ fn committed_sample_matches_the_engine() {
     assert!(
         committed == generated,
         "{path} is stale or missing; run `cargo run -p engine --example roce_sample`"
+    );
+}
+
+#[test]
+fn committed_infiniband_sample_matches_the_engine() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../assets/samples/ib-sample.pcap"
+    );
+    let committed = std::fs::read(path).unwrap_or_default();
+    let generated = engine::capture::ib_sample::pcap().unwrap_or_default();
+    assert!(!generated.is_empty());
+    assert!(
+        committed == generated,
+        "{path} is stale or missing; run `cargo run -p engine --example ib_sample`"
     );
 }

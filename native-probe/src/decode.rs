@@ -7,7 +7,8 @@
 //!
 //! With `--json`, one object per frame (JSON Lines) from the full dissector: `frame`,
 //! `time`, `layers`, `fields` (Wireshark display-filter names to numbers, booleans or
-//! strings), `icrc_ok` and `error`, streamed by serde with the keys in sorted order.
+//! strings), `icrc_ok`, `vcrc_ok` (native InfiniBand frames; null for RoCE) and `error`,
+//! streamed by serde with the keys in sorted order.
 //!
 //! The file is read once into memory and its records are decoded where they lie. A file
 //! that breaks off part-way is decoded up to the break, then (with `--json`) the located
@@ -25,6 +26,7 @@ use engine::capture::{
     pcap::{CaptureCursor, CaptureError, LinkType},
     DecodedFrame, FieldValue,
 };
+use engine::wire::Header;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::json;
 
@@ -288,13 +290,18 @@ impl Serialize for FrameJson<'_> {
             IcrcStatus::Invalid => Some(false),
             IcrcStatus::Absent => None,
         };
-        let mut m = s.serialize_map(Some(6))?;
+        // A native InfiniBand frame ends with a VCRC; RoCE v2 has none.
+        let vcrc_ok = d
+            .field("infiniband.variant.crc")
+            .map(|_| !d.warnings.iter().any(|w| w.header == Header::Vcrc));
+        let mut m = s.serialize_map(Some(7))?;
         m.serialize_entry("error", &d.error.as_ref().map(AsText))?;
         m.serialize_entry("fields", &Fields(&self.fields))?;
         m.serialize_entry("frame", &self.number)?;
         m.serialize_entry("icrc_ok", &icrc_ok)?;
         m.serialize_entry("layers", &Layers(d))?;
         m.serialize_entry("time", &seconds(self.time_ns))?;
+        m.serialize_entry("vcrc_ok", &vcrc_ok)?;
         m.end()
     }
 }

@@ -14,6 +14,9 @@
 //! [`DecodedFrame::error`] with its location); checksum and CRC mismatches do not
 //! stop it and are listed in [`DecodedFrame::warnings`].
 
+mod mad;
+
+use super::erf::{self, LINKTYPE_ERF};
 use super::hex::plain_hex;
 use super::listing::InfoLine;
 use super::pcap::LinkType;
@@ -92,6 +95,18 @@ impl DecodedFrame {
             .iter()
             .flat_map(|l| l.fields.iter())
             .find(|f| f.name == name)
+    }
+    /// The MAD the frame carries, named as tshark names it: "SubnGet(SMInfo)",
+    /// "CM: ConnectRequest".
+    pub fn mad_name(&self) -> Option<String> {
+        let field = |n| self.uint(&format!("infiniband.mad.{n}"));
+        let (class, method) = (field("mgmtclass")?, field("method")?);
+        let attribute = field("attributeid")?;
+        Some(crate::wire::mad::describe(
+            class as u8,
+            method as u8,
+            attribute as u16,
+        ))
     }
     /// The numeric value of a field (booleans as 0/1).
     pub fn uint(&self, name: &str) -> Option<u64> {
@@ -175,6 +190,11 @@ const fn addr(name: &'static str, label: &'static str, at: usize, read: Read) ->
 /// `len` bytes as hex, from the start of their layer.
 const fn hex(name: &'static str, label: &'static str, len: usize) -> Row {
     row(name, label, 0, len, Read::Hex)
+}
+
+/// `len` bytes as hex, at `at`.
+const fn bytes(name: &'static str, label: &'static str, at: usize, len: usize) -> Row {
+    row(name, label, at, len, Read::Hex)
 }
 
 impl Row {
@@ -513,12 +533,23 @@ impl<'a> Dissector<'a> {
     /// Header `h`'s layer, with no fields yet.
     fn layer(&self, h: Header, at: usize, len: usize) -> LayerBuilder<'a> {
         let (name, title, _) = table(h);
+        self.named_layer(name, title, at, len)
+    }
+    /// A layer named and titled by the caller (the MAD's, which `Header` does not list).
+    fn named_layer(
+        &self,
+        name: &'static str,
+        title: &'static str,
+        at: usize,
+        len: usize,
+    ) -> LayerBuilder<'a> {
+        let (offset, fields) = (at, Vec::new());
         let layer = Layer {
             name,
             title,
-            offset: at,
+            offset,
             len,
-            fields: Vec::new(),
+            fields,
         };
         LayerBuilder {
             frame: self.frame,
@@ -707,7 +738,10 @@ impl<'a> Dissector<'a> {
             at += header_len(h);
         }
         let t = self.check(layout, 0)?;
-        self.payload(t.payload_offset, t.payload_len, t.pad_len);
+        match mad::is_mad(f, o, t.payload_len) {
+            true => self.mad(t.payload_offset),
+            false => self.payload(t.payload_offset, t.payload_len, t.pad_len),
+        }
         Some(t.icrc_offset)
     }
 
@@ -786,6 +820,12 @@ pub fn dissect(frame: &[u8], link: LinkType) -> DecodedFrame {
     match link {
         LinkType::Ethernet => d.ethernet(),
         LinkType::Infiniband => d.infiniband(),
+        // An ERF record left whole is one of a type the capture reader does not unwrap.
+        LinkType::Other(LINKTYPE_ERF) if frame.len() > 8 => {
+            let kind = frame[8] & 0x7F;
+            let (reason, value) = (erf::unread_type(kind), u64::from(kind));
+            d.fail(Header::Capture, 8, ErrorKind::NotRoce { reason, value })
+        }
         LinkType::Other(n) => {
             let kind = ErrorKind::NotRoce {
                 reason: "link type",
@@ -805,7 +845,7 @@ fn summary_line(f: &DecodedFrame) -> String {
             None => "no InfiniBand transport".to_string(),
         };
     };
-    InfoLine {
+    let info = InfoLine {
         opcode: Opcode(op as u8),
         qpn: f.uint("infiniband.bth.destqp").unwrap_or(0) as u32,
         psn: f.uint("infiniband.bth.psn").unwrap_or(0) as u32,
@@ -814,6 +854,18 @@ fn summary_line(f: &DecodedFrame) -> String {
             .map(|s| Syndrome::from_byte(s as u8)),
         bad_checksum: !f.warnings.is_empty(),
         error: f.error.as_ref(),
+    };
+    let mut line = info.to_string();
+    // A MAD is named as tshark names it: "SubnGet(SMInfo)", "CM: ConnectRequest".
+    let mad =
+        ["mgmtclass", "method", "attributeid"].map(|n| f.uint(&format!("infiniband.mad.{n}")));
+    if let [Some(class), Some(method), Some(attribute)] = mad {
+        line.push(' ');
+        line.push_str(&crate::wire::mad::describe(
+            class as u8,
+            method as u8,
+            attribute as u16,
+        ));
     }
-    .to_string()
+    line
 }

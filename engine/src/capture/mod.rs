@@ -1,6 +1,7 @@
 //! Captured RoCE v2 and InfiniBand frames, built on the header codecs of [`crate::wire`].
 //!
-//! * pcap and pcapng files, read in place and written ([`pcap`]),
+//! * pcap and pcapng files, read in place and written ([`pcap`]), and the ERF records
+//!   `ibdump` writes in them ([`erf`]),
 //! * the field-level dissector for the UI and `native-probe decode --json`
 //!   ([`dissect`](mod@dissect)),
 //! * the packet list of a capture, with its allocation-free fast path ([`listing`]), and its
@@ -13,10 +14,12 @@
 pub mod conversation;
 pub mod dissect;
 pub mod encap;
+pub mod erf;
 pub mod exercise;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzz;
 pub mod hex;
+pub mod ib_sample;
 pub mod listing;
 pub mod pcap;
 pub mod sample;

@@ -7,6 +7,7 @@
 //! and an `if_tsresol` of 9 in the pcapng Interface Description Block
 //! (draft-ietf-opsawg-pcapng §4.2).
 
+use super::erf::{ErfError, ErfRecord, LINKTYPE_ERF};
 use core::fmt;
 use core::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapWriter};
@@ -293,9 +294,13 @@ impl CaptureCursor {
     }
 
     fn stop(&mut self, message: String) -> Option<FrameRef> {
+        self.stop_at(self.offset, message)
+    }
+
+    fn stop_at(&mut self, offset: usize, message: String) -> Option<FrameRef> {
         self.error = Some(CaptureError {
             frame: self.frames + 1,
-            offset: self.offset,
+            offset,
             message,
         });
         self.parser = Parser::Done;
@@ -412,11 +417,36 @@ impl CaptureCursor {
                     )
                 }
             };
+            let frame = match unwrap_erf(frame, bytes) {
+                Ok(frame) => frame,
+                Err(e) => {
+                    return self.stop_at(frame.offset + e.at, format!("ERF record: {}", e.message))
+                }
+            };
             self.offset = bytes.len() - next;
             self.frames += 1;
             return Some(frame);
         }
     }
+}
+
+/// The packet inside an ERF record, when the lab reads its record type; other frames,
+/// and ERF records of other types (which the dissector names), as they are.
+fn unwrap_erf(frame: FrameRef, bytes: &[u8]) -> Result<FrameRef, ErfError> {
+    if frame.link_type != LinkType::Other(LINKTYPE_ERF) {
+        return Ok(frame);
+    }
+    let record = ErfRecord::parse(frame.data(bytes))?;
+    Ok(match record.link_type() {
+        Some(link_type) => FrameRef {
+            orig_len: u32::from(record.wlen),
+            link_type,
+            offset: frame.offset + record.payload_offset,
+            len: record.payload_len as u32,
+            ..frame
+        },
+        None => frame,
+    })
 }
 
 fn write_error(frame: usize, e: PcapError) -> CaptureError {

@@ -33,6 +33,7 @@ pub mod ext;
 pub mod ib;
 pub mod ipv4;
 pub mod ipv6;
+pub mod mad;
 pub mod opcode;
 pub mod roce;
 pub mod transport;

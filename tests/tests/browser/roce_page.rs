@@ -537,3 +537,71 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     .await;
     browser.assert_no_console_errors("/roce keyboard").await;
 }
+
+/// Frames in `assets/samples/ib-sample.pcap` (engine::capture::ib_sample::exchange).
+const IB_SAMPLE_FRAMES: usize = 13;
+
+/// ibdump's kind of file (pcap of ERF records): the InfiniBand sample opens by button,
+/// every packet's ICRC holds, each MAD is named in the list, and a connection request
+/// shows its QPN and starting PSN in the dissector.
+#[tokio::test]
+async fn an_ibdump_capture_opens_with_its_mads_named() {
+    let site = Site::start();
+    let browser = Browser::open(&site, "/roce").await;
+    browser
+        .find(".load-ib-sample")
+        .await
+        .click()
+        .await
+        .expect("loads");
+    browser
+        .wait_for_value(ROWS, Value::from(IB_SAMPLE_FRAMES))
+        .await;
+    let column = |n: usize| {
+        format!("return [...document.querySelectorAll('.capture-row td:nth-child({n})')].map(e => e.textContent)")
+    };
+    let notes = browser.eval(&column(10)).await;
+    let icrc = browser.eval(&column(9)).await;
+    let notes: Vec<&str> = notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(notes[0], "SubnGet(SMInfo)", "{notes:?}");
+    assert_eq!(notes[4], "CM: ConnectRequest", "{notes:?}");
+    assert!(icrc.as_array().unwrap().iter().all(|v| v == "ok"), "{icrc}");
+    // The source column holds LIDs: 1 is the subnet manager.
+    assert_eq!(browser.eval(&column(3)).await[0], "1");
+    browser
+        .find(".capture-row[data-frame='5'] td:nth-child(5)")
+        .await
+        .click()
+        .await
+        .expect("picks the REQ");
+    browser
+        .find(".capture-detail button[data-layer='infiniband.cm.req']")
+        .await
+        .click()
+        .await
+        .expect("opens the REQ");
+    let qpn = browser
+        .eval("return document.querySelector(\".capture-detail button[data-field='infiniband.cm.req.localqpn'] .field-value\").textContent")
+        .await;
+    assert_eq!(qpn, "1234 (0x4d2)");
+    let vcrc = browser
+        .eval("return [...document.querySelectorAll('.capture-detail .layer-toggle')].map(b => b.dataset.layer)")
+        .await;
+    assert!(
+        vcrc.as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "infiniband.vcrc"),
+        "{vcrc}"
+    );
+    browser
+        .eval("document.querySelector('.capture-detail').scrollIntoView(); return null")
+        .await;
+    browser.screenshot("roce-ib-capture-light").await;
+    browser.assert_no_console_errors("/roce ib sample").await;
+}

@@ -40,9 +40,12 @@ const OVERSCAN: usize = 10;
 const VIEW_ROWS: usize = 16;
 /// Points drawn on the PSN timeline; a longer conversation shows its beginning.
 const MAX_POINTS: usize = 500;
-/// Where trunk copies `assets/samples`: relative, so it resolves against the page's
-/// `<base>`, the site root, wherever the site is served from (see `crate::base`).
+/// The samples, where trunk copies `assets/samples`: relative, so they resolve against
+/// the page's `<base>`, the site root, wherever the site is served from (`crate::base`).
+/// The RoCE v2 exchange (engine::capture::sample), and the InfiniBand one as ibdump
+/// writes it (engine::capture::ib_sample).
 pub const SAMPLE_URL: &str = "samples/roce-sample.pcapng";
+pub const IB_SAMPLE_URL: &str = "samples/ib-sample.pcap";
 /// Performance mark set when a file is chosen, and the measure from it to the complete
 /// packet list (read by `./lab bench`).
 pub const OPEN_MARK: &str = "lab-capture-open";
@@ -326,11 +329,11 @@ pub fn CaptureView() -> Html {
             open(file.name(), source, &current, &dispatch);
         })
     };
-    let on_sample = {
+    let sample = |url: &'static str| {
         let (current, dispatch) = ((*current).clone(), state.dispatcher());
         Callback::from(move |_: MouseEvent| {
-            let name = "roce-sample.pcapng".to_string();
-            open(name, fetch_blob(SAMPLE_URL), &current, &dispatch);
+            let name = url.trim_start_matches("samples/").to_string();
+            open(name, fetch_blob(url), &current, &dispatch);
         })
     };
     let total = state.capture.as_ref().map_or(0, |c| c.frames.len());
@@ -343,7 +346,8 @@ pub fn CaptureView() -> Html {
             <FileDrop class="drop-zone" on_file={on_file.clone()}>
                 <label for="cap-file">{ "Open a pcap or pcapng file, or drop one here" }</label>
                 <FileInput id="cap-file" accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap" {on_file} />
-                <button type="button" class="load-sample" onclick={on_sample}>{ "Load sample capture" }</button>
+                <button type="button" class="load-sample" onclick={sample(SAMPLE_URL)}>{ "Load sample capture" }</button>
+                <button type="button" class="load-ib-sample" onclick={sample(IB_SAMPLE_URL)}>{ "Load InfiniBand sample (ibdump)" }</button>
             </FileDrop>
             if state.loading { <p aria-live="polite">{ format!("Reading {}…", state.name) }</p> }
             if let Some(e) = failed { <p class="decode-error" role="alert">{ e }</p> }
@@ -603,8 +607,9 @@ fn CaptureList(props: &CaptureListProps) -> Html {
         // Retransmissions are judged across the whole capture, in the summaries.
         r.role = s.role;
         let is_sel = props.selected == Some(number);
-        let mark = if r.role.is_marked() { r.role.name() } else { "" };
-        let note = r.error.clone().unwrap_or_else(|| mark.to_string());
+        // A problem first, then a retransmission, NAK or CNP, then the MAD a UD SEND carries.
+        let mark = r.role.is_marked().then(|| r.role.name().to_string());
+        let note = r.error.clone().or(mark).or_else(|| d.mad_name()).unwrap_or_default();
         Some(html! {
             <tr class={classes!("capture-row", is_sel.then_some("sel"), r.has_error().then_some("bad"),
                 r.role.is_marked().then_some("marked"))}

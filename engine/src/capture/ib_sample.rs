@@ -1,0 +1,259 @@
+//! The lab's InfiniBand sample: what `ibdump` records on a port of a small subnet while
+//! a connection is made, used and closed, written as ibdump writes it (pcap, LINKTYPE_ERF,
+//! one type-21 record per packet).
+//!
+//! The subnet manager (LID 1) asks the port for its SMInfo by directed route on QP0 and
+//! VL15; the host asks the subnet administrator (the SM's LID) for a PathRecord on QP1;
+//! the connection manager exchanges REQ, REP and RTU (IBTA Vol 1 §12.6, the QPNs and
+//! starting PSNs of both sides in them); one RC SEND is acknowledged; DREQ and DREP
+//! close it; the performance manager reads the port's counters.
+
+use super::erf::{emit_record, TYPE_INFINIBAND};
+use super::pcap::{CapturedFrame, LinkType};
+use super::spec::{to_ib_repr, BuildError, PacketSpec, Payload, SpecOperation};
+use crate::wire::mad::{class, cm, MadRepr, QP_GSI, QP_SMI};
+
+/// The subnet manager's (and administrator's) LID.
+pub const SM_LID: u16 = 1;
+/// The two hosts' LIDs: the one that connects and the one that accepts.
+pub const CLIENT_LID: u16 = 2;
+pub const SERVER_LID: u16 = 3;
+/// The QPs the connection joins, and their starting PSNs (carried in REQ and REP).
+pub const CLIENT_QP: u32 = 0x04d2;
+pub const SERVER_QP: u32 = 0x04d3;
+pub const CLIENT_PSN: u32 = 0x1234;
+pub const SERVER_PSN: u32 = 0x5678;
+/// The Q_Key every GSI MAD carries (IBTA Vol 1 §13.5.1: QP1's well-known Q_Key).
+const GSI_Q_KEY: u32 = 0x8001_0000;
+/// 2024-01-01T00:00:00Z.
+const START_NS: u64 = 1_704_067_200_000_000_000;
+
+/// A MAD from `slid` to `dlid` on QP0 (subnet management, on VL15) or QP1 (every other
+/// class), as a UD SEND Only with its DETH.
+pub fn mad_packet(mad: &MadRepr, slid: u16, dlid: u16) -> Result<Vec<u8>, BuildError> {
+    let smp = matches!(
+        mad.mgmt_class,
+        class::SUBN_LID_ROUTED | class::SUBN_DIRECTED_ROUTE
+    );
+    let qp = if smp { QP_SMI } else { QP_GSI };
+    let spec = PacketSpec {
+        operation: SpecOperation::UdSend,
+        dest_qp: qp,
+        src_qp: qp,
+        q_key: if smp { 0 } else { GSI_Q_KEY },
+        payload: Payload::Size(0),
+        ..PacketSpec::default()
+    };
+    let mut repr = to_ib_repr(&spec, false)?;
+    // Subnet management travels on VL15, which no flow control holds back.
+    repr.lrh.vl = if smp { 15 } else { 0 };
+    (repr.lrh.slid, repr.lrh.dlid) = (slid, dlid);
+    repr.payload = mad.emit();
+    Ok(repr.emit()?)
+}
+
+fn mad(mgmt_class: u8, method: u8, attribute_id: u16, tid: u64, data: Vec<u8>) -> MadRepr {
+    MadRepr {
+        base_version: 1,
+        mgmt_class,
+        class_version: if mgmt_class == class::CM { 2 } else { 1 },
+        method,
+        status: 0,
+        class_specific: 0,
+        transaction_id: tid,
+        attribute_id,
+        attribute_modifier: 0,
+        data,
+    }
+}
+
+/// `(offset after the common header, big-endian bytes)` written into 232 zero bytes.
+fn body(fields: &[(usize, &[u8])]) -> Vec<u8> {
+    let mut data = vec![0u8; 232];
+    for (at, bytes) in fields {
+        data[*at..*at + bytes.len()].copy_from_slice(bytes);
+    }
+    data
+}
+
+fn be24(v: u32) -> [u8; 3] {
+    let b = v.to_be_bytes();
+    [b[1], b[2], b[3]]
+}
+
+/// The connection manager's REQ, REP and RTU, with the fields `ibta_vol1_c12.h` places.
+fn connect(tid: u64) -> [MadRepr; 3] {
+    let (client_id, server_id) = (0x1111_0001u32.to_be_bytes(), 0x2222_0002u32.to_be_bytes());
+    let service_id = 0x0000_0000_0106_4791u64.to_be_bytes();
+    let req = body(&[
+        (0, &client_id),
+        (8, &service_id),
+        (16, &0x0002_c903_0000_1001u64.to_be_bytes()),
+        (32, &be24(CLIENT_QP)),
+        (35, &[4]),
+        (39, &[4]),
+        // Remote CM response timeout 20 (5 bits), transport RC (0), flow control on.
+        (43, &[20 << 3 | 1]),
+        (44, &be24(CLIENT_PSN)),
+        // Local CM response timeout 20, retry count 7.
+        (47, &[20 << 3 | 7]),
+        (48, &0xFFFFu16.to_be_bytes()),
+        // Path MTU 4096 (5), RNR retry count 7; max CM retries 15.
+        (50, &[5 << 4 | 7]),
+        (51, &[15 << 4]),
+        (52, &CLIENT_LID.to_be_bytes()),
+        (54, &SERVER_LID.to_be_bytes()),
+    ]);
+    let rep = body(&[
+        (0, &server_id),
+        (4, &client_id),
+        (12, &be24(SERVER_QP)),
+        (20, &be24(SERVER_PSN)),
+        (24, &[4]),
+        (25, &[4]),
+        (26, &[15 << 3 | 1]),
+        (27, &[7 << 5]),
+        (28, &0x0002_c903_0000_2001u64.to_be_bytes()),
+    ]);
+    let rtu = body(&[(0, &client_id), (4, &server_id)]);
+    [
+        mad(class::CM, 0x03, cm::REQ, tid, req),
+        mad(class::CM, 0x03, cm::REP, tid, rep),
+        mad(class::CM, 0x03, cm::RTU, tid, rtu),
+    ]
+}
+
+/// The sample's packets, each with its time after the first in nanoseconds.
+pub fn exchange() -> Result<Vec<(u64, Vec<u8>)>, BuildError> {
+    let sm_info = mad(class::SUBN_DIRECTED_ROUTE, 0x01, 0x0020, 0x10, vec![0; 232]);
+    let sm_info_resp = MadRepr {
+        method: 0x81,
+        class_specific: 0x0000,
+        ..sm_info.clone()
+    };
+    let path = mad(class::SUBN_ADM, 0x01, 0x0035, 0x20, vec![0; 232]);
+    let path_resp = MadRepr {
+        method: 0x81,
+        ..path.clone()
+    };
+    let [req, rep, rtu] = connect(0x30);
+    let (client_id, server_id) = (0x1111_0001u32.to_be_bytes(), 0x2222_0002u32.to_be_bytes());
+    let dreq = mad(
+        class::CM,
+        0x03,
+        cm::DREQ,
+        0x31,
+        body(&[(0, &client_id), (4, &server_id), (8, &be24(SERVER_QP))]),
+    );
+    let drep = mad(
+        class::CM,
+        0x03,
+        cm::DREP,
+        0x31,
+        body(&[(0, &server_id), (4, &client_id)]),
+    );
+    let counters = mad(class::PERF_MGMT, 0x01, 0x0012, 0x40, vec![0; 232]);
+    let counters_resp = MadRepr {
+        method: 0x81,
+        ..counters.clone()
+    };
+    let send = rc(
+        SpecOperation::Send,
+        SERVER_QP,
+        CLIENT_PSN,
+        CLIENT_LID,
+        SERVER_LID,
+    )?;
+    let ack = rc(
+        SpecOperation::Ack,
+        CLIENT_QP,
+        CLIENT_PSN,
+        SERVER_LID,
+        CLIENT_LID,
+    )?;
+    let (c, s, sm) = (CLIENT_LID, SERVER_LID, SM_LID);
+    Ok(vec![
+        (0, mad_packet(&sm_info, sm, c)?),
+        (4_000, mad_packet(&sm_info_resp, c, sm)?),
+        (50_000, mad_packet(&path, c, sm)?),
+        (58_000, mad_packet(&path_resp, sm, c)?),
+        (100_000, mad_packet(&req, c, s)?),
+        (112_000, mad_packet(&rep, s, c)?),
+        (120_000, mad_packet(&rtu, c, s)?),
+        (130_000, send),
+        (132_000, ack),
+        (200_000, mad_packet(&dreq, c, s)?),
+        (206_000, mad_packet(&drep, s, c)?),
+        (300_000, mad_packet(&counters, sm, c)?),
+        (304_000, mad_packet(&counters_resp, c, sm)?),
+    ])
+}
+
+fn rc(op: SpecOperation, qp: u32, psn: u32, slid: u16, dlid: u16) -> Result<Vec<u8>, BuildError> {
+    let payload = Payload::Size(if op == SpecOperation::Send { 64 } else { 0 });
+    let spec = PacketSpec {
+        operation: op,
+        dest_qp: qp,
+        psn,
+        payload,
+        ..PacketSpec::default()
+    };
+    let mut repr = to_ib_repr(&spec, false)?;
+    (repr.lrh.slid, repr.lrh.dlid) = (slid, dlid);
+    Ok(repr.emit()?)
+}
+
+/// The sample as the frames of an ibdump capture: ERF records on LINKTYPE_ERF.
+pub fn frames() -> Result<Vec<CapturedFrame>, BuildError> {
+    let frames = exchange()?.into_iter().map(|(t, packet)| {
+        let data = emit_record(TYPE_INFINIBAND, START_NS + t, &packet);
+        CapturedFrame {
+            timestamp_ns: START_NS + t,
+            orig_len: data.len() as u32,
+            link_type: LinkType::Other(super::erf::LINKTYPE_ERF),
+            data,
+        }
+    });
+    Ok(frames.collect())
+}
+
+/// The sample as a pcap file, byte for byte what `ibdump` would write for it (the lab's
+/// copy is `assets/samples/ib-sample.pcap`).
+pub fn pcap() -> Result<Vec<u8>, String> {
+    let frames = frames().map_err(|e| e.to_string())?;
+    super::pcap::write_pcap(&frames).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::dissect;
+    use crate::capture::pcap::read_capture;
+
+    #[test]
+    fn the_sample_reads_back_as_infiniband_with_each_mad_named() {
+        let file = read_capture(&pcap().unwrap());
+        assert!(file.error.is_none());
+        let lines: Vec<String> = file
+            .frames
+            .iter()
+            .map(|f| dissect(&f.data, f.link_type).summary)
+            .collect();
+        let named = [
+            "SubnGet(SMInfo)",
+            "SubnAdmGet(PathRecord)",
+            "CM: ConnectRequest",
+            "CM: ReadyToUse",
+        ];
+        for name in named {
+            assert!(
+                lines.iter().any(|l| l.ends_with(name)),
+                "{name} in {lines:?}"
+            );
+        }
+        assert!(
+            lines.iter().all(|l| !l.contains('[')),
+            "no error or bad CRC: {lines:?}"
+        );
+    }
+}
