@@ -229,9 +229,57 @@ pub async fn open_in_page(browser: &Browser, site: &Site, path: &str) -> (f64, u
     serde_json::from_value(found).expect("a duration, a count and two durations")
 }
 
+/// Frames of the ibdump-style capture: the InfiniBand sample's packets, repeated.
+pub const ERF_FRAMES: usize = 100_000;
+
+/// An ibdump-style capture (ERF records of native InfiniBand packets, mostly 256-byte
+/// MADs): the native packet list's rate, and `native-probe decode` beside tshark. No
+/// target: the figures say what reading ibdump's files costs next to RoCE's fast path.
+fn erf_capture() -> bool {
+    let sample = match engine::capture::ib_sample::frames() {
+        Ok(frames) => frames,
+        Err(e) => {
+            eprintln!("lab-bench: error: the InfiniBand sample: {e}");
+            return false;
+        }
+    };
+    let frames: Vec<CapturedFrame> = sample.iter().cycle().take(ERF_FRAMES).cloned().collect();
+    let bytes = engine::capture::pcap::write_pcap(&frames).expect("pcap writes");
+    let fps = frames.len() as f64 / {
+        let start = Instant::now();
+        let d = decode_capture(&bytes);
+        assert_eq!(d.summaries.len(), ERF_FRAMES, "every frame decodes");
+        start.elapsed().as_secs_f64()
+    };
+    println!(
+        "ibdump-style capture: {ERF_FRAMES} InfiniBand packets in ERF records (SMP, SA, CM and PerfMgt MADs, RC SEND and ACK; {:.1} MB pcap)",
+        bytes.len() as f64 / 1e6
+    );
+    println!(
+        "  native packet list (ICRC and VCRC checked, every MAD dissected): {:.2} M frames/s",
+        fps / 1e6
+    );
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("erf.pcap");
+    std::fs::write(&file, &bytes).expect("the capture is written");
+    let f = file.as_os_str();
+    let (Some(a), Some(b)) = (
+        best_time(&probe_binary(), &[OsStr::new("decode"), f], 1),
+        best_time(Path::new("tshark"), &[OsStr::new("-r"), f], 1),
+    ) else {
+        return false;
+    };
+    println!(
+        "  summary: native-probe {a:.3} s ({:.2} M frames/s), tshark {b:.3} s: {:.1}× tshark",
+        ERF_FRAMES as f64 / a / 1e6,
+        b / a
+    );
+    true
+}
+
 /// Prints the decode figures; false when a measurement failed.
 pub async fn run(site: &Site) -> bool {
-    if !cli_vs_tshark() {
+    if !cli_vs_tshark() || !erf_capture() {
         return false;
     }
     let start = Instant::now();
