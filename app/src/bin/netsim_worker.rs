@@ -7,13 +7,35 @@
 //! trunk builds this bin with `data-type="worker"` (see index.html); a page starts it from
 //! `netsim_worker_loader.js` only when it needs it, so no page downloads it up front.
 
-#[path = "../views/fabric_lab/protocol.rs"]
-mod protocol;
-
-use engine::netsim::{simulate_with_progress, Control, Limits, SimError};
-use protocol::{Message, Request, READY};
+use engine::netsim::{
+    simulate_with_progress, Control, Limits, Progress, Report, Scenario, SimError,
+};
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, WorkerGlobalScope};
+
+/// What the worker posts once its handler is installed; requests posted before are lost.
+const READY: &str = "ready";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    run: u64,
+    scenario: Scenario,
+}
+
+#[derive(Serialize)]
+struct Reply {
+    run: u64,
+    solve_ms: Option<f64>,
+    result: Result<Report, SimError>,
+}
+
+#[derive(Serialize)]
+struct Update<'a> {
+    run: u64,
+    progress: &'a Progress,
+}
 
 fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
     let reply = match serde_json::from_str::<Request>(text) {
@@ -26,19 +48,18 @@ fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
             let run = request.run;
             let result =
                 simulate_with_progress(&request.scenario, &Limits::default(), |progress| {
-                    let progress = *progress;
-                    if let Ok(text) = serde_json::to_string(&Message::Progress { run, progress }) {
+                    if let Ok(text) = serde_json::to_string(&Update { run, progress }) {
                         let _ = scope.post_message(&JsValue::from_str(&text));
                     }
                     Control::Continue
                 });
-            Message::Done {
+            Reply {
                 run,
                 solve_ms: clock.zip(started).map(|(c, s)| c.now() - s),
-                result: result.map(Box::new),
+                result,
             }
         }
-        Err(e) => Message::Done {
+        Err(e) => Reply {
             run: 0,
             solve_ms: None,
             result: Err(SimError::InvalidParameter(engine::FieldError::new(

@@ -6,7 +6,6 @@
 //! the shell's `ViewSlot` imports the module and mounts it in its place.
 
 pub mod dcqcn;
-pub mod fabric_lab;
 pub mod flows;
 pub mod live;
 pub mod lossless;
@@ -25,7 +24,6 @@ pub mod page_query;
 mod slot;
 pub mod timing;
 pub mod try_this;
-pub mod worker;
 
 pub use slot::ViewSlot;
 

@@ -13,13 +13,13 @@ use super::switch::{lossless_headroom, Egress, Ingress, SwitchState};
 use super::topology::{NodeKind, Topology};
 use super::traffic::CollectivePlan;
 use super::SimError;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Most (sample, link) or (sample, flow) cells a report may hold.
 pub const MAX_SERIES_CELLS: u64 = 8_000_000;
 
 /// Why a run stopped.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Stop {
     /// Every finite flow delivered all its bytes.
@@ -37,40 +37,8 @@ pub enum Stop {
     },
 }
 
-impl Stop {
-    /// Why the run stopped, in a sentence; `duration_us` is the scenario's.
-    pub fn reason(&self, duration_us: f64) -> String {
-        match self {
-            Stop::Finished => "finished: every flow delivered all its bytes".into(),
-            Stop::Duration => {
-                format!("the scenario's duration passed (duration_us = {duration_us} µs)")
-            }
-            Stop::EventCap { max_events } => {
-                format!("event cap: {max_events} events processed before the traffic was delivered")
-            }
-            Stop::Cancelled => "cancelled".into(),
-            Stop::Deadlock { at_us, cycle } => format!(
-                "deadlock at {at_us:.1} µs: {} wait on each other's PAUSE in a cycle, \
-                 nothing moves",
-                cycle_text(cycle)
-            ),
-        }
-    }
-}
-
-/// `switch 0 → switch 1 → switch 0`: the cycle, closed.
-fn cycle_text(cycle: &[String]) -> String {
-    let mut hops: Vec<&str> = cycle.iter().map(String::as_str).collect();
-    if let (Some(&first), Some(&last)) = (hops.first(), hops.last()) {
-        if first != last {
-            hops.push(first);
-        }
-    }
-    hops.join(" → ")
-}
-
 /// One direction of one link.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct LinkReport {
     pub from: String,
     pub to: String,
@@ -93,7 +61,7 @@ pub struct LinkReport {
 }
 
 /// One QP's flow.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FlowReport {
     /// The index of the traffic entry that made it.
     pub traffic: u32,
@@ -115,7 +83,7 @@ pub struct FlowReport {
 }
 
 /// One switch's buffer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct SwitchReport {
     pub label: String,
     pub max_buffered_bytes: u64,
@@ -126,7 +94,7 @@ pub struct SwitchReport {
 }
 
 /// One collective.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CollectiveReport {
     pub traffic: u32,
     pub ranks: u32,
@@ -139,7 +107,7 @@ pub struct CollectiveReport {
     pub busbw_gbs: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Totals {
     pub sent_bytes: u64,
     pub received_bytes: u64,
@@ -156,7 +124,7 @@ pub struct Totals {
 }
 
 /// A run's results.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub name: String,
     pub stop: Stop,
@@ -175,47 +143,6 @@ pub struct Report {
     pub totals: Totals,
     /// Which series were left out, and why.
     pub series_note: Option<String>,
-}
-
-impl Report {
-    /// Every series of the run as CSV, one row per sample: in-flight bytes, each flow's
-    /// rate (Gb/s), and each link that carried traffic, its utilisation (0-1) and queue
-    /// (bytes). `heading` is written first, one `# key: value` line each, so a file says
-    /// what made it.
-    pub fn series_csv(&self, heading: &[(&str, String)]) -> String {
-        let mut out = String::new();
-        for (key, value) in heading {
-            out.push_str(&format!("# {key}: {value}\n"));
-        }
-        let links: Vec<&LinkReport> = self.links.iter().filter(|l| l.tx_bytes > 0).collect();
-        let mut columns = vec!["time_us".to_string(), "in_flight_bytes".to_string()];
-        for (i, f) in self.flows.iter().enumerate() {
-            columns.push(format!("flow {i} host {}->{} Gb/s", f.src, f.dst));
-        }
-        for l in &links {
-            columns.push(format!("{}->{} utilisation", l.from, l.to));
-            columns.push(format!("{}->{} queue bytes", l.from, l.to));
-        }
-        out.push_str(&columns.join(","));
-        out.push('\n');
-        for (i, t) in self.time_us.iter().enumerate() {
-            let mut row = vec![
-                format!("{t}"),
-                self.in_flight_bytes
-                    .get(i)
-                    .map_or(String::new(), u64::to_string),
-            ];
-            let at = |v: &[f32]| v.get(i).map_or(String::new(), f32::to_string);
-            row.extend(self.flows.iter().map(|f| at(&f.rate_gbps)));
-            for l in &links {
-                row.push(at(&l.utilisation));
-                row.push(at(&l.queue_bytes));
-            }
-            out.push_str(&row.join(","));
-            out.push('\n');
-        }
-        out
-    }
 }
 
 /// What the run accumulates as it goes.

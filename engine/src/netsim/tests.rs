@@ -787,25 +787,3 @@ fn pause_needs_no_more_headroom_than_the_lossless_model_computes() {
         fullest * 100.0
     );
 }
-
-/// The CSV a learner downloads: the heading first, one row per sample, a column per flow
-/// and two per link that carried traffic, every row as wide as the header.
-#[test]
-fn a_runs_series_read_back_from_its_csv() {
-    let case = lab::lab_case("incast-victim").unwrap();
-    let report = simulate(&case.scenarios().unwrap()[0], &Limits::default()).unwrap();
-    let csv = report.series_csv(&[("case", "incast-victim".into()), ("seed", "1".into())]);
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("# case: incast-victim"));
-    assert_eq!(lines.next(), Some("# seed: 1"));
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let busy = report.links.iter().filter(|l| l.tx_bytes > 0).count();
-    assert_eq!(header.len(), 2 + report.flows.len() + 2 * busy);
-    let rows: Vec<&str> = lines.collect();
-    assert_eq!(rows.len(), report.time_us.len());
-    assert!(rows.iter().all(|r| r.split(',').count() == header.len()));
-    let victim = report.flows.len() - 1;
-    let last: Vec<&str> = rows[rows.len() - 1].split(',').collect();
-    let rate: f64 = last[2 + victim].parse().unwrap();
-    assert!((rate - f64::from(*report.flows[victim].rate_gbps.last().unwrap())).abs() < 1e-3);
-}
