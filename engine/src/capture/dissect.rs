@@ -14,6 +14,7 @@
 //! [`DecodedFrame::error`] with its location); checksum and CRC mismatches do not
 //! stop it and are listed in [`DecodedFrame::warnings`].
 
+mod ipoib;
 mod mad;
 
 use super::erf::{self, LINKTYPE_ERF};
@@ -738,9 +739,14 @@ impl<'a> Dissector<'a> {
             at += header_len(h);
         }
         let t = self.check(layout, 0)?;
-        match mad::is_mad(f, o, t.payload_len) {
-            true => self.mad(t.payload_offset),
-            false => self.payload(t.payload_offset, t.payload_len, t.pad_len),
+        let payload = slice(f, t.payload_offset, t.payload_offset + t.payload_len);
+        if mad::is_mad(f, o, t.payload_len) {
+            self.mad(t.payload_offset);
+        } else if t.info.headers.deth && ipoib::is_ipoib(payload) {
+            self.ipoib(t.payload_offset, t.payload_len);
+            self.payload(t.payload_offset + t.payload_len, 0, t.pad_len);
+        } else {
+            self.payload(t.payload_offset, t.payload_len, t.pad_len);
         }
         Some(t.icrc_offset)
     }
@@ -857,15 +863,20 @@ fn summary_line(f: &DecodedFrame) -> String {
     };
     let mut line = info.to_string();
     // A MAD is named as tshark names it: "SubnGet(SMInfo)", "CM: ConnectRequest".
-    let mad =
-        ["mgmtclass", "method", "attributeid"].map(|n| f.uint(&format!("infiniband.mad.{n}")));
-    if let [Some(class), Some(method), Some(attribute)] = mad {
+    if let Some(mad) = f.mad_name() {
         line.push(' ');
-        line.push_str(&crate::wire::mad::describe(
-            class as u8,
-            method as u8,
-            attribute as u16,
-        ));
+        line.push_str(&mad);
+    }
+    if f.field("infiniband.rwh.etype").is_some() {
+        line.push_str(" IPoIB");
+        let text = |n: &str| match f.field(n).map(|x| &x.value) {
+            Some(FieldValue::Text(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let src = text("ip.src").or_else(|| text("ipv6.src"));
+        if let (Some(s), Some(d)) = (src, text("ip.dst").or_else(|| text("ipv6.dst"))) {
+            line.push_str(&format!(" {s} → {d}"));
+        }
     }
     line
 }

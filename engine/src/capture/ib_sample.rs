@@ -6,12 +6,15 @@
 //! VL15; the host asks the subnet administrator (the SM's LID) for a PathRecord on QP1;
 //! the connection manager exchanges REQ, REP and RTU (IBTA Vol 1 §12.6, the QPNs and
 //! starting PSNs of both sides in them); one RC SEND is acknowledged; DREQ and DREP
-//! close it; the performance manager reads the port's counters.
+//! close it; the performance manager reads the port's counters; and one host pings the
+//! other over IPoIB.
 
 use super::erf::{emit_record, TYPE_INFINIBAND};
 use super::pcap::{CapturedFrame, LinkType};
 use super::spec::{to_ib_repr, BuildError, PacketSpec, Payload, SpecOperation};
+use crate::wire::ipv4::Ipv4Repr;
 use crate::wire::mad::{class, cm, MadRepr, QP_GSI, QP_SMI};
+use core::net::Ipv4Addr;
 
 /// The subnet manager's (and administrator's) LID.
 pub const SM_LID: u16 = 1;
@@ -186,7 +189,50 @@ pub fn exchange() -> Result<Vec<(u64, Vec<u8>)>, BuildError> {
         (206_000, mad_packet(&drep, s, c)?),
         (300_000, mad_packet(&counters, sm, c)?),
         (304_000, mad_packet(&counters_resp, c, sm)?),
+        (400_000, ipoib_ping(c, s)?),
     ])
+}
+
+/// QPs of the two hosts' IPoIB interfaces, and the Q_Key of the broadcast group they join.
+const IPOIB_QPS: (u32, u32) = (0x48, 0x49);
+const IPOIB_Q_KEY: u32 = 0x0000_0b1b;
+
+/// An IPoIB ping from `slid` to `dlid`: the 4-byte IPoIB header (EtherType IPv4, RFC 4391
+/// §6) and an ICMP echo request from 10.0.0.`slid` to 10.0.0.`dlid`, as a UD SEND.
+pub fn ipoib_ping(slid: u16, dlid: u16) -> Result<Vec<u8>, BuildError> {
+    let spec = PacketSpec {
+        operation: SpecOperation::UdSend,
+        dest_qp: IPOIB_QPS.1,
+        src_qp: IPOIB_QPS.0,
+        q_key: IPOIB_Q_KEY,
+        payload: Payload::Size(0),
+        ..PacketSpec::default()
+    };
+    let mut repr = to_ib_repr(&spec, false)?;
+    (repr.lrh.slid, repr.lrh.dlid) = (slid, dlid);
+    let (src, dst) = (
+        Ipv4Addr::new(10, 0, 0, slid as u8),
+        Ipv4Addr::new(10, 0, 0, dlid as u8),
+    );
+    let icmp = [8, 0, 0xf7, 0xfe, 0, 1, 0, 0];
+    let ip = Ipv4Repr {
+        src_addr: src,
+        dst_addr: dst,
+        dscp: 0,
+        ecn: 0,
+        ttl: 64,
+        ident: 1,
+        dont_frag: false,
+        protocol: 1,
+        payload_len: icmp.len(),
+    };
+    let mut payload = vec![0x08, 0x00, 0, 0];
+    payload.resize(payload.len() + ip.header_len(), 0);
+    ip.emit(&mut payload[4..])?;
+    payload.extend_from_slice(&icmp);
+    repr.bth.pad_count = ((4 - payload.len() % 4) % 4) as u8;
+    repr.payload = payload;
+    Ok(repr.emit()?)
 }
 
 fn rc(op: SpecOperation, qp: u32, psn: u32, slid: u16, dlid: u16) -> Result<Vec<u8>, BuildError> {
@@ -244,6 +290,7 @@ mod tests {
             "SubnAdmGet(PathRecord)",
             "CM: ConnectRequest",
             "CM: ReadyToUse",
+            "IPoIB 10.0.0.2 → 10.0.0.3",
         ];
         for name in named {
             assert!(

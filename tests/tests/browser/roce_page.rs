@@ -539,7 +539,7 @@ async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
 }
 
 /// Frames in `assets/samples/ib-sample.pcap` (engine::capture::ib_sample::exchange).
-const IB_SAMPLE_FRAMES: usize = 13;
+const IB_SAMPLE_FRAMES: usize = 14;
 
 /// ibdump's kind of file (pcap of ERF records): the InfiniBand sample opens by button,
 /// every packet's ICRC holds, each MAD is named in the list, and a connection request
