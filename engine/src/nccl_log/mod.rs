@@ -15,6 +15,7 @@
 
 mod calculator;
 mod diagnose;
+mod facts;
 mod prefix;
 mod record;
 mod summary;
@@ -26,6 +27,7 @@ mod tests;
 use serde::Serialize;
 
 pub use diagnose::{diagnose, Finding, Severity, TOPICS};
+pub use facts::{FactSource, GdrHca};
 pub use prefix::{Level, Origin};
 pub use record::{
     ChannelConnection, Event, LinkLayer, NcclResult, NetDevice, Peer, Side, Transport,

@@ -132,7 +132,24 @@ pub enum Event {
     /// `NET/Plugin: Loaded net plugin NAME (vN)`.
     NetPluginLoaded { name: String },
     /// Any other `NET/Plugin` line: no plugin found, failed to load, symbol missing.
-    NetPluginNotLoaded { message: String },
+    NetPluginNotLoaded {
+        /// A plugin library was there but could not be used: `dlopen` failed for another
+        /// reason than a missing file, or it lacks the `ncclNetPlugin_vN` symbol this NCCL
+        /// looks for (which NCCL may then find in an older version: see the diagnosis).
+        broken: bool,
+        message: String,
+    },
+    /// A line that gives a communicator's size without being its `Init COMPLETE`: `... -
+    /// Init START`, `... - Destroy COMPLETE`, `... - Abort COMPLETE`, and `comm %p rank %d
+    /// nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d` (which alone gives the
+    /// node count).
+    CommSize {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rank: Option<u32>,
+        nranks: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        nnodes: Option<u32>,
+    },
     /// `NET/IB : No device found.`
     NoIbDevice,
     /// `Failed to open libibverbs.so[.1]`.
@@ -159,10 +176,17 @@ pub enum Event {
     GdrDisabled {
         /// The message says `(no module)`: the peer-memory module was not found.
         no_module: bool,
+        /// The NIC as the line names it (see [`gdr_hca`]).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hca: Option<String>,
         message: String,
     },
     /// `GPU Direct RDMA Enabled for ...`.
-    GdrEnabled { message: String },
+    GdrEnabled {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hca: Option<String>,
+        message: String,
+    },
     /// `NCCL_XXX set by environment to VALUE`.
     EnvSet { name: String, value: String },
     /// A connection of one channel between two ranks.
@@ -257,6 +281,9 @@ pub fn classify(level: Level, body: &str) -> Event {
             return e;
         }
     }
+    if let Some(e) = comm_size(body) {
+        return e;
+    }
     if let Some(rest) = body.strip_prefix("NET/IB : Using") {
         return net_ib_using(rest);
     }
@@ -296,11 +323,13 @@ pub fn classify(level: Level, body: &str) -> Event {
     if let Some(at) = body.find("GPU Direct RDMA Disabled for") {
         return Event::GdrDisabled {
             no_module: body[at..].contains("(no module"),
+            hca: gdr_hca(body),
             message: body.to_string(),
         };
     }
     if body.contains("GPU Direct RDMA Enabled for") {
         return Event::GdrEnabled {
+            hca: gdr_hca(body),
             message: body.to_string(),
         };
     }
@@ -399,13 +428,8 @@ enum At {
 /// words: the formats of NVIDIA/nccl v2.29.3-1 unless another tag is named.
 ///
 /// - `cudaDriverVersion %d`: `src/misc/cudawrap.cc` line 273.
-/// - `%s comm %p rank %d nranks %d ... - Init START` and `[Rank %d] %s comm ... - Init
-///   START`: `src/init.cc` lines 1640, 1664; `comm %p rank ... - Init START` at v2.18.3-1
-///   line 1356.
-/// - `comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d`:
-///   `src/init.cc` line 1220.
-/// - `comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE` (or `Abort`):
-///   `src/init.cc` line 356.
+/// - Init START, Destroy COMPLETE and Abort COMPLETE lines without a readable `rank` and
+///   `nranks` (those with them are [`Event::CommSize`], read by `comm_size`).
 /// - `Connected all rings, use ring PXN %d GDR %d`, `Connected all trees`, `Connected
 ///   binomial trees`: `src/transport/generic.cc` lines 39, 58, 81; `Connected all rings` at
 ///   v2.12.12-1 `src/init.cc` line 732.
@@ -434,10 +458,9 @@ enum At {
 /// - `Symmetric VA size=%ldGB`: `src/dev_runtime.cc` line 110.
 /// - `NET/IB: IbDev %d Port %d qpn %d query_ece={...}` and `... set_ece={...}`:
 ///   `src/transport/net_ib/connect.cc` lines 657, 518.
-const ROUTINE: [(At, &str); 29] = [
+const ROUTINE: [(At, &str); 28] = [
     (At::Start, "cudaDriverVersion"),
     (At::End, "Init START"),
-    (At::Within, " localRanks "),
     (At::End, "Destroy COMPLETE"),
     (At::End, "Abort COMPLETE"),
     (At::Start, "Connected all rings"),
@@ -494,6 +517,61 @@ fn version(body: &str) -> Option<Event> {
     Some(Event::Version {
         nccl: nccl.to_string(),
         cuda,
+    })
+}
+
+/// The communicator lines that give its size, read before the routine ones (see
+/// [`Event::CommSize`]): `%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx
+/// parent %p childCount %d color %d key %d- Init START` and `[Rank %d] %s comm %p rank %d
+/// nranks %d ... - Init START` (v2.29.3-1 `src/init.cc` lines 1640, 1664), `ncclCommInitRank
+/// comm %p rank %d nranks %d ... - Init START` (v2.21.5-1 `src/init.cc` line 1544), `comm %p
+/// rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START` (v2.18.3-1
+/// line 1356), `comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE` (v2.12.12-1
+/// line 1047, v2.21.5-1 line 2154), and `comm %p rank %d nRanks %d nNodes %d localRanks %d
+/// localRank %d MNNVL %d` (v2.21.5-1 line 1160, v2.29.3-1 line 1220).
+fn comm_size(body: &str) -> Option<Event> {
+    let ends = ["Init START", "Destroy COMPLETE", "Abort COMPLETE"];
+    let sized = ends.iter().any(|e| body.ends_with(e)) || body.contains(" nNodes ");
+    if !sized || !body.contains("comm ") {
+        return None;
+    }
+    let tokens: Vec<&str> = body.split_whitespace().collect();
+    let nranks = field(&tokens, "nranks")
+        .or_else(|| field(&tokens, "nRanks"))?
+        .parse()
+        .ok()?;
+    Some(Event::CommSize {
+        rank: field(&tokens, "rank").and_then(|v| v.parse().ok()),
+        nranks,
+        nnodes: field(&tokens, "nNodes").and_then(|v| v.parse().ok()),
+    })
+}
+
+/// The NIC a `GPU Direct RDMA Enabled/Disabled for` line names: `HCA 0 'mlx5_0'` and `HCA 3`
+/// (v2.4.8-1 `src/transport/net.cc` lines 271, 280 and `src/transport/net_ib.cc` line 226;
+/// v2.12.12-1 `src/graph/paths.cc` lines 393, 398 and `src/transport/net_ib.cc` line 290),
+/// `HCA 40000` (a NET id in hex, v2.21.5-1 `src/graph/paths.cc` lines 414, 419), or `NET/0-2`
+/// (v2.29.3-1 `src/graph/paths.cc` line 428). The quoted device name wins when there is one.
+fn gdr_hca(body: &str) -> Option<String> {
+    if let Some((_, rest)) = body.split_once('\'') {
+        if let Some((name, _)) = rest.split_once('\'') {
+            return Some(name.to_string());
+        }
+    }
+    let key = if body.contains("HCA ") {
+        "HCA "
+    } else {
+        "- NET/"
+    };
+    let at = body.find(key)?;
+    let word = body[at + key.len()..].split_whitespace().next()?;
+    let word = word.trim_end_matches([',', ')', '(']);
+    (!word.is_empty()).then(|| {
+        if key == "HCA " {
+            word.to_string()
+        } else {
+            format!("NET/{word}")
+        }
     })
 }
 
@@ -610,7 +688,25 @@ fn net_plugin(body: &str) -> Event {
     if body.contains("collnet") || body.contains("coll plugin") || body.contains("CollNet") {
         return Event::CollNetMention;
     }
+    // A missing library is the usual case (no plugin installed: NCCL uses its own IB and
+    // socket transports). `dlopen`'s other errors (`undefined symbol`, a wrong ELF class) and
+    // a missing `ncclNetPlugin_vN` symbol mean a plugin is there and cannot be used: v2.4.8-1
+    // `src/init.cc` lines 108, 114; v2.19.3-1 `src/net.cc` lines 234, 241, 248; v2.29.3-1
+    // `src/plugin/plugin_open.cc` line 78 (`NET/Plugin: %s: %s`, printed only when the
+    // file exists).
+    const ABSENT: [&str; 6] = [
+        "No such file",
+        "No plugin found",
+        "Could not find",
+        "internal",
+        "set by env",
+        "Using ",
+    ];
+    let broken = body.contains("Failed to find ncclNetPlugin")
+        || body.contains("not supported")
+        || !ABSENT.iter().any(|w| body.contains(w));
     Event::NetPluginNotLoaded {
+        broken,
         message: body.to_string(),
     }
 }
