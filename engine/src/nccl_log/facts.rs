@@ -264,15 +264,29 @@ fn node_count(log: &NcclLog, s: &Summary) -> Option<(usize, Vec<usize>, String)>
             first_line.entry(h).or_insert(r.line);
         }
     }
-    if !first_line.is_empty() {
+    if first_line.len() > 1 {
         let n = first_line.len();
         return Some((
             n,
             first_line.into_values().collect(),
-            format!("{n} host name(s) in the line prefixes"),
+            format!("{n} host names in the line prefixes"),
         ));
     }
-    rank_groups(s)
+    if let Some(groups) = rank_groups(s) {
+        return Some(groups);
+    }
+    // One host printed: it is the whole job only if it ran every rank.
+    let (host, line) = first_line.into_iter().next()?;
+    let ranks = s.hosts.iter().find(|h| h.host == host)?.ranks.len();
+    (s.nranks
+        .is_some_and(|n| usize::try_from(n).is_ok_and(|n| n == ranks)))
+    .then(|| {
+        (
+            1,
+            vec![line],
+            format!("one host name ({host}) in the line prefixes, and its ranks are all the ranks"),
+        )
+    })
 }
 
 /// With every rank in some channel line, the ranks that P2P or SHM join (each group one

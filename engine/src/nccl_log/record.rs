@@ -321,8 +321,14 @@ pub fn classify(level: Level, body: &str) -> Event {
         return verbs_call(rest, body);
     }
     if let Some(at) = body.find("GPU Direct RDMA Disabled for") {
+        // The IB transport's own verdict on a NIC names it in quotes and gives no distance:
+        // `... for HCA %d '%s' (no module)` up to v2.12.12-1 (`src/transport/net_ib.cc` line
+        // 290), without the parenthesis in the IB plugins of later years; the topology's verdict
+        // gives a PCIe distance (`src/graph/paths.cc`).
+        let rest = &body[at..];
         return Event::GdrDisabled {
-            no_module: body[at..].contains("(no module"),
+            no_module: rest.contains("(no module")
+                || (rest.contains('\'') && !rest.contains("distance")),
             hca: gdr_hca(body),
             message: body.to_string(),
         };
