@@ -22,6 +22,8 @@ mod summary;
 pub mod wc_status;
 
 #[cfg(test)]
+mod fragment_tests;
+#[cfg(test)]
 mod tests;
 
 use serde::Serialize;
