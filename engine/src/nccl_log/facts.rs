@@ -442,6 +442,14 @@ fn network_name(log: &NcclLog, s: &Summary, one_host_lines: Vec<usize>) -> Netwo
         match &r.event {
             Event::UsingNetwork { name } => using.entry(name.as_str()).or_default().push(r.line),
             Event::WorkCompletionError { .. } | Event::IbQp { .. } => ib_traffic.push(r.line),
+            // Verbs calls NCCL's IB transport makes only on connections it sets up (opening
+            // or querying a device happens before it is chosen, and may end in sockets).
+            Event::ModifyQpFailed { .. } => ib_traffic.push(r.line),
+            Event::VerbsCallFailed { call, .. }
+                if call.starts_with("ibv_create_qp") || call.starts_with("ibv_reg_") =>
+            {
+                ib_traffic.push(r.line)
+            }
             Event::NetIbUsing { .. } => ib_listed.push(r.line),
             _ => {}
         }
@@ -458,7 +466,7 @@ fn network_name(log: &NcclLog, s: &Summary, one_host_lines: Vec<usize>) -> Netwo
         );
     }
     if !ib_traffic.is_empty() {
-        return NetworkName::Named("IB".into(), FactSource::known(NETWORK, ib_traffic, "`NET/IB` completion or QP lines, which NCCL's IB verbs transport prints once it carries traffic"));
+        return NetworkName::Named("IB".into(), FactSource::known(NETWORK, ib_traffic, "`NET/IB` completion or QP lines, or a failed verbs call on a connection, which only NCCL's IB verbs transport makes"));
     }
     if !ib_listed.is_empty() && !s.hosts.iter().any(|h| !h.net_plugins.is_empty()) {
         return NetworkName::Named("IB".into(), FactSource::known(NETWORK, ib_listed, "NCCL's IB transport found devices (`NET/IB : Using`) and no plugin was loaded: NCCL prefers IB to sockets"));

@@ -330,3 +330,66 @@ fn sources_point_into_the_text() {
         let _ = diagnose(&log);
     }
 }
+
+/// Two device-list forms: the HPC-X IB plugin's capability after the link layer
+/// (`[0]mlx5_0:1/IB/SHARP`, as https://github.com/NVIDIA/nccl/issues/988 prints it) and a
+/// merged device, ` [%d]={[%d] %s:%d/%s, ...}` (v2.21.5-1 `src/transport/net_ib.cc` lines
+/// 521-529), written here from that format.
+#[test]
+fn device_lists_with_sharp_and_merged_devices() {
+    let sharp = "ad5b8ae33076:28331:28331 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB/SHARP [1]mlx5_1:1/IB/SHARP ; OOB eth0:10.0.1.2<0>\n";
+    let Event::NetIbUsing { devices, .. } = parse(sharp).records[0].event.clone() else {
+        panic!("not a device list");
+    };
+    assert_eq!(devices.len(), 2);
+    assert_eq!(
+        (devices[1].name.as_str(), devices[1].port),
+        ("mlx5_1", Some(1))
+    );
+    assert_eq!(parse(sharp).summary().link_layer, Some(LinkLayer::IB));
+    let merged = "h:1:2 [0] NCCL INFO NET/IB : Using [0]={[0] mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE} [1]mlx5_4:1/RoCE [2]={[5] mlx5_0:1/IB, [6] mlx5_1:1/RoCE} [RO]; OOB bond0:10.0.0.9<0>\n";
+    let Event::NetIbUsing { devices, .. } = parse(merged).records[0].event.clone() else {
+        panic!("not a device list");
+    };
+    let read: Vec<(u32, &str, Option<LinkLayer>)> = devices
+        .iter()
+        .map(|d| (d.index, d.name.as_str(), d.link))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (0, "mlx5_2+mlx5_3", Some(LinkLayer::RoCE)),
+            (1, "mlx5_4", Some(LinkLayer::RoCE)),
+            // Members that disagree give no one link layer.
+            (2, "mlx5_0+mlx5_1", None),
+        ]
+    );
+}
+
+/// NCCL 2.5 to 2.7 report a full /dev/shm as `Call to posix_fallocate failed : %s` (v2.7.8-1
+/// `src/include/shm.h` line 28, through SYSCHECK); the line as
+/// https://github.com/NVIDIA/nccl/issues/290's title gives it.
+#[test]
+fn posix_fallocate_is_a_shared_memory_failure() {
+    let text = "gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n";
+    let f = diagnose(&parse(text));
+    assert!(
+        f.iter()
+            .any(|f| f.topic == "/troubleshooting#dev-shm-too-small"),
+        "{f:?}"
+    );
+}
+
+/// A failed `ibv_modify_qp` happens only on a connection NCCL's IB transport sets up, so the
+/// network is IB verbs even with no other line (`Call to " name " failed with error %s`,
+/// v2.18.3-1 `src/misc/ibvwrap.cc` line 52, used by `wrap_ibv_modify_qp` at line 187; the
+/// line as https://github.com/NVIDIA/nccl-tests/issues/185's title gives it).
+#[test]
+fn a_failed_qp_call_says_ib_verbs() {
+    let text = "dgx:1:2 [0] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable\n";
+    let s = parse(text).summary();
+    assert_eq!(s.inter_node_network.as_deref(), Some("IB"));
+    // Opening a device comes before IB is chosen: no conclusion from it.
+    let open = "dgx:1:2 [0] NCCL WARN Call to ibv_open_device failed\n";
+    assert_eq!(parse(open).summary().inter_node_network, None);
+}

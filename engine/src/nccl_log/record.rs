@@ -317,6 +317,15 @@ pub fn classify(level: Level, body: &str) -> Event {
     if body.starts_with("Failed to open libibverbs") {
         return Event::NoLibibverbs;
     }
+    // NCCL 2.5 to 2.7 size a /dev/shm segment with `SYSCHECK(shm_allocate(...),
+    // "posix_fallocate")`, which prints `Call to posix_fallocate failed : %s` (v2.7.8-1
+    // `src/include/shm.h` line 28).
+    if body.starts_with("Call to posix_fallocate") {
+        return Event::ShmError {
+            path: None,
+            message: body.to_string(),
+        };
+    }
     if let Some(rest) = body.strip_prefix("Call to ") {
         return verbs_call(rest, body);
     }
@@ -627,35 +636,78 @@ fn strip_index(t: &str) -> (Option<u32>, &str) {
 
 /// ` [0]mlx5_0:1/RoCE [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>` (v2.29.3-1
 /// `src/transport/net_ib/init.cc` lines 351-357; v2.4.8-1 `src/transport/net_ib.cc` lines
-/// 162-168 with ` ; OOB`).
+/// 162-168 with ` ; OOB`). A merged (virtual) device lists its members: ` [0]={[0]
+/// mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE}` (v2.21.5-1 `src/transport/net_ib.cc` lines 521-529),
+/// read as one device named after its members.
 fn net_ib_using(rest: &str) -> Event {
     let (list, oob) = match rest.split_once("OOB ") {
         Some((l, o)) => (l, Some(o.trim().to_string())),
         None => (rest, None),
     };
-    let devices = device_list(list)
-        .map(|(index, t)| {
-            let t = t.trim_end_matches(';');
-            let (name_port, link) = match t.rsplit_once('/') {
-                Some((np, "IB")) => (np, Some(LinkLayer::IB)),
-                Some((np, "RoCE")) => (np, Some(LinkLayer::RoCE)),
-                Some((np, "UNSPECIFIED")) => (np, Some(LinkLayer::Unspecified)),
-                _ => (t, None),
-            };
-            let (name, port) = match name_port.rsplit_once(':') {
-                Some((n, p)) => (n, p.parse().ok()),
-                None => (name_port, None),
-            };
-            NetDevice {
+    let mut devices = Vec::new();
+    let mut rest = list;
+    while let Some(open) = rest.find("={") {
+        // `... [3]={`: the words before `[3]` are plain devices, `3` is the merged one's index.
+        let head = &rest[..open];
+        let bracket = head.rfind('[').unwrap_or(head.len());
+        devices.extend(device_list(&head[..bracket]).map(ib_device));
+        let index = head[bracket..]
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .ok();
+        let after = &rest[open + 2..];
+        let (members, tail) = after.split_once('}').unwrap_or((after, ""));
+        let members: Vec<NetDevice> = members
+            .split(',')
+            .filter_map(|m| m.trim().split_once(' ').map(|(_, d)| ib_device((0, d))))
+            .collect();
+        if let (Some(index), Some(first)) = (index, members.first()) {
+            let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+            let links: Vec<Option<LinkLayer>> = members.iter().map(|m| m.link).collect();
+            devices.push(NetDevice {
                 index,
-                name: name.to_string(),
-                port,
-                link,
+                name: names.join("+"),
+                port: first.port,
+                // One link layer for the device only when its members agree.
+                link: links
+                    .iter()
+                    .all(|l| *l == links[0])
+                    .then_some(links[0])
+                    .flatten(),
                 address: None,
-            }
-        })
-        .collect();
+            });
+        }
+        rest = tail;
+    }
+    devices.extend(device_list(rest).map(ib_device));
     Event::NetIbUsing { devices, oob }
+}
+
+/// `mlx5_0:1/RoCE` at index `index`. The IB plugin of HPC-X appends a capability after the
+/// link layer (`mlx5_1:1/IB/SHARP`, as https://github.com/NVIDIA/nccl/issues/988 shows), so
+/// the link layer is the first word after the port that names one.
+fn ib_device((index, t): (u32, &str)) -> NetDevice {
+    let t = t.trim_end_matches([';', ',']);
+    let mut parts = t.split('/');
+    let name_port = parts.next().unwrap_or(t);
+    let link = parts.find_map(|p| match p {
+        "IB" => Some(LinkLayer::IB),
+        "RoCE" => Some(LinkLayer::RoCE),
+        "UNSPECIFIED" => Some(LinkLayer::Unspecified),
+        _ => None,
+    });
+    let (name, port) = match name_port.rsplit_once(':') {
+        Some((n, p)) => (n, p.parse().ok()),
+        None => (name_port, None),
+    };
+    NetDevice {
+        index,
+        name: name.to_string(),
+        port,
+        link,
+        address: None,
+    }
 }
 
 /// `[0]eth0:10.0.0.1<0>` (v2.29.3-1 `src/transport/net_socket.cc` lines 73-77).
