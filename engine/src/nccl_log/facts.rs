@@ -23,14 +23,14 @@ pub struct FactSource {
     pub fact: &'static str,
     /// Whether the log states it; when not, the summary's value is `null`.
     pub known: bool,
-    /// The lines it was read from, at most [`MAX_LINES`] of them.
+    /// The lines it was read from, at most twelve of them (`MAX_LINES`).
     pub lines: Vec<usize>,
     /// How it was read; for an unknown fact, which line would tell.
     pub reading: String,
 }
 
 /// Enough lines to find the evidence in the text, few enough to read.
-pub const MAX_LINES: usize = 12;
+const MAX_LINES: usize = 12;
 
 impl FactSource {
     fn known(fact: &'static str, lines: Vec<usize>, reading: impl Into<String>) -> FactSource {

@@ -176,7 +176,7 @@ pub enum Event {
     GdrDisabled {
         /// The message says `(no module)`: the peer-memory module was not found.
         no_module: bool,
-        /// The NIC as the line names it (see [`gdr_hca`]).
+        /// The NIC as the line names it (see `gdr_hca` in this file).
         #[serde(skip_serializing_if = "Option::is_none")]
         hca: Option<String>,
         message: String,
@@ -317,36 +317,11 @@ pub fn classify(level: Level, body: &str) -> Event {
     if body.starts_with("Failed to open libibverbs") {
         return Event::NoLibibverbs;
     }
-    // NCCL 2.5 to 2.7 size a /dev/shm segment with `SYSCHECK(shm_allocate(...),
-    // "posix_fallocate")`, which prints `Call to posix_fallocate failed : %s` (v2.7.8-1
-    // `src/include/shm.h` line 28).
-    if body.starts_with("Call to posix_fallocate") {
-        return Event::ShmError {
-            path: None,
-            message: body.to_string(),
-        };
-    }
     if let Some(rest) = body.strip_prefix("Call to ") {
         return verbs_call(rest, body);
     }
-    if let Some(at) = body.find("GPU Direct RDMA Disabled for") {
-        // The IB transport's own verdict on a NIC names it in quotes and gives no distance:
-        // `... for HCA %d '%s' (no module)` up to v2.12.12-1 (`src/transport/net_ib.cc` line
-        // 290), without the parenthesis in the IB plugins of later years; the topology's verdict
-        // gives a PCIe distance (`src/graph/paths.cc`).
-        let rest = &body[at..];
-        return Event::GdrDisabled {
-            no_module: rest.contains("(no module")
-                || (rest.contains('\'') && !rest.contains("distance")),
-            hca: gdr_hca(body),
-            message: body.to_string(),
-        };
-    }
-    if body.contains("GPU Direct RDMA Enabled for") {
-        return Event::GdrEnabled {
-            hca: gdr_hca(body),
-            message: body.to_string(),
-        };
+    if let Some(e) = gdr_verdict(body) {
+        return e;
     }
     if let Some(e) = env_set(body) {
         return e;
@@ -562,6 +537,28 @@ fn comm_size(body: &str) -> Option<Event> {
     })
 }
 
+/// `GPU Direct RDMA Disabled for ...` and `... Enabled for ...`. The IB transport's own
+/// verdict on a NIC names it in quotes and gives no distance: `... for HCA %d '%s' (no
+/// module)` up to v2.12.12-1 (`src/transport/net_ib.cc` line 290), without the parenthesis in
+/// the IB plugins of later years; the topology's verdict gives a PCIe distance
+/// (`src/graph/paths.cc`).
+fn gdr_verdict(body: &str) -> Option<Event> {
+    if let Some(at) = body.find("GPU Direct RDMA Disabled for") {
+        let rest = &body[at..];
+        return Some(Event::GdrDisabled {
+            no_module: rest.contains("(no module")
+                || (rest.contains('\'') && !rest.contains("distance")),
+            hca: gdr_hca(body),
+            message: body.to_string(),
+        });
+    }
+    body.contains("GPU Direct RDMA Enabled for")
+        .then(|| Event::GdrEnabled {
+            hca: gdr_hca(body),
+            message: body.to_string(),
+        })
+}
+
 /// The NIC a `GPU Direct RDMA Enabled/Disabled for` line names: `HCA 0 'mlx5_0'` and `HCA 3`
 /// (v2.4.8-1 `src/transport/net.cc` lines 271, 280 and `src/transport/net_ib.cc` line 226;
 /// v2.12.12-1 `src/graph/paths.cc` lines 393, 398 and `src/transport/net_ib.cc` line 290),
@@ -685,7 +682,7 @@ fn net_ib_using(rest: &str) -> Event {
 }
 
 /// `mlx5_0:1/RoCE` at index `index`. The IB plugin of HPC-X appends a capability after the
-/// link layer (`mlx5_1:1/IB/SHARP`, as https://github.com/NVIDIA/nccl/issues/988 shows), so
+/// link layer (`mlx5_1:1/IB/SHARP`, as <https://github.com/NVIDIA/nccl/issues/988> shows), so
 /// the link layer is the first word after the port that names one.
 fn ib_device((index, t): (u32, &str)) -> NetDevice {
     let t = t.trim_end_matches([';', ',']);
@@ -774,6 +771,15 @@ fn net_plugin(body: &str) -> Event {
 /// (same file, lines 40-86).
 fn verbs_call(rest: &str, body: &str) -> Event {
     let call = rest.split_whitespace().next().unwrap_or("").to_string();
+    // NCCL 2.5 to 2.7 size a /dev/shm segment with `SYSCHECK(shm_allocate(...),
+    // "posix_fallocate")`, which prints `Call to posix_fallocate failed : %s` (v2.7.8-1
+    // `src/include/shm.h` line 28): a shared-memory failure, not a verbs one.
+    if call == "posix_fallocate" {
+        return Event::ShmError {
+            path: None,
+            message: body.to_string(),
+        };
+    }
     let errno = number_after(body, "errno ").or_else(|| number_after(body, "failed with "));
     if call == "ibv_modify_qp" {
         let gid_index = number_after(body, "local GID index ");
