@@ -114,7 +114,11 @@ fn explain(r: &Report) -> String {
         or_unknown(&s.nccl_version),
         or_unknown(&s.cuda_version),
         or_unknown(&s.nranks),
-        or_unknown(&s.nnodes),
+        match (s.nnodes, s.multi_node) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(true)) => "more than one (how many is not in the log)".to_string(),
+            (None, _) => "not in the log".to_string(),
+        },
         if intra.is_empty() {
             "not in the log".to_string()
         } else {

@@ -220,7 +220,7 @@ fn nodes(log: &NcclLog, s: &mut Summary) -> [FactSource; 2] {
             FactSource::known(
                 "multi_node",
                 net.iter().flat_map(|c| c.lines.iter().copied()).collect(),
-                "NET channels between ranks: NCCL joins GPUs of one host by P2P or SHM, so the network means another host (nothing in the log turns P2P or SHM off)",
+                "NET channels between ranks whose hosts the log does not give: NCCL joins GPUs of one host by P2P or SHM, so the network most likely means another host. A guess: NCCL also sends between two GPUs of one host over the NIC when neither P2P nor SHM suits them, which no line here rules out",
             )
         }
         None => {
