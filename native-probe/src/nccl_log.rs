@@ -91,17 +91,21 @@ fn lines(lines: &[usize]) -> String {
 /// The summary and the findings, for people.
 fn explain(r: &Report) -> String {
     let s = &r.summary;
-    let transport = match s.inter_node_transport {
-        Some(InterNodeTransport::IB) => "InfiniBand (NET/IB)",
-        Some(InterNodeTransport::RoCE) => "RoCE (NET/IB over Ethernet)",
-        Some(InterNodeTransport::Socket) => "TCP sockets (NET/Socket)",
-        Some(InterNodeTransport::None) => "none (one host)",
-        None => "not in the log",
+    let transport = match (s.inter_node_transport, s.inter_node_network.as_deref()) {
+        (Some(InterNodeTransport::IB), _) => "InfiniBand (NET/IB)".to_string(),
+        (Some(InterNodeTransport::RoCE), _) => "RoCE (NET/IB over Ethernet)".to_string(),
+        (Some(InterNodeTransport::Socket), _) => "TCP sockets (NET/Socket)".to_string(),
+        (Some(InterNodeTransport::None), _) => "none (one host)".to_string(),
+        (None, Some(net)) if net.starts_with("IB") => {
+            format!("NCCL's IB verbs transport ({net}); InfiniBand or RoCE not in the log")
+        }
+        (None, Some(net)) => format!("the network `{net}`"),
+        (None, None) => "not in the log".to_string(),
     };
     let gdr = match s.gdr_used {
         Some(true) => "yes",
         Some(false) => "no",
-        None => "no inter-node channel in the log",
+        None => "not in the log",
     };
     let intra: Vec<String> = s.intra_node.iter().map(|t| format!("{t:?}")).collect();
     let mut out = format!(
@@ -110,13 +114,30 @@ fn explain(r: &Report) -> String {
         or_unknown(&s.nccl_version),
         or_unknown(&s.cuda_version),
         or_unknown(&s.nranks),
-        or_unknown(&s.nnodes),
+        match (s.nnodes, s.multi_node) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(true)) => "more than one (how many is not in the log)".to_string(),
+            (None, _) => "not in the log".to_string(),
+        },
         if intra.is_empty() {
             "not in the log".to_string()
         } else {
             intra.join(", ")
         },
     );
+    out.push_str("where each came from:\n");
+    for f in &s.sources {
+        if f.known {
+            out.push_str(&format!(
+                "  {}: line {} ({})\n",
+                f.fact,
+                lines(&f.lines),
+                f.reading
+            ));
+        } else {
+            out.push_str(&format!("  {}: unknown; {}\n", f.fact, f.reading));
+        }
+    }
     if !s.env.is_empty() {
         out.push_str("set in the environment:\n");
         for e in &s.env {

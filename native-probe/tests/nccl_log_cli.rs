@@ -43,6 +43,13 @@ fn json_has_the_issues_keys_and_names_the_socket_fallback() {
     assert_eq!(json["gdr_used"], false);
     assert_eq!(json["nranks"], 2);
     assert_eq!(json["nnodes"], 2);
+    let sources = json["sources"].as_array().expect("sources");
+    let nranks = sources
+        .iter()
+        .find(|f| f["fact"] == "nranks")
+        .expect("nranks source");
+    assert_eq!(nranks["lines"], serde_json::json!([4, 5]));
+    assert_eq!(nranks["known"], true);
     let findings = json["findings"].as_array().unwrap();
     let socket = findings
         .iter()
@@ -67,6 +74,9 @@ fn text_mode_reads_a_file_and_exits_by_severity() {
     let text = out.stdout;
     assert!(text.contains("between hosts: TCP sockets"), "{text}");
     assert!(text.contains("GPUDirect RDMA: no"), "{text}");
+    // Each fact names its lines: the channel line says sockets; nothing gives the version.
+    assert!(text.contains("inter_node_transport: line 6 ("), "{text}");
+    assert!(text.contains("nccl_version: unknown; the banner"), "{text}");
     let errors = text.lines().any(|l| l.starts_with('✗'));
     assert_eq!(
         out.status.success(),

@@ -94,7 +94,9 @@ pub fn diagnose(log: &NcclLog) -> Vec<Finding> {
     nvls(log, &mut out);
     shm(log, &mut out);
     plugin(&s, &mut out);
+    plugin_unusable(log, &mut out);
     p2p_disabled(&s, &mut out);
+    p2p_level(&s, &mut out);
     socket_failures(log, &mut out);
     errors(log, &s, &mut out);
     other_warnings(log, &mut out);
@@ -201,9 +203,9 @@ fn peermem_check(version: (u32, u32, u32)) -> &'static str {
     if version < (2, 9, 8) {
         "this NCCL version looks only for /sys/kernel/mm/memory_peers/nv_mem/version, the old nv_peer_mem module; it does not see the nvidia-peermem module that ships with current GPU drivers, so it reports no module even when nvidia-peermem is loaded — use NCCL 2.9.8 or later, or load nv_peer_mem"
     } else if version < (2, 23, 0) {
-        "this NCCL version looks for /sys/kernel/mm/memory_peers/nv_mem/version (nv_peer_mem) or /sys/kernel/mm/memory_peers/nvidia-peermem/version (nvidia-peermem); neither was found, so load nvidia-peermem (`modprobe nvidia-peermem`)"
+        "this NCCL version looks only under /sys/kernel/mm/memory_peers (nv_mem, or nvidia-peermem's own entry) and not at /sys/module/nvidia_peermem/version, which NCCL 2.23 added; recent drivers' nvidia-peermem does not register there, so a loaded module can go unseen. Check `lsmod | grep nvidia_peermem`: if it is not loaded, `modprobe nvidia-peermem`; if it is, use NCCL 2.23 or later, or the DMA-BUF path"
     } else {
-        "this NCCL version looks for the nv_peer_mem files under /sys/kernel/mm/memory_peers or /sys/module/nvidia_peermem/version; none was found, so load nvidia-peermem (`modprobe nvidia-peermem`) or use DMA-BUF"
+        "this NCCL version looks for the nv_peer_mem files under /sys/kernel/mm/memory_peers or /sys/module/nvidia_peermem/version; none was found, and DMA-BUF was not usable either. Load nvidia-peermem (`modprobe nvidia-peermem`), or use DMA-BUF, which needs the open GPU kernel modules, Linux 5.12 or later and a NIC driver that supports it"
     }
 }
 
@@ -219,9 +221,9 @@ fn gdr(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
             _ => None,
         })
         .collect();
-    // Without network channels, a `Disabled` line matters only if the job spans hosts: NCCL
-    // checks GDR at init even on one host, where no data crosses the network.
-    let spans_hosts = s.nnodes.is_some_and(|n| n > 1);
+    // Without network channels, a `Disabled` line matters unless the job is known to stay on
+    // one host: NCCL checks GDR at init even there, where no data crosses the network.
+    let spans_hosts = s.multi_node != Some(false);
     if s.gdr_used != Some(false) && (disabled.is_empty() || !spans_hosts) {
         return;
     }
@@ -656,17 +658,105 @@ fn plugin(s: &Summary, out: &mut Vec<Finding>) {
     });
 }
 
+/// A plugin library is there and NCCL could not use it: `dlopen` failed for a reason other
+/// than a missing file, or none of the `ncclNetPlugin_vN` symbols this NCCL knows is in it
+/// (it tries the newest first and logs each miss, so a miss followed by `Loaded net plugin`
+/// on the same host is a version fallback that worked). `Failed to initialize any NET plugin`
+/// (v2.29.3-1 `src/plugin/net.cc` line 402) means no network at all.
+fn plugin_unusable(log: &NcclLog, out: &mut Vec<Finding>) {
+    let loaded: BTreeSet<Option<&str>> = log
+        .records
+        .iter()
+        .filter(|r| matches!(r.event, Event::NetPluginLoaded { .. }))
+        .map(|r| r.origin.host.as_deref())
+        .collect();
+    let mut lines = Vec::new();
+    let mut none_at_all = false;
+    for r in &log.records {
+        match &r.event {
+            Event::NetPluginNotLoaded { broken: true, .. }
+                if !loaded.contains(&r.origin.host.as_deref()) =>
+            {
+                lines.push(r.line)
+            }
+            Event::Warning { message }
+                if message.contains("Failed to initialize any NET plugin") =>
+            {
+                none_at_all = true;
+                lines.push(r.line);
+            }
+            _ => {}
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let tail = if none_at_all {
+        " No network initialized at all (`Failed to initialize any NET plugin`), so NCCL cannot reach other hosts."
+    } else {
+        " NCCL then uses its built-in IB or socket transport, which may not be what the hosts were set up for (an EFA or other plugin-only fabric falls back to TCP sockets)."
+    };
+    out.push(Finding {
+        severity: if none_at_all { Severity::Error } else { Severity::Warning },
+        title: "A network plugin was found but could not be used".into(),
+        explanation: format!(
+            "A `libnccl-net` library is on the library path, but NCCL could not use it: `dlopen` failed (the line gives its error: a missing dependency, an undefined symbol), or the plugin exports no `ncclNetPlugin_vN` interface this NCCL understands, so plugin and NCCL versions do not match.{tail} Install the plugin build made for this NCCL version (or remove the stale library from LD_LIBRARY_PATH), and set NCCL_NET to the plugin's network name so a failure stops the job instead of changing its network."
+        ),
+        lines: capped(lines),
+        topic: PLUGIN,
+    });
+}
+
+/// `NCCL_P2P_LEVEL` caps how far apart two GPUs may be for P2P (`ncclGetLevel`, v2.29.3-1
+/// `src/graph/paths.cc` lines 217-263); GPUs further apart than the level talk through SHM
+/// or, when SHM is off too, the network. Shown when the channels prove that happened.
+fn p2p_level(s: &Summary, out: &mut Vec<Finding>) {
+    let Some(level) = s.env.iter().find(|e| e.name == "NCCL_P2P_LEVEL") else {
+        return;
+    };
+    let mut lines = level.lines.clone();
+    let detour: Vec<usize> = s
+        .channels
+        .iter()
+        .filter(|c| {
+            c.transport == Transport::SHM
+                || (c.transport == Transport::NET && c.inter_node == Some(false))
+        })
+        .flat_map(|c| c.lines.iter().copied())
+        .collect();
+    if detour.is_empty() {
+        return;
+    }
+    lines.extend(detour);
+    out.push(Finding {
+        severity: Severity::Warning,
+        title: format!("NCCL_P2P_LEVEL={} keeps some GPUs of a host off P2P", level.value),
+        explanation: format!(
+            "NCCL_P2P_LEVEL={} allows P2P only between GPUs whose PCIe or NVLink path is no longer than that level (LOC, NVL, PIX, PXB, PHB, SYS from nearest to farthest); pairs further apart connect via SHM (through host memory) or, with SHM off too, via the network, as the channel lines show. If the variable was set to work around a fault (ACS, IOMMU), fix that instead; otherwise unset it or raise it (nvidia-smi topo -m shows each pair's path).",
+            level.value
+        ),
+        lines: capped(lines),
+        topic: P2P_OFF,
+    });
+}
+
 fn p2p_disabled(s: &Summary, out: &mut Vec<Finding>) {
     let Some(mut lines) = env_is(s, "NCCL_P2P_DISABLE", "1") else {
         return;
     };
-    if !s.intra_node.contains(&IntraNodeTransport::SHM) {
+    // Without P2P, GPUs of a host connect via SHM, or via the network when SHM is off too.
+    if !s.intra_node.contains(&IntraNodeTransport::SHM)
+        && !s.intra_node.contains(&IntraNodeTransport::NET)
+    {
         return;
     }
     lines.extend(
         s.channels
             .iter()
-            .filter(|c| c.transport == Transport::SHM)
+            .filter(|c| {
+                c.transport == Transport::SHM
+                    || (c.transport == Transport::NET && c.inter_node == Some(false))
+            })
             .flat_map(|c| c.lines.iter().copied()),
     );
     out.push(Finding {

@@ -8,6 +8,11 @@
 //! hosts, and which transport joined which ranks; [`diagnose()`] turns known bad signs
 //! into [`Finding`]s that point at the lab's troubleshooting page.
 //!
+//! People paste fragments (a few WARN lines, some channel lines, the tail of a run), so each
+//! headline fact is read from whichever line states it, directly or not, and carries a
+//! [`FactSource`]: the lines it came from, or, when no line states it, which line would
+//! tell. A fact the log does not state is `None` (JSON `null`), never "no".
+//!
 //! The formats read are those of NVIDIA/nccl v2.4.8-1 to v2.29.3-1; each reader in
 //! `record.rs` names the format strings (file and line at a tag) it was written from.
 //! Reading is one pass over the lines with fixed-word matching, so time is linear in the
@@ -15,17 +20,21 @@
 
 mod calculator;
 mod diagnose;
+mod facts;
 mod prefix;
 mod record;
 mod summary;
 pub mod wc_status;
 
 #[cfg(test)]
+mod fragment_tests;
+#[cfg(test)]
 mod tests;
 
 use serde::Serialize;
 
 pub use diagnose::{diagnose, Finding, Severity, TOPICS};
+pub use facts::{FactSource, GdrHca};
 pub use prefix::{Level, Origin};
 pub use record::{
     ChannelConnection, Event, LinkLayer, NcclResult, NetDevice, Peer, Side, Transport,

@@ -132,7 +132,24 @@ pub enum Event {
     /// `NET/Plugin: Loaded net plugin NAME (vN)`.
     NetPluginLoaded { name: String },
     /// Any other `NET/Plugin` line: no plugin found, failed to load, symbol missing.
-    NetPluginNotLoaded { message: String },
+    NetPluginNotLoaded {
+        /// A plugin library was there but could not be used: `dlopen` failed for another
+        /// reason than a missing file, or it lacks the `ncclNetPlugin_vN` symbol this NCCL
+        /// looks for (which NCCL may then find in an older version: see the diagnosis).
+        broken: bool,
+        message: String,
+    },
+    /// A line that gives a communicator's size without being its `Init COMPLETE`: `... -
+    /// Init START`, `... - Destroy COMPLETE`, `... - Abort COMPLETE`, and `comm %p rank %d
+    /// nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d` (which alone gives the
+    /// node count).
+    CommSize {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rank: Option<u32>,
+        nranks: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        nnodes: Option<u32>,
+    },
     /// `NET/IB : No device found.`
     NoIbDevice,
     /// `Failed to open libibverbs.so[.1]`.
@@ -159,10 +176,17 @@ pub enum Event {
     GdrDisabled {
         /// The message says `(no module)`: the peer-memory module was not found.
         no_module: bool,
+        /// The NIC as the line names it (see `gdr_hca` in this file).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hca: Option<String>,
         message: String,
     },
     /// `GPU Direct RDMA Enabled for ...`.
-    GdrEnabled { message: String },
+    GdrEnabled {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hca: Option<String>,
+        message: String,
+    },
     /// `NCCL_XXX set by environment to VALUE`.
     EnvSet { name: String, value: String },
     /// A connection of one channel between two ranks.
@@ -257,6 +281,9 @@ pub fn classify(level: Level, body: &str) -> Event {
             return e;
         }
     }
+    if let Some(e) = comm_size(body) {
+        return e;
+    }
     if let Some(rest) = body.strip_prefix("NET/IB : Using") {
         return net_ib_using(rest);
     }
@@ -293,16 +320,8 @@ pub fn classify(level: Level, body: &str) -> Event {
     if let Some(rest) = body.strip_prefix("Call to ") {
         return verbs_call(rest, body);
     }
-    if let Some(at) = body.find("GPU Direct RDMA Disabled for") {
-        return Event::GdrDisabled {
-            no_module: body[at..].contains("(no module"),
-            message: body.to_string(),
-        };
-    }
-    if body.contains("GPU Direct RDMA Enabled for") {
-        return Event::GdrEnabled {
-            message: body.to_string(),
-        };
+    if let Some(e) = gdr_verdict(body) {
+        return e;
     }
     if let Some(e) = env_set(body) {
         return e;
@@ -399,13 +418,8 @@ enum At {
 /// words: the formats of NVIDIA/nccl v2.29.3-1 unless another tag is named.
 ///
 /// - `cudaDriverVersion %d`: `src/misc/cudawrap.cc` line 273.
-/// - `%s comm %p rank %d nranks %d ... - Init START` and `[Rank %d] %s comm ... - Init
-///   START`: `src/init.cc` lines 1640, 1664; `comm %p rank ... - Init START` at v2.18.3-1
-///   line 1356.
-/// - `comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d`:
-///   `src/init.cc` line 1220.
-/// - `comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE` (or `Abort`):
-///   `src/init.cc` line 356.
+/// - Init START, Destroy COMPLETE and Abort COMPLETE lines without a readable `rank` and
+///   `nranks` (those with them are [`Event::CommSize`], read by `comm_size`).
 /// - `Connected all rings, use ring PXN %d GDR %d`, `Connected all trees`, `Connected
 ///   binomial trees`: `src/transport/generic.cc` lines 39, 58, 81; `Connected all rings` at
 ///   v2.12.12-1 `src/init.cc` line 732.
@@ -434,10 +448,9 @@ enum At {
 /// - `Symmetric VA size=%ldGB`: `src/dev_runtime.cc` line 110.
 /// - `NET/IB: IbDev %d Port %d qpn %d query_ece={...}` and `... set_ece={...}`:
 ///   `src/transport/net_ib/connect.cc` lines 657, 518.
-const ROUTINE: [(At, &str); 29] = [
+const ROUTINE: [(At, &str); 28] = [
     (At::Start, "cudaDriverVersion"),
     (At::End, "Init START"),
-    (At::Within, " localRanks "),
     (At::End, "Destroy COMPLETE"),
     (At::End, "Abort COMPLETE"),
     (At::Start, "Connected all rings"),
@@ -497,6 +510,83 @@ fn version(body: &str) -> Option<Event> {
     })
 }
 
+/// The communicator lines that give its size, read before the routine ones (see
+/// [`Event::CommSize`]): `%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx
+/// parent %p childCount %d color %d key %d- Init START` and `[Rank %d] %s comm %p rank %d
+/// nranks %d ... - Init START` (v2.29.3-1 `src/init.cc` lines 1640, 1664), `ncclCommInitRank
+/// comm %p rank %d nranks %d ... - Init START` (v2.21.5-1 `src/init.cc` line 1544), `comm %p
+/// rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START` (v2.18.3-1
+/// line 1356), `comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE` (v2.12.12-1
+/// line 1047, v2.21.5-1 line 2154), and `comm %p rank %d nRanks %d nNodes %d localRanks %d
+/// localRank %d MNNVL %d` (v2.21.5-1 line 1160, v2.29.3-1 line 1220).
+fn comm_size(body: &str) -> Option<Event> {
+    let ends = ["Init START", "Destroy COMPLETE", "Abort COMPLETE"];
+    let sized = ends.iter().any(|e| body.ends_with(e)) || body.contains(" nNodes ");
+    if !sized || !body.contains("comm ") {
+        return None;
+    }
+    let tokens: Vec<&str> = body.split_whitespace().collect();
+    let nranks = field(&tokens, "nranks")
+        .or_else(|| field(&tokens, "nRanks"))?
+        .parse()
+        .ok()?;
+    Some(Event::CommSize {
+        rank: field(&tokens, "rank").and_then(|v| v.parse().ok()),
+        nranks,
+        nnodes: field(&tokens, "nNodes").and_then(|v| v.parse().ok()),
+    })
+}
+
+/// `GPU Direct RDMA Disabled for ...` and `... Enabled for ...`. The IB transport's own
+/// verdict on a NIC names it in quotes and gives no distance: `... for HCA %d '%s' (no
+/// module)` up to v2.12.12-1 (`src/transport/net_ib.cc` line 290), without the parenthesis in
+/// the IB plugins of later years; the topology's verdict gives a PCIe distance
+/// (`src/graph/paths.cc`).
+fn gdr_verdict(body: &str) -> Option<Event> {
+    if let Some(at) = body.find("GPU Direct RDMA Disabled for") {
+        let rest = &body[at..];
+        return Some(Event::GdrDisabled {
+            no_module: rest.contains("(no module")
+                || (rest.contains('\'') && !rest.contains("distance")),
+            hca: gdr_hca(body),
+            message: body.to_string(),
+        });
+    }
+    body.contains("GPU Direct RDMA Enabled for")
+        .then(|| Event::GdrEnabled {
+            hca: gdr_hca(body),
+            message: body.to_string(),
+        })
+}
+
+/// The NIC a `GPU Direct RDMA Enabled/Disabled for` line names: `HCA 0 'mlx5_0'` and `HCA 3`
+/// (v2.4.8-1 `src/transport/net.cc` lines 271, 280 and `src/transport/net_ib.cc` line 226;
+/// v2.12.12-1 `src/graph/paths.cc` lines 393, 398 and `src/transport/net_ib.cc` line 290),
+/// `HCA 40000` (a NET id in hex, v2.21.5-1 `src/graph/paths.cc` lines 414, 419), or `NET/0-2`
+/// (v2.29.3-1 `src/graph/paths.cc` line 428). The quoted device name wins when there is one.
+fn gdr_hca(body: &str) -> Option<String> {
+    if let Some((_, rest)) = body.split_once('\'') {
+        if let Some((name, _)) = rest.split_once('\'') {
+            return Some(name.to_string());
+        }
+    }
+    let key = if body.contains("HCA ") {
+        "HCA "
+    } else {
+        "- NET/"
+    };
+    let at = body.find(key)?;
+    let word = body[at + key.len()..].split_whitespace().next()?;
+    let word = word.trim_end_matches([',', ')', '(']);
+    (!word.is_empty()).then(|| {
+        if key == "HCA " {
+            word.to_string()
+        } else {
+            format!("NET/{word}")
+        }
+    })
+}
+
 /// The word after `key` among `tokens`.
 fn field<'a>(tokens: &[&'a str], key: &str) -> Option<&'a str> {
     let i = tokens.iter().position(|t| *t == key)?;
@@ -543,35 +633,78 @@ fn strip_index(t: &str) -> (Option<u32>, &str) {
 
 /// ` [0]mlx5_0:1/RoCE [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>` (v2.29.3-1
 /// `src/transport/net_ib/init.cc` lines 351-357; v2.4.8-1 `src/transport/net_ib.cc` lines
-/// 162-168 with ` ; OOB`).
+/// 162-168 with ` ; OOB`). A merged (virtual) device lists its members: ` [0]={[0]
+/// mlx5_2:1/RoCE, [1] mlx5_3:1/RoCE}` (v2.21.5-1 `src/transport/net_ib.cc` lines 521-529),
+/// read as one device named after its members.
 fn net_ib_using(rest: &str) -> Event {
     let (list, oob) = match rest.split_once("OOB ") {
         Some((l, o)) => (l, Some(o.trim().to_string())),
         None => (rest, None),
     };
-    let devices = device_list(list)
-        .map(|(index, t)| {
-            let t = t.trim_end_matches(';');
-            let (name_port, link) = match t.rsplit_once('/') {
-                Some((np, "IB")) => (np, Some(LinkLayer::IB)),
-                Some((np, "RoCE")) => (np, Some(LinkLayer::RoCE)),
-                Some((np, "UNSPECIFIED")) => (np, Some(LinkLayer::Unspecified)),
-                _ => (t, None),
-            };
-            let (name, port) = match name_port.rsplit_once(':') {
-                Some((n, p)) => (n, p.parse().ok()),
-                None => (name_port, None),
-            };
-            NetDevice {
+    let mut devices = Vec::new();
+    let mut rest = list;
+    while let Some(open) = rest.find("={") {
+        // `... [3]={`: the words before `[3]` are plain devices, `3` is the merged one's index.
+        let head = &rest[..open];
+        let bracket = head.rfind('[').unwrap_or(head.len());
+        devices.extend(device_list(&head[..bracket]).map(ib_device));
+        let index = head[bracket..]
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .ok();
+        let after = &rest[open + 2..];
+        let (members, tail) = after.split_once('}').unwrap_or((after, ""));
+        let members: Vec<NetDevice> = members
+            .split(',')
+            .filter_map(|m| m.trim().split_once(' ').map(|(_, d)| ib_device((0, d))))
+            .collect();
+        if let (Some(index), Some(first)) = (index, members.first()) {
+            let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+            let links: Vec<Option<LinkLayer>> = members.iter().map(|m| m.link).collect();
+            devices.push(NetDevice {
                 index,
-                name: name.to_string(),
-                port,
-                link,
+                name: names.join("+"),
+                port: first.port,
+                // One link layer for the device only when its members agree.
+                link: links
+                    .iter()
+                    .all(|l| *l == links[0])
+                    .then_some(links[0])
+                    .flatten(),
                 address: None,
-            }
-        })
-        .collect();
+            });
+        }
+        rest = tail;
+    }
+    devices.extend(device_list(rest).map(ib_device));
     Event::NetIbUsing { devices, oob }
+}
+
+/// `mlx5_0:1/RoCE` at index `index`. The IB plugin of HPC-X appends a capability after the
+/// link layer (`mlx5_1:1/IB/SHARP`, as <https://github.com/NVIDIA/nccl/issues/988> shows), so
+/// the link layer is the first word after the port that names one.
+fn ib_device((index, t): (u32, &str)) -> NetDevice {
+    let t = t.trim_end_matches([';', ',']);
+    let mut parts = t.split('/');
+    let name_port = parts.next().unwrap_or(t);
+    let link = parts.find_map(|p| match p {
+        "IB" => Some(LinkLayer::IB),
+        "RoCE" => Some(LinkLayer::RoCE),
+        "UNSPECIFIED" => Some(LinkLayer::Unspecified),
+        _ => None,
+    });
+    let (name, port) = match name_port.rsplit_once(':') {
+        Some((n, p)) => (n, p.parse().ok()),
+        None => (name_port, None),
+    };
+    NetDevice {
+        index,
+        name: name.to_string(),
+        port,
+        link,
+        address: None,
+    }
 }
 
 /// `[0]eth0:10.0.0.1<0>` (v2.29.3-1 `src/transport/net_socket.cc` lines 73-77).
@@ -610,7 +743,25 @@ fn net_plugin(body: &str) -> Event {
     if body.contains("collnet") || body.contains("coll plugin") || body.contains("CollNet") {
         return Event::CollNetMention;
     }
+    // A missing library is the usual case (no plugin installed: NCCL uses its own IB and
+    // socket transports). `dlopen`'s other errors (`undefined symbol`, a wrong ELF class) and
+    // a missing `ncclNetPlugin_vN` symbol mean a plugin is there and cannot be used: v2.4.8-1
+    // `src/init.cc` lines 108, 114; v2.19.3-1 `src/net.cc` lines 234, 241, 248; v2.29.3-1
+    // `src/plugin/plugin_open.cc` line 78 (`NET/Plugin: %s: %s`, printed only when the
+    // file exists).
+    const ABSENT: [&str; 6] = [
+        "No such file",
+        "No plugin found",
+        "Could not find",
+        "internal",
+        "set by env",
+        "Using ",
+    ];
+    let broken = body.contains("Failed to find ncclNetPlugin")
+        || body.contains("not supported")
+        || !ABSENT.iter().any(|w| body.contains(w));
     Event::NetPluginNotLoaded {
+        broken,
         message: body.to_string(),
     }
 }
@@ -620,6 +771,15 @@ fn net_plugin(body: &str) -> Event {
 /// (same file, lines 40-86).
 fn verbs_call(rest: &str, body: &str) -> Event {
     let call = rest.split_whitespace().next().unwrap_or("").to_string();
+    // NCCL 2.5 to 2.7 size a /dev/shm segment with `SYSCHECK(shm_allocate(...),
+    // "posix_fallocate")`, which prints `Call to posix_fallocate failed : %s` (v2.7.8-1
+    // `src/include/shm.h` line 28): a shared-memory failure, not a verbs one.
+    if call == "posix_fallocate" {
+        return Event::ShmError {
+            path: None,
+            message: body.to_string(),
+        };
+    }
     let errno = number_after(body, "errno ").or_else(|| number_after(body, "failed with "));
     if call == "ibv_modify_qp" {
         let gid_index = number_after(body, "local GID index ");

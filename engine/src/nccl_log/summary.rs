@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
+use super::facts::{FactSource, GdrHca};
 use super::record::{Event, LinkLayer, NetDevice, Peer, Side, Transport};
 use super::{NcclLog, Record};
 
@@ -102,9 +103,22 @@ pub struct Summary {
     pub cuda_version: Option<String>,
     pub nranks: Option<u32>,
     pub nnodes: Option<usize>,
+    /// Whether the job spans hosts; known (from NET channels) when the count is not.
+    pub multi_node: Option<bool>,
+    /// The network NCCL uses between hosts as it names it: `IB` (its verbs transport, over
+    /// InfiniBand or RoCE), `Socket`, a plugin's name, or `none` for one host.
+    pub inter_node_network: Option<String>,
+    /// The link layer of the IB transport's NICs: `IB` (InfiniBand) or `RoCE`.
+    pub link_layer: Option<LinkLayer>,
     /// `None` (JSON null) when the log does not say.
     pub inter_node_transport: Option<InterNodeTransport>,
+    /// `false` when NET channels between hosts lack `/GDRDMA`; `None` when the log does
+    /// not say.
     pub gdr_used: Option<bool>,
+    /// Each NIC's `GPU Direct RDMA Enabled/Disabled for` lines.
+    pub gdr_hcas: Vec<GdrHca>,
+    /// Where each headline fact came from, or which line would tell.
+    pub sources: Vec<FactSource>,
     pub intra_node: BTreeSet<IntraNodeTransport>,
     pub env: Vec<EnvVar>,
     pub channels: Vec<ChannelLink>,
@@ -350,8 +364,7 @@ impl NcclLog {
         }
         nics_in_use(self, &rank_host, &mut hosts);
         s.hosts = hosts.into_values().collect();
-        s.gdr_used = gdr_used(&s.channels);
-        s.inter_node_transport = inter_node_transport(self, &s);
+        super::facts::complete(self, &mut s);
         s
     }
 }
@@ -411,70 +424,4 @@ fn merge_devices(into: &mut Vec<NetDevice>, devices: &[NetDevice]) {
             into.push(d.clone());
         }
     }
-}
-
-/// Channels between hosts (or not known to be within one) that use the network.
-fn inter_node_net(channels: &[ChannelLink]) -> impl Iterator<Item = &ChannelLink> {
-    channels
-        .iter()
-        .filter(|c| c.transport == Transport::NET && c.inter_node != Some(false))
-}
-
-fn gdr_used(channels: &[ChannelLink]) -> Option<bool> {
-    let mut any = false;
-    for c in inter_node_net(channels) {
-        if c.gdr {
-            return Some(true);
-        }
-        any = true;
-    }
-    any.then_some(false)
-}
-
-fn inter_node_transport(log: &NcclLog, s: &Summary) -> Option<InterNodeTransport> {
-    let names: BTreeSet<&str> = inter_node_net(&s.channels)
-        .filter_map(|c| c.net.as_deref())
-        .collect();
-    let name = if names.is_empty() {
-        if !s.channels.is_empty() || s.nnodes == Some(1) {
-            return Some(InterNodeTransport::None);
-        }
-        // No channel lines: fall back on `Using network X`.
-        let using: BTreeSet<&str> = log
-            .records
-            .iter()
-            .filter_map(|r| match &r.event {
-                Event::UsingNetwork { name } => Some(name.as_str()),
-                _ => None,
-            })
-            .collect();
-        if using.len() != 1 {
-            return None;
-        }
-        using.into_iter().next()?
-    } else if names.len() == 1 {
-        names.into_iter().next()?
-    } else {
-        return None;
-    };
-    if name == "Socket" {
-        return Some(InterNodeTransport::Socket);
-    }
-    // NCCL's IB transport and IB-based plugins (`IBext`, `IBext_v8`) say IB or RoCE per
-    // device in `NET/IB : Using`.
-    if name.starts_with("IB") {
-        let links: BTreeSet<LinkLayer> = s
-            .hosts
-            .iter()
-            .flat_map(|h| h.ib_devices.iter().filter_map(|d| d.link))
-            .collect();
-        let roce = links.contains(&LinkLayer::RoCE);
-        let ib = links.contains(&LinkLayer::IB);
-        return match (ib, roce) {
-            (true, false) => Some(InterNodeTransport::IB),
-            (false, true) => Some(InterNodeTransport::RoCE),
-            _ => None,
-        };
-    }
-    None
 }

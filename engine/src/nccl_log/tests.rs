@@ -805,12 +805,21 @@ fn summary_json_names() {
         assert!(first.get(key).is_some(), "{key}");
     }
     assert_eq!(first["severity"], "warning");
-    // One host: "none"; nothing known: null.
-    let one = parse("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n").summary();
+    // One host that ran every rank: "none". A lone P2P line from one host says nothing of
+    // other hosts: null, not "none".
+    let one = parse(
+        "h:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n\
+         h:1:3 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 2000 - Init COMPLETE\n\
+         h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n",
+    )
+    .summary();
     assert_eq!(
         serde_json::to_value(one).expect("json")["inter_node_transport"],
         "none"
     );
+    let fragment = parse("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n").summary();
+    assert!(serde_json::to_value(&fragment).expect("json")["inter_node_transport"].is_null());
+    assert_eq!((fragment.nnodes, fragment.multi_node), (None, None));
     let empty = serde_json::to_value(parse("").summary()).expect("json");
     assert!(empty["inter_node_transport"].is_null());
     assert!(serde_json::to_value(parse(&roce_two_hosts(true))).is_ok());
@@ -1021,6 +1030,7 @@ fn nvls_failure_rule() {
     // NVLS that connected is not a failure, and counts as intra-node NVLS.
     let ok =
         "a:1:2 [0] NCCL INFO NVLS multicast support is available on dev 0 (NVLS_NCHANNELS 16)\n\
+              a:1:2 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n\
               a:1:2 [0] NCCL INFO Connected NVLS tree\n\
               a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
     let log = parse(ok);

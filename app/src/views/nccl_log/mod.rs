@@ -31,7 +31,7 @@ pub struct Explained {
     pub findings: Vec<Finding>,
     pub lines: usize,
     pub unrecognised: usize,
-    /// The text of every line a finding rests on, by line number.
+    /// The text of every line a finding or a fact of the summary rests on, by line number.
     pub quoted: Vec<(usize, String)>,
     /// The first [`UNREAD_ROWS`] lines the reader did not recognise, as pasted.
     pub unread: Vec<(usize, String)>,
@@ -43,7 +43,10 @@ impl Explained {
     fn new(text: &str, reader: LogReader) -> Explained {
         let log = reader.finish();
         let findings = diagnose(&log);
+        let summary = log.summary();
+        // The lines findings rest on, and those each fact of the summary was read from.
         let mut wanted: Vec<usize> = findings.iter().flat_map(|f| f.lines.clone()).collect();
+        wanted.extend(summary.sources.iter().flat_map(|f| f.lines.iter().copied()));
         wanted.sort_unstable();
         wanted.dedup();
         let unrecognised: Vec<usize> = log.unrecognised().map(|(n, _)| n).collect();
@@ -58,7 +61,6 @@ impl Explained {
                 unread.push((n, line.to_string()));
             }
         }
-        let summary = log.summary();
         Explained {
             calculator: calculator_link(&summary.calculator_query()),
             summary,

@@ -3,7 +3,8 @@
 use std::rc::Rc;
 
 use engine::nccl_log::{
-    ChannelLink, Finding, InterNodeTransport, IntraNodeTransport, Severity, Summary, Transport,
+    ChannelLink, FactSource, Finding, InterNodeTransport, IntraNodeTransport, Severity, Summary,
+    Transport,
 };
 use engine::prose::count;
 use yew::prelude::*;
@@ -14,13 +15,19 @@ use crate::base;
 /// Channels listed before the table says how many more there are.
 const CHANNEL_ROWS: usize = 64;
 
-fn inter_node(t: Option<InterNodeTransport>) -> &'static str {
-    match t {
-        Some(InterNodeTransport::IB) => "InfiniBand (NET/IB)",
-        Some(InterNodeTransport::RoCE) => "RoCE (NET/IB over Ethernet)",
-        Some(InterNodeTransport::Socket) => "TCP sockets (NET/Socket)",
-        Some(InterNodeTransport::None) => "none: one host",
-        None => "not in the log",
+/// The transport between hosts; when only the network is known (NCCL's IB verbs over a link
+/// layer the log does not give, or a plugin), that is said instead of nothing.
+fn inter_node(t: Option<InterNodeTransport>, network: Option<&str>) -> String {
+    match (t, network) {
+        (Some(InterNodeTransport::IB), _) => "InfiniBand (NET/IB)".into(),
+        (Some(InterNodeTransport::RoCE), _) => "RoCE (NET/IB over Ethernet)".into(),
+        (Some(InterNodeTransport::Socket), _) => "TCP sockets (NET/Socket)".into(),
+        (Some(InterNodeTransport::None), _) => "none: one host".into(),
+        (None, Some(net)) if net.starts_with("IB") => {
+            format!("NCCL's IB verbs transport ({net}); InfiniBand or RoCE is not in the log")
+        }
+        (None, Some(net)) => format!("the network plugin {net}"),
+        (None, None) => "not in the log".into(),
     }
 }
 
@@ -37,7 +44,7 @@ fn gdr(g: Option<bool>) -> &'static str {
     match g {
         Some(true) => "yes",
         Some(false) => "no",
-        None => "no channel between hosts in the log",
+        None => "not in the log",
     }
 }
 
@@ -100,7 +107,7 @@ pub fn Report(props: &ReportProps) -> Html {
     let more_unread = e.unrecognised.saturating_sub(e.unread.len());
     html! {
         <div class={classes!("ncclog-report", props.stale.then_some("ncclog-stale"))}>
-            <SummaryList summary={Rc::new(e.summary.clone())} />
+            <SummaryList summary={Rc::new(e.summary.clone())} quoted={e.quoted.clone()} />
             if let Some((href, words)) = &e.calculator {
                 <p class="ncclog-calc">
                     <a href={href.clone()}>{ "Open this job in the calculator" }</a>
@@ -138,6 +145,63 @@ pub fn Report(props: &ReportProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct SummaryProps {
     summary: Rc<Summary>,
+    quoted: Vec<(usize, String)>,
+}
+
+/// "line 4", "lines 4, 9 and 12".
+fn lines_label(lines: &[usize]) -> String {
+    let words: Vec<String> = lines.iter().map(usize::to_string).collect();
+    match words.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!("line {last}"),
+        Some((last, rest)) => format!("lines {} and {last}", rest.join(", ")),
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct SourcesProps {
+    /// The facts a row of the summary shows, in the order named.
+    sources: Vec<FactSource>,
+    quoted: Vec<(usize, String)>,
+}
+
+/// Under a fact: the pasted lines it was read from, marked as the findings' lines are, or,
+/// for a fact the log does not state, which line would tell.
+#[function_component]
+fn Sources(props: &SourcesProps) -> Html {
+    let mut lines: Vec<usize> = props
+        .sources
+        .iter()
+        .filter(|f| f.known)
+        .flat_map(|f| f.lines.iter().copied())
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let readings: Vec<&str> = props
+        .sources
+        .iter()
+        .filter(|f| f.known)
+        .map(|f| f.reading.as_str())
+        .collect();
+    let unknown = props.sources.iter().find(|f| !f.known);
+    html! {
+        <>
+            if !lines.is_empty() {
+                <details class="ncclog-source">
+                    <summary>{ format!("From {}", lines_label(&lines)) }</summary>
+                    <p class="ncclog-more">{ readings.join("; ") }</p>
+                    <div class="ncclog-lines" tabindex="0" role="region" aria-label={format!("Log {}", lines_label(&lines))}>
+                        { for props.quoted.iter().filter(|(n, _)| lines.contains(n)).map(|(n, text)| html! {
+                            <div class="ncclog-line"><span class="ncclog-line-no">{ n }</span><mark>{ text.clone() }</mark></div>
+                        }) }
+                    </div>
+                </details>
+            }
+            if let Some(u) = unknown {
+                <p class="ncclog-more">{ format!("Not in the log: {}.", u.reading.trim_end_matches('.')) }</p>
+            }
+        </>
+    }
 }
 
 #[function_component]
@@ -152,13 +216,27 @@ fn SummaryList(props: &SummaryProps) -> Html {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let of = |facts: &[&str]| -> Vec<FactSource> {
+        facts
+            .iter()
+            .filter_map(|name| s.sources.iter().find(|f| f.fact == *name).cloned())
+            .collect()
+    };
+    let quoted = &props.quoted;
     html! {
         <dl class="ncclog-summary">
-            <dt>{ "NCCL" }</dt><dd>{ known(&s.nccl_version) }</dd>
+            <dt>{ "NCCL" }</dt><dd>{ known(&s.nccl_version) }
+                <Sources sources={of(&["nccl_version"])} quoted={quoted.clone()} /></dd>
             <dt>{ "CUDA" }</dt><dd>{ known(&s.cuda_version) }</dd>
-            <dt>{ "Ranks × hosts" }</dt><dd>{ ranks_on_hosts(s.nranks, s.nnodes) }</dd>
-            <dt>{ "Between hosts" }</dt><dd class="ncclog-inter">{ inter_node(s.inter_node_transport) }</dd>
-            <dt>{ "GPUDirect RDMA" }</dt><dd class="ncclog-gdr">{ gdr(s.gdr_used) }</dd>
+            <dt>{ "Ranks × hosts" }</dt><dd>{ ranks_on_hosts(s.nranks, s.nnodes) }
+                if s.nnodes.is_none() && s.multi_node == Some(true) {
+                    { "; more than one host" }
+                }
+                <Sources sources={of(&["nranks", "nnodes", "multi_node"])} quoted={quoted.clone()} /></dd>
+            <dt>{ "Between hosts" }</dt><dd><span class="ncclog-inter">{ inter_node(s.inter_node_transport, s.inter_node_network.as_deref()) }</span>
+                <Sources sources={of(&["inter_node_network", "link_layer", "inter_node_transport"])} quoted={quoted.clone()} /></dd>
+            <dt>{ "GPUDirect RDMA" }</dt><dd><span class="ncclog-gdr">{ gdr(s.gdr_used) }</span>
+                <Sources sources={of(&["gdr_used"])} quoted={quoted.clone()} /></dd>
             <dt>{ "Inside a host" }</dt><dd>{ intra }</dd>
             if !s.env.is_empty() {
                 <dt>{ "Set in the environment" }</dt>
@@ -312,7 +390,24 @@ fn ChannelTable(props: &ChannelTableProps) -> Html {
 
 #[cfg(test)]
 mod tests {
-    use super::{channel_gdr, ranks_on_hosts, unread_label, Transport};
+    use super::{channel_gdr, inter_node, lines_label, ranks_on_hosts, unread_label, Transport};
+
+    #[test]
+    fn source_lines_read_as_english() {
+        assert_eq!(lines_label(&[4]), "line 4");
+        assert_eq!(lines_label(&[4, 9, 12]), "lines 4, 9 and 12");
+        assert_eq!(lines_label(&[]), "");
+    }
+
+    /// Issue #36: IB verbs from a completion error, with no device list, is not "not in the log".
+    #[test]
+    fn a_known_network_of_unknown_link_layer_is_named() {
+        assert_eq!(
+            inter_node(None, Some("IB")),
+            "NCCL's IB verbs transport (IB); InfiniBand or RoCE is not in the log"
+        );
+        assert_eq!(inter_node(None, None), "not in the log");
+    }
 
     #[test]
     fn the_unread_lines_are_offered_by_their_count() {
