@@ -190,7 +190,7 @@ fn Sources(props: &SourcesProps) -> Html {
                 <details class="ncclog-source">
                     <summary>{ format!("From {}", lines_label(&lines)) }</summary>
                     <p class="ncclog-more">{ readings.join("; ") }</p>
-                    <div class="ncclog-lines" tabindex="0" role="region" aria-label={format!("Log {}", lines_label(&lines))}>
+                    <div class="ncclog-source-lines" tabindex="0" role="region" aria-label={format!("Log {}", lines_label(&lines))}>
                         { for props.quoted.iter().filter(|(n, _)| lines.contains(n)).map(|(n, text)| html! {
                             <div class="ncclog-line"><span class="ncclog-line-no">{ n }</span><mark>{ text.clone() }</mark></div>
                         }) }
