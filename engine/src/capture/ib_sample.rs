@@ -276,6 +276,50 @@ mod tests {
     use crate::capture::dissect;
     use crate::capture::pcap::read_capture;
 
+    /// Every MAD of the sample, and a REJ and a LID-routed SMP besides, read back by
+    /// `MadRepr::parse` as the MAD `MadRepr::emit` wrote.
+    #[test]
+    fn every_mad_class_and_cm_message_round_trips() {
+        let mut rej = vec![0u8; 232];
+        (rej[8], rej[9], rej[11]) = (0x40, 4 << 1, 28);
+        let mut mads: Vec<MadRepr> = vec![
+            mad(class::CM, 0x03, cm::REJ, 9, rej),
+            mad(class::SUBN_LID_ROUTED, 0x01, 0x0011, 9, vec![7; 232]),
+        ];
+        mads.extend(connect(1));
+        for (_, packet) in exchange().unwrap() {
+            let d = dissect(&packet, crate::capture::pcap::LinkType::Infiniband);
+            let Some(at) = d
+                .layers
+                .iter()
+                .find(|l| l.name == "infiniband.mad")
+                .map(|l| l.offset)
+            else {
+                continue;
+            };
+            let parsed = MadRepr::parse(&packet[at..at + crate::wire::mad::MAD_LEN]).unwrap();
+            assert_eq!(parsed.emit(), packet[at..at + crate::wire::mad::MAD_LEN]);
+            mads.push(parsed);
+        }
+        let classes: std::collections::BTreeSet<u8> = mads.iter().map(|m| m.mgmt_class).collect();
+        assert_eq!(
+            classes.into_iter().collect::<Vec<_>>(),
+            [0x01, 0x03, 0x04, 0x07, 0x81]
+        );
+        for m in &mads {
+            assert_eq!(&MadRepr::parse(&m.emit()).unwrap(), m, "{}", m.describe());
+        }
+        let cm: std::collections::BTreeSet<u16> = mads
+            .iter()
+            .filter(|m| m.mgmt_class == class::CM)
+            .map(|m| m.attribute_id)
+            .collect();
+        assert_eq!(
+            cm.into_iter().collect::<Vec<_>>(),
+            [cm::REQ, cm::REJ, cm::REP, cm::RTU, cm::DREQ, cm::DREP]
+        );
+    }
+
     #[test]
     fn the_sample_reads_back_as_infiniband_with_each_mad_named() {
         let file = read_capture(&pcap().unwrap());
