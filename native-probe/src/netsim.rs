@@ -103,34 +103,11 @@ fn progress_line(p: &Progress, started: Instant) -> String {
 
 /// Why the run stopped, in a sentence.
 fn stop_reason(stop: &Stop, scenario: &Scenario) -> String {
+    let reason = stop.reason(scenario.duration_us);
     match stop {
-        Stop::Finished => "finished: every flow delivered all its bytes".into(),
-        Stop::Duration => format!(
-            "the scenario's duration passed (duration_us = {} µs)",
-            scenario.duration_us
-        ),
-        Stop::EventCap { max_events } => format!(
-            "event cap: {max_events} events processed before the traffic was delivered; \
-             raise --max-events to go further"
-        ),
-        Stop::Cancelled => "cancelled".into(),
-        Stop::Deadlock { at_us, cycle } => format!(
-            "deadlock at {at_us:.1} µs: {} wait on each other's PAUSE in a cycle, \
-             nothing moves",
-            cycle_text(cycle)
-        ),
+        Stop::EventCap { .. } => format!("{reason}; raise --max-events to go further"),
+        _ => reason,
     }
-}
-
-/// `switch 0 → switch 1 → switch 0`: the cycle, closed.
-fn cycle_text(cycle: &[String]) -> String {
-    let mut hops: Vec<&str> = cycle.iter().map(String::as_str).collect();
-    if let (Some(&first), Some(&last)) = (hops.first(), hops.last()) {
-        if first != last {
-            hops.push(first);
-        }
-    }
-    hops.join(" → ")
 }
 
 /// Bytes with their binary multiple, as NCCL and nccl-tests size messages.

@@ -24,6 +24,7 @@ pub mod page_query;
 mod slot;
 pub mod timing;
 pub mod try_this;
+pub mod worker;
 
 pub use slot::ViewSlot;
 

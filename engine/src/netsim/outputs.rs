@@ -37,6 +37,38 @@ pub enum Stop {
     },
 }
 
+impl Stop {
+    /// Why the run stopped, in a sentence; `duration_us` is the scenario's.
+    pub fn reason(&self, duration_us: f64) -> String {
+        match self {
+            Stop::Finished => "finished: every flow delivered all its bytes".into(),
+            Stop::Duration => {
+                format!("the scenario's duration passed (duration_us = {duration_us} µs)")
+            }
+            Stop::EventCap { max_events } => {
+                format!("event cap: {max_events} events processed before the traffic was delivered")
+            }
+            Stop::Cancelled => "cancelled".into(),
+            Stop::Deadlock { at_us, cycle } => format!(
+                "deadlock at {at_us:.1} µs: {} wait on each other's PAUSE in a cycle, \
+                 nothing moves",
+                cycle_text(cycle)
+            ),
+        }
+    }
+}
+
+/// `switch 0 → switch 1 → switch 0`: the cycle, closed.
+fn cycle_text(cycle: &[String]) -> String {
+    let mut hops: Vec<&str> = cycle.iter().map(String::as_str).collect();
+    if let (Some(&first), Some(&last)) = (hops.first(), hops.last()) {
+        if first != last {
+            hops.push(first);
+        }
+    }
+    hops.join(" → ")
+}
+
 /// One direction of one link.
 #[derive(Debug, Clone, Serialize)]
 pub struct LinkReport {

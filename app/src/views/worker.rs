@@ -1,0 +1,109 @@
+//! A page's link to one of the site's Web Workers (the DCQCN packet model, the fabric
+//! simulator): JSON text both ways, requests held until the worker says it is ready, and
+//! the worker stopped when the link is dropped, which is also how a run is cancelled.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
+use web_sys::{MessageEvent, Worker};
+use yew::Callback;
+
+/// Whether the worker has installed its handler yet.
+enum Gate {
+    /// Not yet: requests wait here, in order.
+    Waiting(Vec<String>),
+    Open,
+}
+
+/// A running worker; dropping it stops the worker.
+pub struct WorkerLink {
+    worker: Worker,
+    gate: Rc<RefCell<Gate>>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl WorkerLink {
+    /// Starts the worker whose loader is at `loader_url` (relative to the site root); it
+    /// posts `ready` once listening. `on_text` gets every other message it posts, or why
+    /// the worker failed.
+    pub fn start(
+        loader_url: &str,
+        ready: &'static str,
+        on_text: Callback<Result<String, String>>,
+    ) -> Result<WorkerLink, String> {
+        let worker = Worker::new(loader_url).map_err(describe)?;
+        let on_failure = on_text.clone();
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+            // A script that fails to load or a trap inside the worker.
+            event.prevent_default();
+            on_failure.emit(Err(
+                "the simulation worker stopped with an error".to_string()
+            ));
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let gate = Rc::new(RefCell::new(Gate::Waiting(Vec::new())));
+        let (gate_in, worker_in) = (gate.clone(), worker.clone());
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let Some(text) = event.data().as_string() else {
+                let odd = "the worker answered with something other than text".to_string();
+                return on_text.emit(Err(odd));
+            };
+            if text != ready {
+                return on_text.emit(Ok(text));
+            }
+            let held = match std::mem::replace(&mut *gate_in.borrow_mut(), Gate::Open) {
+                Gate::Waiting(held) => held,
+                Gate::Open => Vec::new(),
+            };
+            for request in held {
+                if let Err(e) = worker_in.post_message(&JsValue::from_str(&request)) {
+                    on_text.emit(Err(describe(e)));
+                }
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        Ok(WorkerLink {
+            worker,
+            gate,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    /// Posts `text`, or holds it until the worker is ready. `keep_newest_only` drops the
+    /// requests held before it (a page that wants only its latest answer).
+    pub fn post(&self, text: String, keep_newest_only: bool) -> Result<(), String> {
+        if let Gate::Waiting(held) = &mut *self.gate.borrow_mut() {
+            if keep_newest_only {
+                held.clear();
+            }
+            held.push(text);
+            return Ok(());
+        }
+        self.worker
+            .post_message(&JsValue::from_str(&text))
+            .map_err(describe)
+    }
+}
+
+impl Drop for WorkerLink {
+    fn drop(&mut self) {
+        self.worker.terminate();
+        // A reply already queued for this page must not reach the handlers dropped next.
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+    }
+}
+
+fn describe(error: JsValue) -> String {
+    error
+        .as_string()
+        .or_else(|| {
+            error
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| "the browser refused to start the worker".to_string())
+}
