@@ -146,7 +146,7 @@ pub fn hottest_links(r: &Report, n: usize) -> Vec<usize> {
 /// Both sides' series as CSV: `#` lines naming the case, its claim and each side's
 /// scenario and parameters, then one row per side and sample: the delivered rate and the
 /// hottest queue (named in the header lines).
-pub fn lab_csv(case: &LabCase, scenarios: &[Scenario; 2], runs: &[Report; 2]) -> String {
+pub fn lab_csv(case: &LabCase, scenarios: &[Scenario; 2], runs: [&Report; 2]) -> String {
     let mut out = format!("# rdma-lab fabric lab: {} ({})\n", case.title, case.id);
     let _ = writeln!(out, "# claim: {}", case.claim);
     for (i, (s, r)) in scenarios.iter().zip(runs).enumerate() {
@@ -250,7 +250,11 @@ mod tests {
                 assert_eq!(h.max_queue_bytes, r.links[q].max_queue_bytes);
             }
         }
-        let csv = lab_csv(lab_case("ecmp-collision").unwrap(), &sides, &runs);
+        let csv = lab_csv(
+            lab_case("ecmp-collision").unwrap(),
+            &sides,
+            [&runs[0], &runs[1]],
+        );
         let mut lines = csv.lines();
         assert!(lines
             .next()
