@@ -105,9 +105,16 @@ async fn fabric_lab_every_claim_holds_in_the_worker() {
         .await;
         browser.wait_for_exercise(case).await;
         if case == "ecmp-collision" || case == "deadlock" {
+            let to_results = "document.querySelector('.fabric-claim-box').scrollIntoView({block: 'start'}); return null";
+            browser.eval(to_results).await;
             browser.screenshot(&format!("fabric-lab-{case}-1280")).await;
+            browser.eval("document.querySelector('.fabric-charts').scrollIntoView({block: 'start'}); return null").await;
+            browser
+                .screenshot(&format!("fabric-lab-{case}-charts-1280"))
+                .await;
             browser.resize(PHONE).await;
             assert_eq!(no_overflow(&browser).await, 0, "{case} fits 375 px");
+            browser.eval(to_results).await;
             browser.screenshot(&format!("fabric-lab-{case}-375")).await;
             browser.resize((1280, 1000)).await;
         }

@@ -67,7 +67,7 @@ pub fn LabControls(props: &ControlsProps) -> Html {
             { for FIELDS.iter().map(|def| html! {
                 <TextField {def} id={format!("fabric-{}", def.key)}
                     text={page.form.text(def.key).to_string()}
-                    placeholder={own_value(page.case, def.key).map(|v| AttrValue::from(format!("{v} (the case's own)")))}
+                    placeholder={own_value(page.case, def.key).map(AttrValue::from)}
                     refusal={page.form.refusal(def.key).map(Refusal::plain)}
                     on_type={on_type.clone()} on_commit={on_commit.clone()} />
             }) }
