@@ -242,3 +242,34 @@ async fn fabric_lab_cancels_refuses_and_restores() {
     browser.assert_no_console_errors("the fabric lab").await;
     browser.close().await;
 }
+
+/// axe-core finds no serious violation on the page with a finished run shown, in the light
+/// and dark themes at desktop width and on a phone (the shared accessibility test covers the
+/// route before any run has finished).
+#[tokio::test]
+async fn fabric_lab_with_results_has_no_serious_axe_violation() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    let mut found = Vec::new();
+    for (size, theme) in [
+        ((1280, 1000), "light"),
+        ((1280, 1000), "dark"),
+        (PHONE, "dark"),
+    ] {
+        browser.resize(size).await;
+        browser.goto(&site.url("/")).await;
+        browser
+            .eval(&format!(
+                "localStorage.setItem('rdma-lab.theme', '{theme}')"
+            ))
+            .await;
+        browser.visit(&site, "/fabric-lab?case=deadlock").await;
+        assert_eq!(run_to_end(&browser).await, "done");
+        for violation in browser.serious_axe_violations().await {
+            found.push(format!("{theme}, {} px: {violation}", size.0));
+        }
+    }
+    browser.eval("localStorage.clear()").await;
+    browser.close().await;
+    assert!(found.is_empty(), "axe-core found:\n{}", found.join("\n"));
+}

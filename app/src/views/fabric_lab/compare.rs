@@ -86,7 +86,7 @@ pub fn SideBySide(props: &SidesProps) -> Html {
                             { format!("Side {letter}: {label}") }
                         </h3>
                         { match run {
-                            Some(run) => side_table(run),
+                            Some(run) => side_table(run, letter),
                             None => html! { <p class="fabric-pending">{ "Not run yet." }</p> },
                         } }
                     </section>
@@ -96,7 +96,7 @@ pub fn SideBySide(props: &SidesProps) -> Html {
     }
 }
 
-fn side_table(run: &SideRun) -> Html {
+fn side_table(run: &SideRun, letter: char) -> Html {
     html! {
         <>
             <table class="fabric-figures">
@@ -106,19 +106,20 @@ fn side_table(run: &SideRun) -> Html {
                     }) }
                 </tbody>
             </table>
-            { hot_links(&run.report) }
+            { hot_links(&run.report, letter) }
         </>
     }
 }
 
 /// The text alternative to the charts: the links that worked hardest.
-fn hot_links(r: &Report) -> Html {
+fn hot_links(r: &Report, letter: char) -> Html {
     let rows = hottest_links(r, HOT_LINKS);
     if rows.is_empty() {
         return html! { <p class="fabric-pending">{ "No link carried anything." }</p> };
     }
     html! {
-        <div class="fabric-hot-box">
+        <div class="fabric-hot-box" tabindex="0" role="region"
+            aria-label={format!("Side {letter}: links that worked hardest (scrolls sideways)")}>
             <table class="fabric-hot">
                 <caption>{ "Links that worked hardest: paused longest, then queued deepest" }</caption>
                 <thead><tr>
