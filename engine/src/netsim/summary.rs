@@ -116,6 +116,13 @@ pub fn hottest_queue(r: &Report) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
+/// The last sample taken at or before `t_us` (the first one for an earlier time), if the
+/// run took any.
+pub fn sample_at(r: &Report, t_us: f64) -> Option<usize> {
+    let after = r.time_us.partition_point(|&t| t <= t_us);
+    (!r.time_us.is_empty()).then(|| after.saturating_sub(1))
+}
+
 /// The share of its rate a link used over the whole run.
 pub fn mean_utilisation(l: &LinkReport, end_us: f64) -> Option<f64> {
     let capacity = l.gbps * 1e9 / 8.0 * end_us * 1e-6;
@@ -265,6 +272,18 @@ mod tests {
         let rows = csv.lines().filter(|l| !l.starts_with('#')).count();
         assert_eq!(rows, 1 + runs[0].time_us.len() + runs[1].time_us.len());
         assert!(csv.contains("\nB,"));
+    }
+
+    #[test]
+    fn a_time_finds_its_sample() {
+        let (_, runs) = ecmp_runs();
+        let r = &runs[0];
+        let (first, last) = (r.time_us[0], *r.time_us.last().unwrap());
+        assert_eq!(sample_at(r, first - 1.0), Some(0));
+        assert_eq!(sample_at(r, first), Some(0));
+        assert_eq!(sample_at(r, last + 1e6), Some(r.time_us.len() - 1));
+        let mid = r.time_us.len() / 2;
+        assert_eq!(sample_at(r, r.time_us[mid] + 1e-3), Some(mid));
     }
 
     #[test]

@@ -224,6 +224,32 @@ async fn fabric_lab_cancels_refuses_and_restores() {
         "the page says which buffers wait: {shown}"
     );
 
+    // The timeline by keyboard alone: Home goes to the start, an arrow key one sample on,
+    // the step button (Enter) one more, and Play runs to the end.
+    let cursor = "document.querySelector('.fabric-timeline').dataset.cursor";
+    browser.click_in_view("#fabric-time").await;
+    browser.press('\u{E011}').await; // Home
+    wait_until(&browser, &format!("{cursor} === '0'")).await;
+    browser.press('\u{E014}').await; // ArrowRight
+    wait_until(&browser, &format!("{cursor} === '1'")).await;
+    browser
+        .eval("document.querySelector('.fabric-step').focus(); return null")
+        .await;
+    browser.press('\u{E007}').await; // Enter
+    wait_until(&browser, &format!("{cursor} === '2'")).await;
+    let at = browser.text(".fabric-at-side[data-side='B'] p").await;
+    assert!(at.starts_with("Side B at ") && at.contains("Gb/s"), "{at}");
+    browser
+        .eval("document.querySelector('.fabric-play').focus(); return null")
+        .await;
+    browser.press('\u{E007}').await;
+    wait_until(
+        &browser,
+        "document.querySelector('.fabric-timeline').dataset.playing === 'false' && \
+         document.querySelector('#fabric-time').value === document.querySelector('#fabric-time').max",
+    )
+    .await;
+
     // The downloads: both sides' series under their parameters, and the charts.
     browser.catch_downloads().await;
     let csv_file = browser.click_to_download("Download CSV").await;

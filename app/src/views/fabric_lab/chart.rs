@@ -70,6 +70,7 @@ pub fn draw(
     canvas: &HtmlCanvasElement,
     kind: ChartKind,
     runs: &[&Report; 2],
+    cursor_ms: Option<f64>,
     palette: &Palette,
 ) -> Result<(), String> {
     let width = canvas
@@ -86,7 +87,15 @@ pub fn draw(
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
     let root = backend.into_drawing_area();
-    plot(&root, kind, &sides, (x_max, y_max.max(1.0)), palette).map_err(|e| e.to_string())?;
+    plot(
+        &root,
+        kind,
+        &sides,
+        (x_max, y_max.max(1.0)),
+        cursor_ms,
+        palette,
+    )
+    .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
 }
 
@@ -98,6 +107,7 @@ fn plot(
     kind: ChartKind,
     sides: &[Vec<(f64, f64)>; 2],
     (x_max, y_max): (f64, f64),
+    cursor_ms: Option<f64>,
     p: &Palette,
 ) -> DrawResult {
     root.fill(&p.bg)?;
@@ -122,6 +132,10 @@ fn plot(
     for (i, points) in sides.iter().enumerate() {
         let style = p.flow(i).stroke_width(2);
         chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
+    }
+    if let Some(t) = cursor_ms {
+        let line = [(t, 0.0), (t, y_max)];
+        chart.draw_series(LineSeries::new(line, p.cursor.stroke_width(1)))?;
     }
     Ok(())
 }

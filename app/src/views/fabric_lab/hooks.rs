@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::events::EventListener;
+use gloo::timers::callback::Interval;
 use gloo::utils::{document, window};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
@@ -155,16 +156,40 @@ pub fn use_chart_drawing(page: &LabPage, refs: &ChartRefs) {
     let refs = refs.clone();
     let reports = page.reports();
     let run = page.run;
-    use_effect_with((run, reports.is_some(), page.redraw), move |_| {
+    let cursor_ms = page
+        .timeline()
+        .and_then(|t| page.cursor.and_then(|c| t.get(c).copied()))
+        .map(|us| us / 1000.0);
+    let deps = (
+        run,
+        reports.is_some(),
+        page.redraw,
+        cursor_ms.map(f64::to_bits),
+    );
+    use_effect_with(deps, move |_| {
         let (Some([a, b]), Some(el)) = (reports, refs.charts_box.cast::<web_sys::Element>()) else {
             return;
         };
         let palette = Palette::from_css(&el);
         for (kind, canvas) in ChartKind::ALL.iter().zip(refs.canvases()) {
-            if let Err(e) = chart::draw(&canvas, *kind, &[&a, &b], &palette) {
+            if let Err(e) = chart::draw(&canvas, *kind, &[&a, &b], cursor_ms, &palette) {
                 web_sys::console::warn_1(&format!("chart {}: {e}", kind.id()).into());
             }
         }
         let _ = el.set_attribute("data-drawn", &run.to_string());
     });
 }
+
+/// While the timeline plays, one sample on every [`PLAY_MS`].
+#[hook]
+pub fn use_player(page: &UseReducerHandle<LabPage>) {
+    let dispatch = page.dispatcher();
+    use_effect_with(page.playing, move |&playing| {
+        let clock =
+            playing.then(|| Interval::new(PLAY_MS, move || dispatch.dispatch(Action::Tick)));
+        move || drop(clock)
+    });
+}
+
+/// The player's step, ms.
+const PLAY_MS: u32 = 80;

@@ -11,6 +11,7 @@ mod export;
 mod fields;
 mod hooks;
 mod state;
+mod timeline;
 mod worker;
 
 use engine::netsim::EXERCISES;
@@ -20,10 +21,11 @@ use chart::ChartKind;
 use compare::{ClaimAndVerdict, SideBySide};
 use controls::{LabControls, RunStatus};
 use hooks::{
-    use_chart_drawing, use_chart_refs, use_fabric_worker, use_query,
+    use_chart_drawing, use_chart_refs, use_fabric_worker, use_player, use_query,
     use_redraw_on_theme_and_resize, use_runs, ChartRefs,
 };
 use state::LabPage;
+use timeline::Timeline;
 
 use super::page_query;
 use super::try_this::{attempts, TryThis};
@@ -77,6 +79,7 @@ fn LabCharts(props: &ChartsProps) -> Html {
                     </figure>
                 }) }
             </div>
+            <Timeline page={page.clone()} />
             <div class="fabric-buttons">
                 <button type="button" class="fabric-csv" disabled={!ready} onclick={on_csv}>{ "Download CSV" }</button>
                 <button type="button" class="fabric-png" disabled={!ready} onclick={on_png}>{ "Download PNG" }</button>
@@ -95,6 +98,7 @@ pub fn FabricLabView() -> Html {
     use_redraw_on_theme_and_resize(page.dispatcher());
     let refs = use_chart_refs();
     use_chart_drawing(&page, &refs);
+    use_player(&page);
     html! {
         <div class="fabric-view" data-case={page.case.id} data-run={page.phase.name()}
             data-run-number={page.run.to_string()}>

@@ -71,6 +71,9 @@ pub struct LabPage {
     pub worker: u64,
     /// Bumped on theme changes and resizes: the chart redraws.
     pub redraw: u64,
+    /// Where the timeline stands: a sample of the longer run (`None`: its end).
+    pub cursor: Option<usize>,
+    pub playing: bool,
     pub tried: Tried,
 }
 
@@ -97,6 +100,13 @@ pub enum Action {
     },
     WorkerFailed(String),
     Redraw,
+    /// The timeline moved to this sample of the longer run.
+    Seek(usize),
+    /// One sample back (-1) or on (+1).
+    Step(i64),
+    TogglePlay,
+    /// The player's clock: one sample on, stopping at the end.
+    Tick,
 }
 
 impl LabPage {
@@ -119,6 +129,8 @@ impl LabPage {
             verdict: None,
             worker: 0,
             redraw: 0,
+            cursor: None,
+            playing: false,
             tried: Tried::default(),
         };
         page.start();
@@ -140,6 +152,8 @@ impl LabPage {
         self.done = [None, None];
         self.verdict = None;
         self.sides = None;
+        self.cursor = None;
+        self.playing = false;
         self.form.accept_all();
         let params = match read_params(&self.form) {
             Ok(p) => p,
@@ -176,6 +190,23 @@ impl LabPage {
             [Some(a), Some(b)] => Some([a.report.clone(), b.report.clone()]),
             _ => None,
         }
+    }
+
+    /// The sample times of the run with more of them: the timeline's steps.
+    pub fn timeline(&self) -> Option<Vec<f64>> {
+        let [a, b] = self.reports()?;
+        let longer = if b.time_us.len() > a.time_us.len() {
+            b
+        } else {
+            a
+        };
+        (!longer.time_us.is_empty()).then(|| longer.time_us.clone())
+    }
+
+    /// The timeline's sample and its last index, if there is a timeline.
+    fn position(&self) -> Option<(usize, usize)> {
+        let last = self.timeline()?.len() - 1;
+        Some((self.cursor.unwrap_or(last).min(last), last))
     }
 
     fn finish(&mut self, side: usize, solve_ms: Option<f64>, report: Box<Report>) {
@@ -254,6 +285,35 @@ impl Reducible for LabPage {
                 page.worker += 1;
             }
             Action::Redraw => page.redraw += 1,
+            Action::Seek(i) => {
+                let Some((_, last)) = page.position() else {
+                    return self;
+                };
+                page.cursor = Some(i.min(last));
+            }
+            Action::Step(delta) => {
+                let Some((at, last)) = page.position() else {
+                    return self;
+                };
+                page.cursor = Some(at.saturating_add_signed(delta as isize).min(last));
+                page.playing = false;
+            }
+            Action::TogglePlay => {
+                let Some((at, last)) = page.position() else {
+                    return self;
+                };
+                page.playing = !page.playing;
+                if page.playing && at == last {
+                    page.cursor = Some(0);
+                }
+            }
+            Action::Tick => {
+                let Some((at, last)) = page.position().filter(|_| page.playing) else {
+                    return self;
+                };
+                page.cursor = Some((at + 1).min(last));
+                page.playing = at + 1 < last;
+            }
         }
         Rc::new(page)
     }
