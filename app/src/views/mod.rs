@@ -6,6 +6,7 @@
 //! the shell's `ViewSlot` imports the module and mounts it in its place.
 
 pub mod dcqcn;
+pub mod fabric_lab;
 pub mod flows;
 pub mod live;
 pub mod lossless;

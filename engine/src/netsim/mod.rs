@@ -13,7 +13,8 @@
 //! - [`run`]: the event loop, its stops (a deadlock among them) and progress;
 //! - [`outputs`]: the report;
 //! - [`scenario`]: the inputs and the named cases;
-//! - [`lab`]: the fabric lab's comparisons, their "Try this" and the browser's budget.
+//! - [`lab`]: the fabric lab's comparisons, their "Try this" and the browser's budget;
+//! - [`summary`]: what the lab's page shows of a run, and its CSV.
 //!
 //! Errors reuse [`crate::dcqcn::SimError`]: every refusal names the field path in the
 //! scenario JSON.
@@ -23,6 +24,7 @@ pub mod lab;
 pub mod outputs;
 pub mod run;
 pub mod scenario;
+pub mod summary;
 pub mod switch;
 #[cfg(test)]
 mod tests;
@@ -39,6 +41,10 @@ pub use outputs::{
 };
 pub use run::{roce_udp_sport, simulate, simulate_with_progress, Control, Progress};
 pub use scenario::{named_scenario, scenario_names, Scenario};
+pub use summary::{
+    delivered_series, headline, hottest_links, hottest_queue, lab_csv, mean_utilisation, sample_at,
+    side_letter, stop_words, Headline, LabParams,
+};
 pub use switch::{EcnSpec, MarkAt, Routing, SwitchSpec};
 pub use topology::{NodeKind, Topology, TopologySpec};
 pub use traffic::TrafficSpec;

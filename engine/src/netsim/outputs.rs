@@ -13,13 +13,13 @@ use super::switch::{lossless_headroom, Egress, Ingress, SwitchState};
 use super::topology::{NodeKind, Topology};
 use super::traffic::CollectivePlan;
 use super::SimError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Most (sample, link) or (sample, flow) cells a report may hold.
 pub const MAX_SERIES_CELLS: u64 = 8_000_000;
 
 /// Why a run stopped.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Stop {
     /// Every finite flow delivered all its bytes.
@@ -70,7 +70,7 @@ fn cycle_text(cycle: &[String]) -> String {
 }
 
 /// One direction of one link.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LinkReport {
     pub from: String,
     pub to: String,
@@ -93,7 +93,7 @@ pub struct LinkReport {
 }
 
 /// One QP's flow.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlowReport {
     /// The index of the traffic entry that made it.
     pub traffic: u32,
@@ -115,7 +115,7 @@ pub struct FlowReport {
 }
 
 /// One switch's buffer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SwitchReport {
     pub label: String,
     pub max_buffered_bytes: u64,
@@ -126,7 +126,7 @@ pub struct SwitchReport {
 }
 
 /// One collective.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CollectiveReport {
     pub traffic: u32,
     pub ranks: u32,
@@ -139,7 +139,7 @@ pub struct CollectiveReport {
     pub busbw_gbs: Option<f64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Totals {
     pub sent_bytes: u64,
     pub received_bytes: u64,
@@ -156,7 +156,7 @@ pub struct Totals {
 }
 
 /// A run's results.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub name: String,
     pub stop: Stop,

@@ -28,7 +28,7 @@ const ROCE_V2_PORT: u64 = 4791;
 const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// How far a run has gone, for a progress bar.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     pub events: u64,
     pub simulated_us: f64,

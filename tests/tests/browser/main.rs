@@ -5,6 +5,7 @@
 mod accessibility;
 mod app_shell;
 mod dcqcn_page;
+mod fabric_lab_page;
 mod flows_page;
 mod live_fleet;
 mod live_hosted;

@@ -5,7 +5,7 @@
 //! recorded as the performance measure `lab-dcqcn-fluid`). The packet model runs in a Web
 //! Worker (`src/bin/dcqcn_worker.rs`) so the page stays responsive; measure `lab-dcqcn-packet`.
 
-mod charts;
+pub(crate) mod charts;
 mod controls;
 mod export;
 mod fields;

@@ -37,6 +37,8 @@ fn NcclLink(props: &NcclLinkProps) -> Html {
                 Ok(href) => html! { <a class="topo-nccl-link" href={href.clone()}>{ "What NCCL's all-reduce gets on this fabric" }</a> },
                 Err(why) => html! { <span class="topo-nccl-none">{ why.clone() }</span> },
             } }
+            { " · " }
+            <a class="topo-fabric-lab-link" href={base::href("/fabric-lab")}>{ "Run traffic on fabrics like this in the fabric lab" }</a>
         </p>
     }
 }

@@ -1,0 +1,195 @@
+//! The view's effects, one hook each, in the order they run after a render: the worker (a
+//! fresh one whenever the state asks, which is how Cancel stops a run), posting each run's
+//! two sides, the URL's query, redraws on theme changes and resizes, and the charts.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use gloo::timers::callback::Interval;
+use gloo::utils::{document, window};
+use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+use super::chart::{self, ChartKind};
+use super::state::{Action, LabPage, Phase};
+use super::worker::{FabricWorker, Heard};
+use crate::views::dcqcn::charts::Palette;
+use crate::views::page_query;
+
+/// The running worker, or why none runs.
+pub type WorkerSlot = Rc<RefCell<Option<Result<FabricWorker, String>>>>;
+
+/// A worker per value of `page.worker`; dropping the old one terminates it.
+#[hook]
+pub fn use_fabric_worker(page: &UseReducerHandle<LabPage>) -> WorkerSlot {
+    let slot: WorkerSlot = use_mut_ref(|| None);
+    let dispatch = page.dispatcher();
+    let held = slot.clone();
+    use_effect_with(page.worker, move |_| {
+        let on_heard = Callback::from(move |heard: Heard| {
+            dispatch.dispatch(match heard {
+                Heard::Progress { run, progress } => Action::Progress { run, progress },
+                Heard::Finished {
+                    run,
+                    solve_ms,
+                    result,
+                } => Action::Finished {
+                    run,
+                    solve_ms,
+                    result,
+                },
+                Heard::Failed(why) => Action::WorkerFailed(why),
+            })
+        });
+        *held.borrow_mut() = Some(FabricWorker::start(on_heard));
+        move || {
+            held.borrow_mut().take();
+        }
+    });
+    slot
+}
+
+/// Posts both sides of each accepted run to the worker, side A first.
+#[hook]
+pub fn use_runs(page: &UseReducerHandle<LabPage>, worker: WorkerSlot) {
+    let page = page.clone();
+    use_effect_with(page.run, move |&run| {
+        let (Phase::Running, Some(sides)) = (&page.phase, &page.sides) else {
+            return;
+        };
+        let posted = match worker.borrow().as_ref() {
+            Some(Ok(w)) => sides
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, s)| w.post(2 * run + i as u64, s)),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err("the simulation worker is not running".to_string()),
+        };
+        if let Err(why) = posted {
+            page.dispatch(Action::WorkerFailed(why));
+        }
+    });
+}
+
+/// Keeps the case and the typed parameters in the URL's query.
+#[hook]
+pub fn use_query(page: &LabPage) {
+    use_effect_with(page.query_pairs(), |pairs| page_query::replace(pairs));
+}
+
+/// Redraws on theme changes (data-theme on <html>, or the system's scheme) and resizes.
+#[hook]
+pub fn use_redraw_on_theme_and_resize(dispatch: UseReducerDispatcher<LabPage>) {
+    use_effect_with((), move |_| {
+        let on_change = {
+            let dispatch = dispatch.clone();
+            Closure::<dyn FnMut()>::new(move || dispatch.dispatch(Action::Redraw))
+        };
+        let observer = web_sys::MutationObserver::new(on_change.as_ref().unchecked_ref()).ok();
+        if let (Some(observer), Some(root)) = (&observer, document().document_element()) {
+            let options = web_sys::MutationObserverInit::new();
+            options.set_attributes(true);
+            options.set_attribute_filter(&js_sys::Array::of1(&JsValue::from_str("data-theme")));
+            let _ = observer.observe_with_options(&root, &options);
+        }
+        let resize = {
+            let dispatch = dispatch.clone();
+            EventListener::new(&window(), "resize", move |_| {
+                dispatch.dispatch(Action::Redraw)
+            })
+        };
+        let scheme = window()
+            .match_media("(prefers-color-scheme: dark)")
+            .ok()
+            .flatten()
+            .map(|mq| {
+                EventListener::new(&mq, "change", move |_| dispatch.dispatch(Action::Redraw))
+            });
+        move || {
+            if let Some(observer) = observer {
+                observer.disconnect();
+            }
+            drop(on_change);
+            drop(resize);
+            drop(scheme);
+        }
+    });
+}
+
+/// The chart box and its canvases, one per [`ChartKind::ALL`].
+#[derive(Clone, PartialEq)]
+pub struct ChartRefs {
+    pub charts_box: NodeRef,
+    pub canvases: Rc<Vec<NodeRef>>,
+}
+
+impl ChartRefs {
+    pub fn canvases(&self) -> Vec<HtmlCanvasElement> {
+        self.canvases
+            .iter()
+            .filter_map(|n| n.cast::<HtmlCanvasElement>())
+            .collect()
+    }
+}
+
+#[hook]
+pub fn use_chart_refs() -> ChartRefs {
+    let charts_box = use_node_ref();
+    let canvases = use_memo((), |_| {
+        ChartKind::ALL
+            .iter()
+            .map(|_| NodeRef::default())
+            .collect::<Vec<_>>()
+    });
+    ChartRefs {
+        charts_box,
+        canvases,
+    }
+}
+
+/// Draws both charts whenever a run finishes, the theme changes or the page is resized,
+/// and marks the box `data-drawn` with the run drawn.
+#[hook]
+pub fn use_chart_drawing(page: &LabPage, refs: &ChartRefs) {
+    let refs = refs.clone();
+    let reports = page.reports();
+    let run = page.run;
+    let cursor_ms = page
+        .timeline()
+        .and_then(|t| page.cursor.and_then(|c| t.get(c).copied()))
+        .map(|us| us / 1000.0);
+    let deps = (
+        run,
+        reports.is_some(),
+        page.redraw,
+        cursor_ms.map(f64::to_bits),
+    );
+    use_effect_with(deps, move |_| {
+        let (Some([a, b]), Some(el)) = (reports, refs.charts_box.cast::<web_sys::Element>()) else {
+            return;
+        };
+        let palette = Palette::from_css(&el);
+        for (kind, canvas) in ChartKind::ALL.iter().zip(refs.canvases()) {
+            if let Err(e) = chart::draw(&canvas, *kind, &[&a, &b], cursor_ms, &palette) {
+                web_sys::console::warn_1(&format!("chart {}: {e}", kind.id()).into());
+            }
+        }
+        let _ = el.set_attribute("data-drawn", &run.to_string());
+    });
+}
+
+/// While the timeline plays, one sample on every [`PLAY_MS`].
+#[hook]
+pub fn use_player(page: &UseReducerHandle<LabPage>) {
+    let dispatch = page.dispatcher();
+    use_effect_with(page.playing, move |&playing| {
+        let clock =
+            playing.then(|| Interval::new(PLAY_MS, move || dispatch.dispatch(Action::Tick)));
+        move || drop(clock)
+    });
+}
+
+/// The player's step, ms.
+const PLAY_MS: u32 = 80;

@@ -1,0 +1,320 @@
+//! The page's state and its reducer: the case picked, the parameters typed, and the run in
+//! the worker (its progress, both sides' reports, the verdict).
+
+use std::rc::Rc;
+
+use engine::exercise::Progress as Tried;
+use engine::netsim::{
+    check_browser_budget, lab_case, LabCase, LabParams, LabRuns, Progress, Report, Scenario,
+    SimError, Verdict, CASES, EXERCISES,
+};
+use yew::Reducible;
+
+use super::fields::{read_params, FIELDS};
+use crate::views::form::Form;
+
+/// Where the run stands; the page shows it as `data-run`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    Running,
+    Done,
+    Cancelled,
+    /// Refused before it ran: too large for the browser, or a scenario the engine refuses
+    /// that no box of the form names.
+    Refused(String),
+    /// A box's value was refused (the message is under the box).
+    Invalid,
+    Failed(String),
+}
+
+impl Phase {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Phase::Running => "running",
+            Phase::Done => "done",
+            Phase::Cancelled => "cancelled",
+            Phase::Refused(_) => "refused",
+            Phase::Invalid => "invalid",
+            Phase::Failed(_) => "failed",
+        }
+    }
+}
+
+/// One side's finished run.
+#[derive(Debug, Clone)]
+pub struct SideRun {
+    pub report: Rc<Report>,
+    pub solve_ms: Option<f64>,
+}
+
+impl PartialEq for SideRun {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.report, &other.report)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabPage {
+    pub case: &'static LabCase,
+    pub form: Form,
+    /// The last parameters the form read.
+    pub params: LabParams,
+    /// Bumped for every run asked for; the worker's messages carry `2 run + side`.
+    pub run: u64,
+    pub phase: Phase,
+    /// The scenarios of the current run, once accepted.
+    pub sides: Option<Rc<[Scenario; 2]>>,
+    pub progress: [f64; 2],
+    pub done: [Option<SideRun>; 2],
+    pub verdict: Option<Verdict>,
+    /// Bumped to start a fresh worker (after a cancel or a failure).
+    pub worker: u64,
+    /// Bumped on theme changes and resizes: the chart redraws.
+    pub redraw: u64,
+    /// Where the timeline stands: a sample of the longer run (`None`: its end).
+    pub cursor: Option<usize>,
+    pub playing: bool,
+    pub tried: Tried,
+}
+
+pub enum Action {
+    Pick(String),
+    Type {
+        key: &'static str,
+        text: String,
+    },
+    Edit {
+        key: &'static str,
+        text: String,
+    },
+    Run,
+    Cancel,
+    Progress {
+        run: u64,
+        progress: Progress,
+    },
+    Finished {
+        run: u64,
+        solve_ms: Option<f64>,
+        result: Result<Box<Report>, String>,
+    },
+    WorkerFailed(String),
+    Redraw,
+    /// The timeline moved to this sample of the longer run.
+    Seek(usize),
+    /// One sample back (-1) or on (+1).
+    Step(i64),
+    TogglePlay,
+    /// The player's clock: one sample on, stopping at the end.
+    Tick,
+}
+
+impl LabPage {
+    /// The page a URL's query asks for; it starts running at once.
+    pub fn from_query(pairs: &[(String, String)]) -> LabPage {
+        let case = crate::views::page_query::value(pairs, "case")
+            .and_then(lab_case)
+            .unwrap_or(&CASES[0]);
+        let mut form = Form::new(FIELDS.iter().map(|f| (f.key, String::new())));
+        form.read_query("", pairs);
+        let mut page = LabPage {
+            case,
+            form,
+            params: LabParams::default(),
+            run: 0,
+            phase: Phase::Running,
+            sides: None,
+            progress: [0.0; 2],
+            done: [None, None],
+            verdict: None,
+            worker: 0,
+            redraw: 0,
+            cursor: None,
+            playing: false,
+            tried: Tried::default(),
+        };
+        page.start();
+        page
+    }
+
+    /// The query that restores this page: the case and any parameter typed.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = vec![("case".to_string(), self.case.id.to_string())];
+        pairs.extend(self.form.changed("", &Form::default()));
+        pairs
+    }
+
+    /// Reads the form and, if every box reads and the engine accepts both sides within the
+    /// browser's budget, asks for a new run.
+    fn start(&mut self) {
+        self.run += 1;
+        self.progress = [0.0; 2];
+        self.done = [None, None];
+        self.verdict = None;
+        self.sides = None;
+        self.cursor = None;
+        self.playing = false;
+        self.form.accept_all();
+        let params = match read_params(&self.form) {
+            Ok(p) => p,
+            Err((key, why)) => {
+                self.form.refuse(key, why);
+                self.phase = Phase::Invalid;
+                return;
+            }
+        };
+        self.params = params;
+        match self.accepted_sides() {
+            Ok(sides) => {
+                self.sides = Some(Rc::new(sides));
+                self.phase = Phase::Running;
+            }
+            Err(SimError::InvalidParameter(e)) if self.form.place(&e).is_some() => {
+                self.phase = Phase::Invalid;
+            }
+            Err(e) => self.phase = Phase::Refused(e.to_string()),
+        }
+    }
+
+    fn accepted_sides(&self) -> Result<[Scenario; 2], SimError> {
+        let sides = self.case.scenarios_with(&self.params)?;
+        for s in &sides {
+            check_browser_budget(s)?;
+        }
+        Ok(sides)
+    }
+
+    /// Both reports, once both sides have finished.
+    pub fn reports(&self) -> Option<[Rc<Report>; 2]> {
+        match &self.done {
+            [Some(a), Some(b)] => Some([a.report.clone(), b.report.clone()]),
+            _ => None,
+        }
+    }
+
+    /// The sample times of the run with more of them: the timeline's steps.
+    pub fn timeline(&self) -> Option<Vec<f64>> {
+        let [a, b] = self.reports()?;
+        let longer = if b.time_us.len() > a.time_us.len() {
+            b
+        } else {
+            a
+        };
+        (!longer.time_us.is_empty()).then(|| longer.time_us.clone())
+    }
+
+    /// The timeline's sample and its last index, if there is a timeline.
+    fn position(&self) -> Option<(usize, usize)> {
+        let last = self.timeline()?.len() - 1;
+        Some((self.cursor.unwrap_or(last).min(last), last))
+    }
+
+    fn finish(&mut self, side: usize, solve_ms: Option<f64>, report: Box<Report>) {
+        self.progress[side] = 1.0;
+        self.done[side] = Some(SideRun {
+            report: Rc::from(report),
+            solve_ms,
+        });
+        let Some([a, b]) = self.reports() else {
+            return;
+        };
+        self.verdict = Some((self.case.check)(&a, &b));
+        self.phase = Phase::Done;
+        let seen = LabRuns {
+            case: self.case.id.to_string(),
+            runs: [(*a).clone(), (*b).clone()],
+        };
+        self.tried = self.tried.observe(&EXERCISES, &seen);
+    }
+
+    /// Which side of the current run a worker message is about, if it is about this run.
+    fn side_of(&self, message_run: u64) -> Option<usize> {
+        (self.phase == Phase::Running && message_run / 2 == self.run)
+            .then_some((message_run % 2) as usize)
+    }
+}
+
+impl Reducible for LabPage {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut page = (*self).clone();
+        match action {
+            Action::Pick(id) => {
+                let Some(case) = lab_case(&id) else {
+                    return self;
+                };
+                page.case = case;
+                page.start();
+            }
+            Action::Type { key, text } => page.form.set(key, text),
+            Action::Edit { key, text } => {
+                page.form.set(key, text);
+                page.start();
+            }
+            Action::Run => page.start(),
+            Action::Cancel => {
+                if page.phase != Phase::Running {
+                    return self;
+                }
+                page.phase = Phase::Cancelled;
+                page.worker += 1;
+            }
+            Action::Progress { run, progress } => {
+                let Some(side) = page.side_of(run) else {
+                    return self;
+                };
+                page.progress[side] =
+                    (progress.simulated_us / progress.duration_us.max(1e-9)).clamp(0.0, 1.0);
+            }
+            Action::Finished {
+                run,
+                solve_ms,
+                result,
+            } => {
+                let Some(side) = page.side_of(run) else {
+                    return self;
+                };
+                match result {
+                    Ok(report) => page.finish(side, solve_ms, report),
+                    Err(e) => page.phase = Phase::Failed(e),
+                }
+            }
+            Action::WorkerFailed(e) => {
+                page.phase = Phase::Failed(e);
+                page.worker += 1;
+            }
+            Action::Redraw => page.redraw += 1,
+            Action::Seek(i) => {
+                let Some((_, last)) = page.position() else {
+                    return self;
+                };
+                page.cursor = Some(i.min(last));
+            }
+            Action::Step(delta) => {
+                let Some((at, last)) = page.position() else {
+                    return self;
+                };
+                page.cursor = Some(at.saturating_add_signed(delta as isize).min(last));
+                page.playing = false;
+            }
+            Action::TogglePlay => {
+                let Some((at, last)) = page.position() else {
+                    return self;
+                };
+                page.playing = !page.playing;
+                if page.playing && at == last {
+                    page.cursor = Some(0);
+                }
+            }
+            Action::Tick => {
+                let Some((at, last)) = page.position().filter(|_| page.playing) else {
+                    return self;
+                };
+                page.cursor = Some((at + 1).min(last));
+                page.playing = at + 1 < last;
+            }
+        }
+        Rc::new(page)
+    }
+}
