@@ -4,14 +4,11 @@
 //! are posted together and come back one after the other. There is no cancel message:
 //! dropping a [`FabricWorker`] terminates its worker.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use engine::netsim::{Progress, Report, Scenario, SimError};
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
-use web_sys::{MessageEvent, Worker};
 use yew::Callback;
+
+use crate::views::worker::WorkerLink;
 
 /// Where trunk puts the worker's loader (an unhashed name, relative to the page's `<base>`).
 const LOADER_URL: &str = "netsim_worker_loader.js";
@@ -53,76 +50,25 @@ pub enum Heard {
     Failed(String),
 }
 
-/// Whether the worker has installed its handler yet; until then requests wait here.
-enum Gate {
-    Waiting(Vec<String>),
-    Open,
-}
-
 /// A running worker; dropping it stops the worker.
-pub struct FabricWorker {
-    worker: Worker,
-    gate: Rc<RefCell<Gate>>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
+pub struct FabricWorker(WorkerLink);
 
 impl FabricWorker {
     /// Starts a worker whose every message goes to `on_heard`.
     pub fn start(on_heard: Callback<Heard>) -> Result<Self, String> {
-        let worker = Worker::new(LOADER_URL).map_err(describe)?;
-        let on_failure = on_heard.clone();
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
-            event.prevent_default();
-            on_failure.emit(Heard::Failed(
-                "the simulation worker stopped with an error".into(),
-            ));
-        });
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let gate = Rc::new(RefCell::new(Gate::Waiting(Vec::new())));
-        let (gate_in, worker_in) = (gate.clone(), worker.clone());
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let text = event.data().as_string();
-            if text.as_deref() == Some(READY) {
-                open_gate(&gate_in, &worker_in, &on_heard);
-                return;
-            }
+        let on_text = Callback::from(move |text: Result<String, String>| {
             on_heard.emit(match text {
-                Some(text) => read(&text),
-                None => Heard::Failed("the worker answered with something other than text".into()),
-            });
+                Ok(text) => read(&text),
+                Err(why) => Heard::Failed(why),
+            })
         });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        Ok(FabricWorker {
-            worker,
-            gate,
-            _on_message: on_message,
-            _on_error: on_error,
-        })
+        WorkerLink::start(LOADER_URL, READY, on_text).map(FabricWorker)
     }
 
     /// Asks for one run; requests made before the worker is ready wait, in order.
     pub fn post(&self, run: u64, scenario: &Scenario) -> Result<(), String> {
         let text = serde_json::to_string(&Request { run, scenario }).map_err(|e| e.to_string())?;
-        if let Gate::Waiting(waiting) = &mut *self.gate.borrow_mut() {
-            waiting.push(text);
-            return Ok(());
-        }
-        self.worker
-            .post_message(&JsValue::from_str(&text))
-            .map_err(describe)
-    }
-}
-
-fn open_gate(gate: &RefCell<Gate>, worker: &Worker, on_heard: &Callback<Heard>) {
-    let waiting = match std::mem::replace(&mut *gate.borrow_mut(), Gate::Open) {
-        Gate::Waiting(requests) => requests,
-        Gate::Open => Vec::new(),
-    };
-    for request in waiting {
-        if let Err(e) = worker.post_message(&JsValue::from_str(&request)) {
-            on_heard.emit(Heard::Failed(describe(e)));
-        }
+        self.0.post(text, false)
     }
 }
 
@@ -145,24 +91,4 @@ fn read(text: &str) -> Heard {
         },
         Err(e) => unreadable(e),
     }
-}
-
-impl Drop for FabricWorker {
-    fn drop(&mut self) {
-        self.worker.terminate();
-        // A message already queued for this page must not reach the handlers dropped next.
-        self.worker.set_onmessage(None);
-        self.worker.set_onerror(None);
-    }
-}
-
-fn describe(error: JsValue) -> String {
-    error
-        .as_string()
-        .or_else(|| {
-            error
-                .dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-        })
-        .unwrap_or_else(|| "the browser refused to start the worker".to_string())
 }
