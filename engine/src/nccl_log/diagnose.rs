@@ -168,7 +168,7 @@ fn sockets(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
         matches!(e, Event::NetSocketUsing { .. })
     }));
     let why = if reasons.is_empty() {
-        "The log does not say why; look for IB lines missing from it (run with NCCL_DEBUG_SUBSYS=INIT,NET) and check that the RDMA devices are visible.".to_string()
+        "The log does not say why; look for IB lines missing from it (run with NCCL_DEBUG_SUBSYS=INIT,BOOTSTRAP,ENV,NET) and check that the RDMA devices are visible.".to_string()
     } else {
         format!("The log gives the reason: {}.", reasons.join("; "))
     };

@@ -14,13 +14,15 @@
 //! - [`outputs`]: the report;
 //! - [`scenario`]: the inputs and the named cases;
 //! - [`lab`]: the fabric lab's comparisons, their "Try this" and the browser's budget;
-//! - [`summary`]: what the lab's page shows of a run, and its CSV.
+//! - [`summary`]: what the lab's page shows of a run, and its CSV;
+//! - [`map`]: the fabric as the lab's page draws it.
 //!
 //! Errors reuse [`crate::dcqcn::SimError`]: every refusal names the field path in the
 //! scenario JSON.
 
 pub mod host;
 pub mod lab;
+pub mod map;
 pub mod outputs;
 pub mod run;
 pub mod scenario;
@@ -36,6 +38,7 @@ pub use lab::{
     check_browser_budget, estimate_events, lab_case, LabCase, LabRuns, Side, Verdict, WorkEstimate,
     BROWSER_MAX_EVENTS, CASES, EXERCISES,
 };
+pub use map::{Cable, FabricMap, MapNode, Tier};
 pub use outputs::{
     CollectiveReport, FlowReport, LinkReport, Report, Stop, SwitchReport, Totals, MAX_SERIES_CELLS,
 };

@@ -80,6 +80,10 @@ pub struct LinkReport {
     pub utilisation: Vec<f32>,
     /// Data queue at the sample, bytes.
     pub queue_bytes: Vec<f32>,
+    /// Share of each sample interval this port's sender was held by PFC; empty in a run
+    /// without PFC.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paused_share: Vec<f32>,
     pub max_queue_bytes: u64,
     pub ecn_marks: u64,
     /// PAUSE frames this port received (its sender was held).
@@ -189,6 +193,7 @@ pub(super) struct Outputs {
     held: Vec<u64>,
     utilisation: Vec<Vec<f32>>,
     queue: Vec<Vec<f32>>,
+    paused: Vec<Vec<f32>>,
     rates: Vec<Vec<f32>>,
     /// Per port, the headroom its link needs at the far switch, if that switch is lossless.
     headroom: Vec<Option<u64>>,
@@ -237,6 +242,7 @@ impl Outputs {
             held: Vec::new(),
             utilisation: vec![Vec::new(); ports],
             queue: vec![Vec::new(); ports],
+            paused: vec![Vec::new(); if s.switch.pfc.is_some() { ports } else { 0 }],
             rates: vec![Vec::new(); flows],
             headroom: (0..topo.ports.len() as u32)
                 .map(|p| {
@@ -281,7 +287,13 @@ impl Outputs {
                 self.utilisation[p].push((bytes as f64 / capacity) as f32);
                 self.queue[p].push(e.data_bytes as f32);
             }
+            let paused_ps = e.paused_ps + if e.paused { now - e.paused_since } else { 0 };
+            if let Some(series) = self.paused.get_mut(p) {
+                let interval_ps = self.sample_us * 1e6;
+                series.push(((paused_ps - e.paused_ps_sampled) as f64 / interval_ps) as f32);
+            }
             e.tx_bytes_sampled = e.tx_bytes;
+            e.paused_ps_sampled = paused_ps;
         }
         for (i, q) in qps.iter_mut().enumerate() {
             if self.flow_series {
@@ -320,6 +332,7 @@ impl Outputs {
                         self.utilisation.get_mut(p).unwrap_or(&mut Vec::new()),
                     ),
                     queue_bytes: std::mem::take(self.queue.get_mut(p).unwrap_or(&mut Vec::new())),
+                    paused_share: std::mem::take(self.paused.get_mut(p).unwrap_or(&mut Vec::new())),
                     max_queue_bytes: e.max_data_bytes,
                     ecn_marks: e.ecn_marks,
                     pause_frames: e.pause_frames_received,

@@ -155,6 +155,8 @@ pub(super) struct Egress {
     pub pause_frames_received: u64,
     pub tx_bytes: u64,
     pub tx_bytes_sampled: u64,
+    /// `paused_ps` (with the pause under way) at the last sample.
+    pub paused_ps_sampled: u64,
     pub max_data_bytes: u64,
     pub ecn_marks: u64,
     /// Packet spraying's turn at this port's node (kept per port, used on the ingress side).

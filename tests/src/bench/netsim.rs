@@ -1,7 +1,8 @@
 //! Fabric simulator figures for `lab-bench` (issue #33): simulated events per second
 //! natively, beside the DCQCN packet model on the same single-bottleneck scenarios (each
 //! DCQCN scenario becomes the same dumbbell in `engine::netsim`), the same in Chromium in
-//! the simulator's worker, and the 1,024-GPU rail-optimized ring all-reduce end to end.
+//! the simulator's worker, each fabric lab case as its page runs it beside the same
+//! scenarios natively, and the 1,024-GPU rail-optimized ring all-reduce end to end.
 
 use std::time::Instant;
 
@@ -92,6 +93,48 @@ async fn wasm_rates(site: &Site, runs: usize) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// Each fabric lab case as a learner runs it: (case, events/s of both sides in the page's
+/// worker, read from the page; events/s of the same two scenarios run natively here).
+async fn lab_page_rates(site: &Site) -> Vec<(&'static str, f64, f64)> {
+    let browser = Browser::start().await;
+    let mut rates = Vec::new();
+    for case in netsim::CASES.iter() {
+        browser
+            .visit(site, &format!("/fabric-lab?case={}", case.id))
+            .await;
+        let sides = browser
+            .wait_until_for(
+                "const v = document.querySelector('.fabric-view'); \
+                 if (!v || v.dataset.run === 'running') return null; \
+                 return [...document.querySelectorAll('.fabric-side')] \
+                   .map(s => [Number(s.dataset.events), Number(s.dataset.solveMs)]);",
+                "the fabric lab's run to end",
+                std::time::Duration::from_secs(300),
+            )
+            .await;
+        let (events, ms) = sides
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| Some((s[0].as_f64()?, s[1].as_f64()?)))
+            .fold((0.0, 0.0), |(e, t), (se, st)| (e + se, t + st));
+        let scenarios = case
+            .scenarios_with(&netsim::LabParams::default())
+            .expect("a lab case builds");
+        let started = Instant::now();
+        let mut native_events = 0;
+        for s in &scenarios {
+            native_events += netsim::simulate(s, &netsim::Limits::default())
+                .expect("runs")
+                .events;
+        }
+        let native = native_events as f64 / started.elapsed().as_secs_f64();
+        rates.push((case.id, events / ms * 1e3, native));
+    }
+    browser.close().await;
+    rates
+}
+
 /// Prints the fabric simulator section of the bench.
 pub async fn report(site: &Site) {
     println!("Fabric simulator (netsim):");
@@ -111,6 +154,15 @@ pub async fn report(site: &Site) {
         wasm / 1e6,
         verdict(ratio >= WASM_RATIO_TARGET)
     );
+    println!("  the fabric lab's cases (/fabric-lab), both sides in the page's worker beside the same scenarios natively:");
+    for (case, page, native) in lab_page_rates(site).await {
+        println!(
+            "    {case}: page {:.1} M events/s, native {:.1} M events/s ({:.2}× native)",
+            page / 1e6,
+            native / 1e6,
+            page / native
+        );
+    }
     let scenario = netsim::named_scenario("rail-1024").expect("a named scenario");
     let started = Instant::now();
     let report = netsim::simulate(

@@ -3,7 +3,7 @@
 //! fresh worker runs the next; a run over the browser's budget is refused with the command
 //! that runs it natively; a bad seed is refused under its box; the URL restores a run; the
 //! CSV and PNG downloads; a phone-width screen has nothing past its edge. Screenshots of
-//! the ECMP collision and the deadlock at 1280 and 375 px.
+//! the ECMP collision and the deadlock at 1280 and 375 px, and of the deadlock's drawing.
 
 use std::time::{Duration, Instant};
 
@@ -51,6 +51,17 @@ async fn run_to_end(browser: &Browser) -> String {
         .as_str()
         .unwrap_or_default()
         .to_string()
+}
+
+/// How many elements match `css`.
+async fn count(browser: &Browser, css: &str) -> i64 {
+    browser
+        .eval(&format!(
+            "return document.querySelectorAll(\"{css}\").length"
+        ))
+        .await
+        .as_i64()
+        .unwrap_or(-1)
 }
 
 async fn no_overflow(browser: &Browser) -> i64 {
@@ -266,6 +277,82 @@ async fn fabric_lab_cancels_refuses_and_restores() {
     assert_eq!(png_file.name, "fabric-lab-deadlock.png");
     assert!(png_file.href.starts_with("data:image/png"));
     browser.assert_no_console_errors("the fabric lab").await;
+    browser.close().await;
+}
+
+/// Each side's fabric is drawn at the timeline's moment: the deadlocked ring's held senders
+/// are marked, the drawing follows the timeline, a cable reached with the Tab key
+/// names its numbers, and a flow picked from the list lights its path. Screenshots at 1280
+/// and 375 px.
+#[tokio::test]
+async fn fabric_lab_draws_each_fabric_at_the_timelines_moment() {
+    let site = Site::start();
+    let browser = Browser::start().await;
+    browser.resize((1280, 1000)).await;
+    browser.visit(&site, "/fabric-lab?case=deadlock").await;
+    assert_eq!(run_to_end(&browser).await, "done");
+    let ring = ".fabric-drawing[data-side='A']";
+    // Four switches in a ring, two hosts on each: twelve cables, twelve nodes.
+    assert_eq!(count(&browser, &format!("{ring} .fabric-cable")).await, 12);
+    assert_eq!(count(&browser, &format!("{ring} .fabric-node")).await, 12);
+    assert!(
+        count(&browser, &format!("{ring} .fabric-cable.paused")).await >= 4,
+        "the ring's four switch links are held when the run ends"
+    );
+
+    // The drawing follows the timeline (the ring deadlocks within its first sample, so it
+    // is held throughout).
+    browser.click_in_view("#fabric-time").await;
+    browser.press('\u{E011}').await; // Home
+    wait_until(
+        &browser,
+        &format!("document.querySelector(\"{ring}\").dataset.sample === '0'"),
+    )
+    .await;
+
+    // The keyboard reaches a cable, which says what it carried.
+    browser
+        .eval(&format!(
+            "document.querySelector(\"{ring} .fabric-drawing-box\").focus(); return null"
+        ))
+        .await;
+    browser.press('\u{E004}').await; // Tab
+    let said = wait_until(
+        &browser,
+        &format!("(t => t.startsWith('At ') ? t : null)(document.querySelector(\"{ring} .fabric-cable-said\").textContent)"),
+    )
+    .await;
+    let said = said.as_str().unwrap_or_default();
+    assert!(said.contains(" → ") && said.contains("Gb/s used"), "{said}");
+
+    // A flow picked: its path lit, the rest dimmed.
+    browser.set_value("#fabric-flow-A", "0", "change").await;
+    wait_until(
+        &browser,
+        &format!("document.querySelectorAll(\"{ring} .fabric-cable.on-path\").length > 0"),
+    )
+    .await;
+    assert!(count(&browser, &format!("{ring} .fabric-cable.off-path")).await > 0);
+
+    browser.click_in_view("#fabric-time").await;
+    browser.press('\u{E010}').await; // End: back to the deadlock
+    browser
+        .eval("document.querySelector('.fabric-drawings').scrollIntoView({block: 'start'}); return null")
+        .await;
+    browser.screenshot("fabric-lab-drawing-deadlock-1280").await;
+    browser.resize(PHONE).await;
+    assert_eq!(
+        no_overflow(&browser).await,
+        0,
+        "the drawings fit 375 px (they scroll inside)"
+    );
+    browser
+        .eval("document.querySelector('.fabric-drawings').scrollIntoView({block: 'start'}); return null")
+        .await;
+    browser.screenshot("fabric-lab-drawing-deadlock-375").await;
+    browser
+        .assert_no_console_errors("the fabric lab's drawing")
+        .await;
     browser.close().await;
 }
 

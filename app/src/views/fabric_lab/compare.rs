@@ -78,9 +78,13 @@ pub fn SideBySide(props: &SidesProps) -> Html {
             { for props.done.iter().enumerate().map(|(i, run)| {
                 let letter = side_letter(i);
                 let label = props.case.sides[i].label;
+                // The bench reads the worker's events and time from here.
+                let events = run.as_ref().map(|r| r.report.events.to_string());
+                let solve_ms = run.as_ref().and_then(|r| r.solve_ms).map(|ms| ms.to_string());
                 html! {
                     <section class="fabric-side" data-side={letter.to_string()}
-                        data-done={run.is_some().to_string()} aria-labelledby={format!("fabric-side-{letter}")}>
+                        data-done={run.is_some().to_string()} data-events={events} data-solve-ms={solve_ms}
+                        aria-labelledby={format!("fabric-side-{letter}")}>
                         <h3 id={format!("fabric-side-{letter}")}>
                             <span class={classes!("fabric-swatch", format!("side-{letter}"))} aria-hidden="true"></span>
                             { format!("Side {letter}: {label}") }

@@ -7,6 +7,7 @@
 mod chart;
 mod compare;
 mod controls;
+mod drawing;
 mod export;
 mod fields;
 mod hooks;
@@ -20,6 +21,7 @@ use yew::prelude::*;
 use chart::ChartKind;
 use compare::{ClaimAndVerdict, SideBySide};
 use controls::{LabControls, RunStatus};
+use drawing::FabricDrawings;
 use hooks::{
     use_chart_drawing, use_chart_refs, use_fabric_worker, use_player, use_query,
     use_redraw_on_theme_and_resize, use_runs, ChartRefs,
@@ -80,6 +82,7 @@ fn LabCharts(props: &ChartsProps) -> Html {
                 }) }
             </div>
             <Timeline page={page.clone()} />
+            <FabricDrawings page={page.clone()} />
             <div class="fabric-buttons">
                 <button type="button" class="fabric-csv" disabled={!ready} onclick={on_csv}>{ "Download CSV" }</button>
                 <button type="button" class="fabric-png" disabled={!ready} onclick={on_png}>{ "Download PNG" }</button>
