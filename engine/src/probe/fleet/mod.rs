@@ -284,6 +284,7 @@ mod tests {
                 ("port_rcv_errors".to_string(), counter(Some(2.0))),
                 ("port_xmit_data".to_string(), counter(tx.map(|t| t / 4.0))),
             ]),
+            counters_ext: BTreeMap::new(),
             hw_counters: hw
                 .iter()
                 .map(|(name, rate)| (name.to_string(), counter(*rate)))
