@@ -933,15 +933,9 @@ fn driver_files() -> Vec<(&'static str, &'static str, &'static str, String)> {
     files
 }
 
-/// Issue #38's check: on a tree with every counter file the mlx4 and mlx5 drivers expose, each
-/// file is exported under a name of its own with HELP text, none is left in the uncatalogued
-/// family, a port whose counters read "N/A (no PMA)" costs only its own values, and every
-/// value node_exporter reports from the same tree is the probe's too.
-#[tokio::test]
-async fn every_driver_counter_has_its_own_name_and_node_exporters_value() {
-    let scratch = FixtureSite::every_driver_counter("drivers");
-    let probe = Probe::on(&scratch, &[]);
-    let ours = parse_exposition(&probe.metrics(None).await.text());
+/// Each driver file's family in `ours`: its own (one file per name), a counter, with a sample
+/// for the file's port; none left in the uncatalogued family. Returns how many names.
+fn assert_every_driver_file_is_named(ours: &Exposition) -> usize {
     let mut names = BTreeMap::new();
     for (device, port, dir, file) in driver_files() {
         let family = ours
@@ -982,8 +976,14 @@ async fn every_driver_counter_has_its_own_name_and_node_exporters_value() {
         Some("rdma_lab_infiniband_lifespan_seconds")
     );
     assert_eq!(ours.types["rdma_lab_infiniband_lifespan_seconds"], "gauge");
+    names.len()
+}
 
-    let exporter = NodeExporter::start(&scratch.sysfs(), &["--collector.infiniband"]);
+/// Every value Debian's node_exporter reports from `sysfs`, checked equal in `ours` (its
+/// `node_infiniband_X` as `rdma_lab_infiniband_X`, same labels); returns how many values, and
+/// the families they came in.
+async fn assert_node_exporters_values(sysfs: &Path, ours: &Exposition) -> (usize, usize) {
+    let exporter = NodeExporter::start(sysfs, &["--collector.infiniband"]);
     let version = NodeExporter::version();
     let text = tokio::task::spawn_blocking(move || exporter.metrics())
         .await
@@ -1033,11 +1033,23 @@ async fn every_driver_counter_has_its_own_name_and_node_exporters_value() {
             "{wanted} not compared: {families:?}"
         );
     }
+    println!("node_exporter {version}");
+    (compared, families.len())
+}
+
+/// Issue #38's check: on a tree with every counter file the mlx4 and mlx5 drivers expose, each
+/// file is exported under a name of its own with HELP text, none is left in the uncatalogued
+/// family, a port whose counters read "N/A (no PMA)" costs only its own values, and every
+/// value node_exporter reports from the same tree is the probe's too.
+#[tokio::test]
+async fn every_driver_counter_has_its_own_name_and_node_exporters_value() {
+    let scratch = FixtureSite::every_driver_counter("drivers");
+    let probe = Probe::on(&scratch, &[]);
+    let ours = parse_exposition(&probe.metrics(None).await.text());
+    let named = assert_every_driver_file_is_named(&ours);
+    let (values, families) = assert_node_exporters_values(&scratch.sysfs(), &ours).await;
     println!(
-        "{} values in {} families equal to node_exporter {version}'s; {} files named",
-        compared,
-        families.len(),
-        names.len()
+        "{named} files named; {values} values in {families} families equal to node_exporter's"
     );
 
     // Where a port has counters_ext, its bytes are the 64-bit counter's.
