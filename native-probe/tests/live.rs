@@ -916,6 +916,12 @@ fn driver_files() -> Vec<(&'static str, &'static str, &'static str, String)> {
     add(
         "mlx4_0",
         "1",
+        "hw_counters",
+        own(sysfs_tree::MLX4_DIAG_COUNTERS),
+    );
+    add(
+        "mlx4_0",
+        "1",
         "counters_ext",
         own(sysfs_tree::PORT_COUNTERS_EXT),
     );
