@@ -350,41 +350,7 @@ impl Sample {
                     .ports
                     .iter()
                     .find(|p| p.device == port.device && p.port == port.port);
-                let counters = rates(
-                    &port.counters,
-                    before.map(|p| &p.counters),
-                    elapsed_ms,
-                    true,
-                );
-                let counters_ext = rates(
-                    &port.counters_ext,
-                    before.map(|p| &p.counters_ext),
-                    elapsed_ms,
-                    true,
-                );
-                // The 64-bit counter's rate where the port has one (see `wider`).
-                let per_second = |name: &str| {
-                    wider(name)
-                        .and_then(|wide| counters_ext.get(wide))
-                        .or_else(|| counters.get(name))
-                        .and_then(|c| c.per_second)
-                };
-                let hw_counters = rates(
-                    &port.hw_counters,
-                    before.map(|p| &p.hw_counters),
-                    elapsed_ms,
-                    false,
-                );
-                PortSample {
-                    device: port.device.clone(),
-                    port: port.port,
-                    state: port.state.clone(),
-                    tx_bytes_per_second: per_second("port_xmit_data"),
-                    rx_bytes_per_second: per_second("port_rcv_data"),
-                    counters,
-                    counters_ext,
-                    hw_counters,
-                }
+                PortSample::between(before, port, elapsed_ms)
             })
             .collect();
         let netdevs = now
@@ -415,6 +381,42 @@ impl Sample {
             elapsed_ms,
             ports,
             netdevs,
+        }
+    }
+}
+
+impl PortSample {
+    /// One port's sample: `now` against its reading `elapsed_ms` earlier, if there was one.
+    fn between(before: Option<&PortReading>, now: &PortReading, elapsed_ms: u64) -> PortSample {
+        let counters = rates(&now.counters, before.map(|p| &p.counters), elapsed_ms, true);
+        let counters_ext = rates(
+            &now.counters_ext,
+            before.map(|p| &p.counters_ext),
+            elapsed_ms,
+            true,
+        );
+        // The 64-bit counter's rate where the port has one (see `wider`).
+        let per_second = |name: &str| {
+            wider(name)
+                .and_then(|wide| counters_ext.get(wide))
+                .or_else(|| counters.get(name))
+                .and_then(|c| c.per_second)
+        };
+        let hw_counters = rates(
+            &now.hw_counters,
+            before.map(|p| &p.hw_counters),
+            elapsed_ms,
+            false,
+        );
+        PortSample {
+            device: now.device.clone(),
+            port: now.port,
+            state: now.state.clone(),
+            tx_bytes_per_second: per_second("port_xmit_data"),
+            rx_bytes_per_second: per_second("port_rcv_data"),
+            counters,
+            counters_ext,
+            hw_counters,
         }
     }
 }
