@@ -321,8 +321,9 @@ pub fn octets_per_unit(counter: &str) -> u64 {
 
 /// The `counters_ext` file that counts what the `counters` file `counter` counts, 64 bits
 /// wide: where a port has both, the wide one is the one to trust, for the narrow one stops at
-/// 2^32 − 1 within seconds at line rate. The pairs are mlx4's (MLNX_OFED's `counters_ext`, as
-/// prometheus/procfs reads it).
+/// 2^32 − 1 within seconds at line rate. The pairs are mlx4's `counters_ext`, as
+/// prometheus/procfs reads it (`sysfs/class_infiniband.go`: kernels before v4.5 put the 64-bit
+/// counters there).
 pub fn wider(counter: &str) -> Option<&'static str> {
     Some(match counter {
         "port_xmit_data" => "port_xmit_data_64",

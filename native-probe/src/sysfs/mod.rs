@@ -4,8 +4,9 @@
 //! Layout (paths relative to the sysfs root, mirroring `/sys`):
 //! - `class/infiniband/<dev>/{node_guid,sys_image_guid,fw_ver,hca_type,board_id,node_type,node_desc}`
 //!   and `…/ports/<n>/{state,phys_state,rate,link_layer,lid,sm_lid,gids/,gid_attrs/,counters/,hw_counters/}`
-//!   (kernel `Documentation/ABI/stable/sysfs-class-infiniband`), and on mlx4 with MLNX_OFED
-//!   (or a kernel before v4.5) `counters_ext/` beside `counters/`;
+//!   (kernel `Documentation/ABI/stable/sysfs-class-infiniband`), and on mlx4 `counters_ext/`
+//!   beside `counters/` (64-bit counters, where kernels before v4.5 put them, as
+//!   prometheus/procfs notes);
 //! - `class/infiniband/<dev>/device` → the PCI device, with its `numa_node`;
 //! - `class/net/<if>/{address,mtu,speed,operstate,statistics/}` (kernel
 //!   `Documentation/ABI/testing/sysfs-class-net`, `…/sysfs-class-net-statistics`).
