@@ -1126,12 +1126,12 @@ fn counters_table(
          <th scope=\"col\">In /metrics (unit)</th><th scope=\"col\">Explained on</th></tr></thead><tbody>",
     );
     for note in &data.counter {
-        if !matches!(note.group.as_str(), "port" | "hw" | "netdev") {
+        if !matches!(note.group.as_str(), "port" | "port_ext" | "hw" | "netdev") {
             page.problems.push(Problem {
                 file: file.to_path_buf(),
                 line: 1,
                 message: format!(
-                    "{}: group must be port, hw or netdev, not {:?}",
+                    "{}: group must be port, port_ext, hw or netdev, not {:?}",
                     note.file, note.group
                 ),
             });
@@ -1140,6 +1140,7 @@ fn counters_table(
         page.links.push((note.topic.clone(), 1));
         let where_ = match note.group.as_str() {
             "port" => "ports/&lt;n&gt;/counters",
+            "port_ext" => "ports/&lt;n&gt;/counters_ext",
             "hw" => "ports/&lt;n&gt;/hw_counters",
             _ => "class/net/&lt;if&gt;/statistics",
         };

@@ -90,8 +90,8 @@ pub enum Command {
     ///
     ///   NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8G 2>&1 | native-probe nccl-log -
     NcclLog(NcclLogArgs),
-    /// Check this host for RDMA and GPUDirect RDMA: ports, RoCE GIDs, MTU, nvidia_peermem,
-    /// IOMMU, PCIe links, locked memory and ECN.
+    /// Check this host for RDMA and GPUDirect RDMA: ports, transport errors counted, RoCE
+    /// GIDs, MTU, nvidia_peermem, IOMMU, PCIe links, locked memory and ECN.
     ///
     /// Read only, from sysfs and procfs. Each check prints pass (✓), warn (!), fail (✗) or
     /// skip (-, with why), the files it read and what to do; among them the index to give

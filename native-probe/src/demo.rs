@@ -79,9 +79,22 @@ const STREAMS: &[(&str, f64, Width)] = &[
         1.2e3,
         Width::Bits64,
     ),
+    // Loss on a lossy hour: the receiver sees gaps (out_of_sequence), the sender gets
+    // sequence-error NAKs and resends, and some resent requests arrive twice at the peer (and
+    // here, from its retries): retransmissions never outrun the gaps that cause them.
     (
         "class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence",
         0.5,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/packet_seq_err",
+        0.2,
+        Width::Bits64,
+    ),
+    (
+        "class/infiniband/mlx5_0/ports/1/hw_counters/duplicate_request",
+        0.2,
         Width::Bits64,
     ),
     (
@@ -364,6 +377,29 @@ mod tests {
         assert_eq!(capped.value, Some(u64::from(u32::MAX)));
         assert_eq!(capped.status, CounterStatus::Saturated);
         assert_eq!(capped.per_second, None);
+    }
+
+    /// Retransmissions follow losses: a port whose demo resends (sequence-error NAKs) or
+    /// receives requests twice also sees gaps, at least as often.
+    #[test]
+    fn every_port_retransmitting_also_sees_packets_out_of_sequence() {
+        let rate = |path: &str| {
+            STREAMS
+                .iter()
+                .find(|(p, _, _)| *p == path)
+                .map_or(0.0, |(_, r, _)| *r)
+        };
+        let retries = ["/packet_seq_err", "/duplicate_request"];
+        let retrying: Vec<_> = STREAMS
+            .iter()
+            .filter(|(p, _, _)| retries.iter().any(|r| p.ends_with(r)))
+            .collect();
+        assert!(!retrying.is_empty());
+        for (path, per_second, _) in retrying {
+            let dir = &path[..path.rfind('/').unwrap()];
+            let gaps = rate(&format!("{dir}/out_of_sequence"));
+            assert!(gaps >= *per_second, "{path}: {per_second}/s, {gaps}/s gaps");
+        }
     }
 
     /// UX check 2026-12: the demo sent CNPs at 20/s on a port that saw no ECN marks, which

@@ -138,6 +138,9 @@ fn the_recorded_host_passes_every_check_that_applies() {
             "port-state/mlx5_0/1",
             "port-state/mlx5_1/1",
             "port-state/mlx5_2/1",
+            "transport-errors/mlx5_0/1",
+            "transport-errors/mlx5_1/1",
+            "transport-errors/mlx5_2/1",
             "roce-gid/mlx5_0/1",
             "roce-gid/mlx5_1/1",
             "roce-gid/mlx5_2/1",
@@ -334,6 +337,36 @@ fn a_memlock_limit_below_unlimited_warns() {
 }
 
 #[test]
+fn counted_transport_errors_warn_with_what_to_check() {
+    let host = Host::new();
+    // One refused RDMA WRITE: its error completion, and the work requests flushed after it.
+    let hw = format!("{MLX5_0}/ports/1/hw_counters");
+    host.write(&format!("{hw}/req_remote_access_errors"), "1");
+    host.write(&format!("{hw}/req_cqe_error"), "1");
+    host.write(&format!("{hw}/req_cqe_flush_error"), "30");
+    host.write(&format!("{hw}/rx_icrc_encapsulated"), "4");
+    let run = host.run();
+    assert_eq!(run.code(), 0, "a warning is not a failure: {}", run.stderr);
+    let report = run.json();
+    let id = "transport-errors/mlx5_0/1";
+    assert_eq!(status(&report, id), "warn");
+    assert!(
+        title(&report, id)
+            .ends_with("req_remote_access_errors 1, req_cqe_error 1, rx_icrc_encapsulated 4"),
+        "{report:#}"
+    );
+    let fix = check(&report, id)["fix"].as_str().unwrap();
+    for page in [
+        "/verbs#memory-registration-lkey-rkey-and-pinning",
+        "/troubleshooting#ib-completion-error",
+        "/roce#roce-v2-header-by-header",
+    ] {
+        assert!(fix.contains(page), "{fix}");
+    }
+    assert_eq!(status(&report, "transport-errors/mlx5_1/1"), "pass");
+}
+
+#[test]
 fn ecn_off_on_one_priority_warns_naming_it() {
     let host = Host::new();
     host.write("sysfs/class/net/ens1f1np1/ecn/roce_rp/enable/3", "0");
@@ -376,7 +409,7 @@ fn text_mode_prints_a_marked_line_per_check_with_indented_evidence_and_fix() {
         .any(|l| l.starts_with("- mlx5_2 port 1 is not RoCE")));
     assert_eq!(
         lines.last(),
-        Some(&"17 passed, 1 warned, 0 failed, 4 skipped")
+        Some(&"20 passed, 1 warned, 0 failed, 4 skipped")
     );
 }
 

@@ -11,7 +11,9 @@ use std::{
 use futures_util::{SinkExt, StreamExt};
 use lab_tests::{
     loopback::{self, Answer},
+    node_exporter::NodeExporter,
     probe::{FixtureSite, Probe as Running},
+    sysfs_tree,
 };
 use serde_json::Value;
 use tokio::net::{TcpSocket, TcpStream};
@@ -900,4 +902,172 @@ fn intervals_below_100_ms_are_refused_with_a_clear_message() {
     assert!(!output.status.success());
     let message = String::from_utf8_lossy(&output.stderr);
     assert!(message.contains("at least 100 ms"), "{message}");
+}
+
+/// Every port counter file the mlx4 and mlx5 drivers expose (`lab_tests::sysfs_tree`), where
+/// it sits in that tree: (device, port, directory, file).
+fn driver_files() -> Vec<(&'static str, &'static str, &'static str, String)> {
+    let own = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let mut files = Vec::new();
+    let mut add = |device, port, dir, names: Vec<String>| {
+        files.extend(names.into_iter().map(|n| (device, port, dir, n)));
+    };
+    add("mlx4_0", "1", "counters", own(sysfs_tree::PORT_COUNTERS));
+    add(
+        "mlx4_0",
+        "1",
+        "hw_counters",
+        own(sysfs_tree::MLX4_DIAG_COUNTERS),
+    );
+    add(
+        "mlx4_0",
+        "1",
+        "counters_ext",
+        own(sysfs_tree::PORT_COUNTERS_EXT),
+    );
+    let mut mlx5 = own(sysfs_tree::PORT_COUNTERS);
+    mlx5.retain(|n| n != "port_rcv_discards");
+    add("mlx5_0", "1", "counters", mlx5);
+    let mut hw = own(sysfs_tree::MLX5_Q_COUNTERS);
+    hw.extend(own(sysfs_tree::MLX5_PORT_ONLY));
+    add("mlx5_0", "1", "hw_counters", hw);
+    let vport = sysfs_tree::MLX5_Q_COUNTERS
+        .iter()
+        .map(|n| format!("vport_{n}"))
+        .collect();
+    add("mlx5_1", "1", "hw_counters", vport);
+    files
+}
+
+/// Each driver file's family in `ours`: its own (one file per name), a counter, with a sample
+/// for the file's port; none left in the uncatalogued family. Returns how many names.
+fn assert_every_driver_file_is_named(ours: &Exposition) -> usize {
+    let mut names = BTreeMap::new();
+    for (device, port, dir, file) in driver_files() {
+        let family = ours
+            .family_naming(dir, &file)
+            .unwrap_or_else(|| panic!("no family says it comes from {dir}/{file}"));
+        let path = format!("{dir}/{file}");
+        let named = names.entry(family).or_insert_with(|| path.clone());
+        assert_eq!(*named, path, "{family} names two files");
+        assert_eq!(ours.types[family], "counter", "{family}");
+        let labels = labelled(&[("device", device), ("port", port)]);
+        assert!(
+            ours.series.contains_key(&(family.to_string(), labels)),
+            "{family} has no {device} port {port} sample"
+        );
+    }
+    assert!(
+        !ours
+            .help
+            .contains_key("rdma_lab_infiniband_uncatalogued_total"),
+        "a driver's file left unnamed"
+    );
+    // The port with no PMA has its state and rate but no counter; its sibling has them all.
+    let port_2: Vec<_> = ours
+        .series
+        .keys()
+        .filter(|(_, labels)| labels.get("device").map(String::as_str) == Some("mlx4_0"))
+        .filter(|(_, labels)| labels.get("port").map(String::as_str) == Some("2"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert!(
+        port_2.contains(&"rdma_lab_infiniband_state_id"),
+        "{port_2:?}"
+    );
+    assert!(port_2.iter().all(|n| !n.ends_with("_total")), "{port_2:?}");
+    // lifespan is a setting: a gauge in seconds, never a counter.
+    assert_eq!(
+        ours.family_naming("hw_counters", "lifespan"),
+        Some("rdma_lab_infiniband_lifespan_seconds")
+    );
+    assert_eq!(ours.types["rdma_lab_infiniband_lifespan_seconds"], "gauge");
+    names.len()
+}
+
+/// Every value Debian's node_exporter reports from `sysfs`, checked equal in `ours` (its
+/// `node_infiniband_X` as `rdma_lab_infiniband_X`, same labels); returns how many values, and
+/// the families they came in.
+async fn assert_node_exporters_values(sysfs: &Path, ours: &Exposition) -> (usize, usize) {
+    let exporter = NodeExporter::start(sysfs, &["--collector.infiniband"]);
+    let version = NodeExporter::version();
+    let text = tokio::task::spawn_blocking(move || exporter.metrics())
+        .await
+        .unwrap();
+    assert!(
+        text.contains("node_scrape_collector_success{collector=\"infiniband\"} 1"),
+        "node_exporter {version} could not read the tree"
+    );
+    // Only its infiniband families: the rest is node_exporter's own (go_*, process_*).
+    let infiniband: String = text
+        .lines()
+        .filter(|line| line.contains(" node_infiniband_") || line.starts_with("node_infiniband_"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let theirs = parse_exposition(&infiniband);
+    let mut families = BTreeSet::new();
+    let mut compared = 0;
+    for ((name, labels), value) in &theirs.series {
+        let suffix = name.strip_prefix("node_infiniband_").unwrap();
+        // Device-wide text (board_id, firmware_version as labels): not a value to compare.
+        if suffix == "info" {
+            continue;
+        }
+        let ours_name = format!("rdma_lab_infiniband_{suffix}");
+        let mine = ours.series.get(&(ours_name.clone(), labels.clone()));
+        assert_eq!(
+            mine,
+            Some(value),
+            "{ours_name}{labels:?} against node_exporter {version}'s {name}"
+        );
+        families.insert(suffix);
+        compared += 1;
+    }
+    // What node_exporter reads of this tree: the counters/ and counters_ext/ families (it
+    // reads no hw_counters/ before v1.11), every one compared.
+    for wanted in [
+        "legacy_data_transmitted_bytes_total",
+        "legacy_packets_received_total",
+        "legacy_multicast_packets_transmitted_total",
+        "port_discards_received_total",
+        "port_data_transmitted_bytes_total",
+        "symbol_error_total",
+        "state_id",
+    ] {
+        assert!(
+            families.contains(wanted),
+            "{wanted} not compared: {families:?}"
+        );
+    }
+    println!("node_exporter {version}");
+    (compared, families.len())
+}
+
+/// Issue #38's check: on a tree with every counter file the mlx4 and mlx5 drivers expose, each
+/// file is exported under a name of its own with HELP text, none is left in the uncatalogued
+/// family, a port whose counters read "N/A (no PMA)" costs only its own values, and every
+/// value node_exporter reports from the same tree is the probe's too.
+#[tokio::test]
+async fn every_driver_counter_has_its_own_name_and_node_exporters_value() {
+    let scratch = FixtureSite::every_driver_counter("drivers");
+    let probe = Probe::on(&scratch, &[]);
+    let ours = parse_exposition(&probe.metrics(None).await.text());
+    let named = assert_every_driver_file_is_named(&ours);
+    let (values, families) = assert_node_exporters_values(&scratch.sysfs(), &ours).await;
+    println!(
+        "{named} files named; {values} values in {families} families equal to node_exporter's"
+    );
+
+    // Where a port has counters_ext, its bytes are the 64-bit counter's.
+    let output = Command::new(PROBE)
+        .args(["snapshot", "--json", "--sysfs-root"])
+        .arg(scratch.sysfs())
+        .output()
+        .unwrap();
+    let snapshot: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mlx4 = &snapshot["ports"][0];
+    assert_eq!(mlx4["device"], "mlx4_0");
+    assert_eq!(mlx4["counters"]["port_xmit_data"], u64::from(u32::MAX));
+    let wide = mlx4["counters_ext"]["port_xmit_data_64"].as_u64().unwrap();
+    assert_eq!(mlx4["tx_bytes"].as_u64(), Some(wide * 4));
 }

@@ -9,10 +9,12 @@ pub mod browser;
 pub mod capture_gen;
 pub mod cli;
 pub mod loopback;
+pub mod node_exporter;
 pub mod probe;
 pub mod prometheus;
 pub mod site;
 pub mod static_server;
+pub mod sysfs_tree;
 pub mod topics;
 
 use std::path::PathBuf;

@@ -336,6 +336,19 @@ impl FixtureSite {
         FixtureSite { dir, fixture }
     }
 
+    /// A site over a tree with every port counter file the mlx4 and mlx5 drivers expose
+    /// ([`crate::sysfs_tree`]), with an empty debugfs and procfs.
+    pub fn every_driver_counter(name: &str) -> FixtureSite {
+        let dir = scratch_dir(name);
+        let fixture = dir.path().join("drivers");
+        crate::sysfs_tree::every_driver_counter(&fixture.join("sysfs"))
+            .expect("the driver tree writes to a temporary folder");
+        for empty in ["debugfs", "procfs"] {
+            std::fs::create_dir_all(fixture.join(empty)).expect("a temporary folder");
+        }
+        FixtureSite { dir, fixture }
+    }
+
     /// The scratch folder, for a test's own files.
     pub fn dir(&self) -> &Path {
         self.dir.path()

@@ -27,7 +27,7 @@ const SETTLE: Duration = Duration::from_secs(20);
 
 /// The lab's error set (`engine::probe::fleet::ERROR_COUNTERS`): the counter file,
 /// and the metric the probe serves it as.
-const ERROR_SET: [(&str, &str); 7] = [
+const ERROR_SET: [(&str, &str); 13] = [
     (
         "port_rcv_errors",
         "rdma_lab_infiniband_port_errors_received_total",
@@ -49,6 +49,27 @@ const ERROR_SET: [(&str, &str); 7] = [
     (
         "packet_seq_err",
         "rdma_lab_infiniband_packet_sequence_errors_total",
+    ),
+    (
+        "req_remote_access_errors",
+        "rdma_lab_infiniband_req_remote_access_errors_total",
+    ),
+    (
+        "resp_remote_access_errors",
+        "rdma_lab_infiniband_resp_remote_access_errors_total",
+    ),
+    (
+        "rnr_nak_retry_err",
+        "rdma_lab_infiniband_rnr_nak_retry_packets_received_total",
+    ),
+    ("req_cqe_error", "rdma_lab_infiniband_req_cqes_errors_total"),
+    (
+        "resp_cqe_error",
+        "rdma_lab_infiniband_resp_cqes_errors_total",
+    ),
+    (
+        "rx_icrc_encapsulated",
+        "rdma_lab_infiniband_rx_icrc_encapsulated_errors_total",
     ),
 ];
 
@@ -349,12 +370,16 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
         );
     }
 
-    // Host 1 sends a gigaword on mlx5_0 and sees a lost packet and an ACK timeout; host 2's
-    // mlx5_1 port goes DOWN. Host 0 does nothing.
+    // Host 1 sends a gigaword on mlx5_0 and sees a lost packet and an ACK timeout, and one of
+    // its RDMA WRITEs is refused (a remote access error, its error completion and the work
+    // requests flushed after it); host 2's mlx5_1 port goes DOWN. Host 0 does nothing.
     let (busy, down) = (&hosts[1], &hosts[2]);
     busy.add("mlx5_0", "counters/port_xmit_data", 1_000_000_000);
     busy.add("mlx5_0", "hw_counters/out_of_sequence", 5);
     busy.add("mlx5_0", "hw_counters/local_ack_timeout_err", 3);
+    busy.add("mlx5_0", "hw_counters/req_remote_access_errors", 1);
+    busy.add("mlx5_0", "hw_counters/req_cqe_error", 1);
+    busy.add("mlx5_0", "hw_counters/req_cqe_flush_error", 30);
     down.write("mlx5_1", "state", "1: DOWN");
 
     let tx = "instance_device_port:rdma_lab_infiniband_port_data_transmitted_bytes:rate1m";
@@ -394,11 +419,13 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
         "only host 1's mlx5_0 has errors: {rates:#?}"
     );
 
-    // The alerts: the two loss alerts on host 1's mlx5_0, the state alert on host 2's mlx5_1,
-    // all firing; nothing on host 0, and no congestion alert (no history to compare with).
+    // The alerts: the two loss alerts and the failed-operations alert on host 1's mlx5_0, the
+    // state alert on host 2's mlx5_1, all firing; nothing on host 0, and no congestion alert
+    // (no history to compare with).
     let expected: BTreeSet<(String, String, String)> = [
         ("RdmaLabOutOfSequence", busy, "mlx5_0"),
         ("RdmaLabLocalAckTimeout", busy, "mlx5_0"),
+        ("RdmaLabFailedOperations", busy, "mlx5_0"),
         ("RdmaLabPortNotActive", down, "mlx5_1"),
     ]
     .into_iter()
@@ -421,6 +448,17 @@ fn a_fleet_of_three_probes_in_prometheus_matches_its_trees() {
         SETTLE,
         &format!("exactly these alerts firing: {expected:#?}"),
         |alerts| firing_of(alerts) == expected,
+    );
+    let failed = firing
+        .iter()
+        .find(|a| a.labels["alertname"] == "RdmaLabFailedOperations")
+        .unwrap();
+    assert!(
+        failed.annotations["description"].contains(&format!(
+            "http://{}/troubleshooting#ib-completion-error",
+            busy.instance()
+        )),
+        "{failed:#?}"
     );
     let port_down = firing
         .iter()

@@ -73,6 +73,7 @@ mod tests {
             port: 1,
             state: None,
             counters: Default::default(),
+            counters_ext: Default::default(),
             hw_counters: Default::default(),
             tx_bytes_per_second: None,
             rx_bytes_per_second: None,

@@ -200,13 +200,19 @@ pub struct PortReading {
     pub device: String,
     pub port: u32,
     pub state: Option<Enumerated>,
-    /// `counters/<name>` raw values; `null` when the file could not be read.
+    /// `counters/<name>` raw values; `null` when the file could not be read (or reads
+    /// "N/A (no PMA)", as on a port whose device has no performance management agent).
     pub counters: BTreeMap<String, Option<u64>>,
+    /// `counters_ext/<name>` raw values: the 64-bit extended port counters mlx4 shows beside
+    /// `counters` (e.g. `port_xmit_data_64`); absent on other devices.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters_ext: BTreeMap<String, Option<u64>>,
     /// `hw_counters/<name>` raw values (driver-specific, e.g. mlx5's `np_cnp_sent`).
     pub hw_counters: BTreeMap<String, Option<u64>>,
-    /// Octets sent: `port_xmit_data` × 4, since that counter counts 4-octet words.
+    /// Octets sent: `port_xmit_data_64` × 4 where `counters_ext` has it, else
+    /// `port_xmit_data` × 4 (both count 4-octet words).
     pub tx_bytes: Option<u64>,
-    /// Octets received: `port_rcv_data` × 4.
+    /// Octets received: `port_rcv_data_64` or `port_rcv_data`, × 4.
     pub rx_bytes: Option<u64>,
 }
 
@@ -256,7 +262,11 @@ pub struct PortSample {
     pub port: u32,
     pub state: Option<Enumerated>,
     pub counters: BTreeMap<String, CounterSample>,
+    /// `counters_ext/` (mlx4's 64-bit counters); absent on other devices.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters_ext: BTreeMap<String, CounterSample>,
     pub hw_counters: BTreeMap<String, CounterSample>,
+    /// From `port_xmit_data_64` where the port has it, else from `port_xmit_data`.
     pub tx_bytes_per_second: Option<f64>,
     pub rx_bytes_per_second: Option<f64>,
 }
@@ -300,11 +310,32 @@ pub struct ProbeError {
 /// The multiplier that turns a counter's unit into octets: `port_xmit_data` and
 /// `port_rcv_data` count 4-octet words (kernel `Documentation/ABI/stable/sysfs-class-infiniband`,
 /// after the IBTA PortCounters attribute's PortXmitData/PortRcvData).
+/// The 64-bit ones in `counters_ext` count the same words (node_exporter multiplies them by 4
+/// too, `sysfs/class_infiniband.go` in prometheus/procfs).
 pub fn octets_per_unit(counter: &str) -> u64 {
     match counter {
-        "port_xmit_data" | "port_rcv_data" => 4,
+        "port_xmit_data" | "port_rcv_data" | "port_xmit_data_64" | "port_rcv_data_64" => 4,
         _ => 1,
     }
+}
+
+/// The `counters_ext` file that counts what the `counters` file `counter` counts, 64 bits
+/// wide: where a port has both, the wide one is the one to trust, for the narrow one stops at
+/// 2^32 − 1 within seconds at line rate. The pairs are mlx4's `counters_ext`, as
+/// prometheus/procfs reads it (`sysfs/class_infiniband.go`: kernels before v4.5 put the 64-bit
+/// counters there).
+pub fn wider(counter: &str) -> Option<&'static str> {
+    Some(match counter {
+        "port_xmit_data" => "port_xmit_data_64",
+        "port_rcv_data" => "port_rcv_data_64",
+        "port_xmit_packets" => "port_xmit_packets_64",
+        "port_rcv_packets" => "port_rcv_packets_64",
+        "unicast_xmit_packets" => "port_unicast_xmit_packets",
+        "unicast_rcv_packets" => "port_unicast_rcv_packets",
+        "multicast_xmit_packets" => "port_multicast_xmit_packets",
+        "multicast_rcv_packets" => "port_multicast_rcv_packets",
+        _ => return None,
+    })
 }
 
 impl Sample {
@@ -320,27 +351,7 @@ impl Sample {
                     .ports
                     .iter()
                     .find(|p| p.device == port.device && p.port == port.port);
-                let counters = rates(
-                    &port.counters,
-                    before.map(|p| &p.counters),
-                    elapsed_ms,
-                    true,
-                );
-                let hw_counters = rates(
-                    &port.hw_counters,
-                    before.map(|p| &p.hw_counters),
-                    elapsed_ms,
-                    false,
-                );
-                PortSample {
-                    device: port.device.clone(),
-                    port: port.port,
-                    state: port.state.clone(),
-                    tx_bytes_per_second: counters.get("port_xmit_data").and_then(|c| c.per_second),
-                    rx_bytes_per_second: counters.get("port_rcv_data").and_then(|c| c.per_second),
-                    counters,
-                    hw_counters,
-                }
+                PortSample::between(before, port, elapsed_ms)
             })
             .collect();
         let netdevs = now
@@ -371,6 +382,42 @@ impl Sample {
             elapsed_ms,
             ports,
             netdevs,
+        }
+    }
+}
+
+impl PortSample {
+    /// One port's sample: `now` against its reading `elapsed_ms` earlier, if there was one.
+    fn between(before: Option<&PortReading>, now: &PortReading, elapsed_ms: u64) -> PortSample {
+        let counters = rates(&now.counters, before.map(|p| &p.counters), elapsed_ms, true);
+        let counters_ext = rates(
+            &now.counters_ext,
+            before.map(|p| &p.counters_ext),
+            elapsed_ms,
+            true,
+        );
+        // The 64-bit counter's rate where the port has one (see `wider`).
+        let per_second = |name: &str| {
+            wider(name)
+                .and_then(|wide| counters_ext.get(wide))
+                .or_else(|| counters.get(name))
+                .and_then(|c| c.per_second)
+        };
+        let hw_counters = rates(
+            &now.hw_counters,
+            before.map(|p| &p.hw_counters),
+            elapsed_ms,
+            false,
+        );
+        PortSample {
+            device: now.device.clone(),
+            port: now.port,
+            state: now.state.clone(),
+            tx_bytes_per_second: per_second("port_xmit_data"),
+            rx_bytes_per_second: per_second("port_rcv_data"),
+            counters,
+            counters_ext,
+            hw_counters,
         }
     }
 }
@@ -467,6 +514,37 @@ mod tests {
         assert_eq!(port.tx_bytes_per_second, Some(8_000.0));
         assert_eq!(port.hw_counters["np_cnp_sent"].per_second, Some(10.0));
         assert_eq!(sample.netdevs[0].rx_bytes_per_second, Some(2_000.0));
+    }
+
+    #[test]
+    fn the_64_bit_data_counter_is_preferred_where_a_port_has_both() {
+        // mlx4 beside counters_ext: the 32-bit words counter stuck at 2^32 − 1, the 64-bit
+        // one still counting.
+        let stuck = Some(u64::from(u32::MAX));
+        let mut before = reading(0, stuck, 1, 1);
+        let mut after = reading(1_000, stuck, 1, 1);
+        let wide = |words: u64| BTreeMap::from([("port_xmit_data_64".to_string(), Some(words))]);
+        before.ports[0].counters_ext = wide(10_000_000_000);
+        after.ports[0].counters_ext = wide(10_000_000_500);
+        let port = &Sample::between(&before, &after).ports[0];
+        assert_eq!(
+            port.counters["port_xmit_data"].status,
+            CounterStatus::Saturated
+        );
+        assert_eq!(
+            port.counters_ext["port_xmit_data_64"].per_second,
+            Some(2_000.0)
+        );
+        assert_eq!(port.tx_bytes_per_second, Some(2_000.0));
+        // Without counters_ext the narrow counter is all there is.
+        let narrow = Sample::between(
+            &reading(0, Some(100), 1, 1),
+            &reading(1_000, Some(150), 1, 1),
+        );
+        assert_eq!(narrow.ports[0].tx_bytes_per_second, Some(200.0));
+        assert!(narrow.ports[0].counters_ext.is_empty());
+        assert_eq!(wider("port_rcv_packets"), Some("port_rcv_packets_64"));
+        assert_eq!(wider("symbol_error"), None);
     }
 
     #[test]

@@ -244,6 +244,20 @@ pub fn report(trees: &HostTrees) -> Report {
         checks.push(doctor::no_rdma_devices(&class_dir));
     }
     checks.extend(ports.iter().map(doctor::port_state));
+    checks.extend(ports.iter().map(|port| {
+        let dir = format!(
+            "{INFINIBAND}/{}/ports/{}/hw_counters",
+            port.device, port.port
+        );
+        doctor::transport_errors(&doctor::ErrorCounterFiles {
+            device: port.device.clone(),
+            port: port.port,
+            files: doctor::TRANSPORT_ERRORS
+                .iter()
+                .map(|(name, _, _)| (*name, sysfs.read(&format!("{dir}/{name}"))))
+                .collect(),
+        })
+    }));
     checks.extend(tables.iter().map(doctor::roce_v2_gid));
     // The RoCE netdevs, once each, in the order their ports were listed.
     let mut netdevs: Vec<String> = Vec::new();

@@ -82,6 +82,9 @@ pub async fn scrape(State(state): State<Arc<ProbeState>>, headers: HeaderMap) ->
 pub enum Group {
     /// `ports/<n>/counters/`
     Port,
+    /// `ports/<n>/counters_ext/` (mlx4's 64-bit extended port counters)
+    #[serde(rename = "port_ext")]
+    PortExt,
     /// `ports/<n>/hw_counters/`
     Hw,
     /// `class/net/<if>/statistics/`
@@ -92,6 +95,7 @@ impl Group {
     fn as_str(self) -> &'static str {
         match self {
             Group::Port => "port",
+            Group::PortExt => "port_ext",
             Group::Hw => "hw",
             Group::Netdev => "netdev",
         }
@@ -100,6 +104,7 @@ impl Group {
     fn directory(self) -> &'static str {
         match self {
             Group::Port => "/sys/class/infiniband/<device>/ports/<port>/counters",
+            Group::PortExt => "/sys/class/infiniband/<device>/ports/<port>/counters_ext",
             Group::Hw => "/sys/class/infiniband/<device>/ports/<port>/hw_counters",
             Group::Netdev => "/sys/class/net/<interface>/statistics",
         }
@@ -107,7 +112,7 @@ impl Group {
 
     fn prefix(self) -> &'static str {
         match self {
-            Group::Port | Group::Hw => "rdma_lab_infiniband_",
+            Group::Port | Group::PortExt | Group::Hw => "rdma_lab_infiniband_",
             Group::Netdev => "rdma_lab_network_",
         }
     }
@@ -148,7 +153,7 @@ impl Scale {
     fn of(group: Group, file: &str) -> Scale {
         match (group, file) {
             (Group::Hw, "lifespan") => Scale::MillisecondsToSeconds,
-            (Group::Port, file) => Scale::Times(octets_per_unit(file)),
+            (Group::Port | Group::PortExt, file) => Scale::Times(octets_per_unit(file)),
             _ => Scale::Times(1),
         }
     }
@@ -335,7 +340,7 @@ impl Families {
             return;
         }
         let (family, help) = match group {
-            Group::Port | Group::Hw => {
+            Group::Port | Group::PortExt | Group::Hw => {
                 labels.push(("group", group.as_str().to_string()));
                 (UNNAMED_PORT_COUNTER, UNNAMED_PORT_COUNTER_HELP)
             }
@@ -346,7 +351,7 @@ impl Families {
     }
 }
 
-const UNNAMED_PORT_COUNTER_HELP: &str = "A counter file content/data/counters.toml gives no name to: the raw value of /sys/class/infiniband/<device>/ports/<port>/counters/<file> (group=\"port\") or hw_counters/<file> (group=\"hw\"). Unit: whatever the file counts, unscaled.";
+const UNNAMED_PORT_COUNTER_HELP: &str = "A counter file content/data/counters.toml gives no name to (no driver documents it): the raw value of /sys/class/infiniband/<device>/ports/<port>/counters/<file> (group=\"port\"), counters_ext/<file> (group=\"port_ext\") or hw_counters/<file> (group=\"hw\"). Unit: whatever the file counts, unscaled.";
 const UNNAMED_STATISTIC_HELP: &str = "An interface statistic content/data/counters.toml gives no name to: the raw value of /sys/class/net/<interface>/statistics/<file>. Unit: whatever the file counts, unscaled.";
 
 /// A port's `rate` ("100 Gb/sec (4X EDR)") in bytes per second: Gb/s × 10^9 / 8.
@@ -445,6 +450,7 @@ pub fn exposition(catalogue: &Catalogue, latest: &Latest, source: &str, host: &s
         }
         let files = [
             (Group::Port, &port.counters),
+            (Group::PortExt, &port.counters_ext),
             (Group::Hw, &port.hw_counters),
         ];
         for (group, counters) in files {
@@ -610,10 +616,38 @@ mod tests {
             ("local_ack_timeout_err", "local_ack_timeout_errors_total"),
             ("packet_seq_err", "packet_sequence_errors_total"),
             ("lifespan", "lifespan_seconds"),
+            ("req_cqe_error", "req_cqes_errors_total"),
+            (
+                "resp_remote_access_errors",
+                "resp_remote_access_errors_total",
+            ),
+            ("rnr_nak_retry_err", "rnr_nak_retry_packets_received_total"),
+            ("roce_slow_restart", "roce_slow_restart_used_total"),
+            ("roce_slow_restart_trans", "roce_slow_restart_total"),
+            ("rx_icrc_encapsulated", "rx_icrc_encapsulated_errors_total"),
+            ("rx_dct_connect", "rx_dct_connect_requests_total"),
         ];
         for (file, suffix) in hw {
             assert_eq!(
                 metric(Group::Hw, file),
+                format!("rdma_lab_infiniband_{suffix}")
+            );
+        }
+        assert_eq!(
+            metric(Group::Port, "port_rcv_discards"),
+            "rdma_lab_infiniband_port_discards_received_total"
+        );
+        let ext = [
+            ("port_xmit_data_64", "legacy_data_transmitted_bytes_total"),
+            ("port_rcv_packets_64", "legacy_packets_received_total"),
+            (
+                "port_multicast_xmit_packets",
+                "legacy_multicast_packets_transmitted_total",
+            ),
+        ];
+        for (file, suffix) in ext {
+            assert_eq!(
+                metric(Group::PortExt, file),
                 format!("rdma_lab_infiniband_{suffix}")
             );
         }
@@ -648,35 +682,50 @@ mod tests {
     #[test]
     fn every_fixture_counter_has_a_metric() {
         let text = fixture_exposition();
-        let port_counters = files_under(&["class", "infiniband", "*", "ports", "*", "counters"]);
-        let statistics = files_under(&["class", "net", "*", "statistics"]);
-        // The kernel documents every counters/ and statistics/ file: each has its own name.
-        for file in &port_counters {
-            let name = metric(Group::Port, file);
-            assert!(text.contains(&format!("\n{name}{{")), "{name} in /metrics");
-        }
-        for file in &statistics {
-            let name = metric(Group::Netdev, file);
-            assert!(text.contains(&format!("\n{name}{{")), "{name} in /metrics");
-        }
-        // A driver counter the lab cannot explain yet is still exported, by file name.
-        let hw = files_under(&["class", "infiniband", "*", "ports", "*", "hw_counters"]);
-        let mut unnamed = 0;
-        for file in &hw {
-            match catalogue().unwrap().get(Group::Hw, file) {
-                Some(named) => assert!(text.contains(&format!("\n{}{{", named.metric))),
-                None => {
-                    unnamed += 1;
-                    let sample = format!("\n{UNNAMED_PORT_COUNTER}{{device=\"mlx5_0\",port=\"1\",group=\"hw\",file=\"{file}\"}} ");
-                    assert!(text.contains(&sample), "{file} in the generic family");
-                }
+        let ports = ["class", "infiniband", "*", "ports", "*"];
+        let in_ports = |dir: &str| files_under(&[&ports[..], &[dir]].concat());
+        let groups = [
+            (Group::Port, in_ports("counters")),
+            (Group::Hw, in_ports("hw_counters")),
+            (
+                Group::Netdev,
+                files_under(&["class", "net", "*", "statistics"]),
+            ),
+        ];
+        // The kernel documents every counters/ and statistics/ file, and counters.c every
+        // mlx5 hw_counters/ one: each has a name of its own.
+        for (group, files) in groups {
+            for file in &files {
+                let name = metric(group, file);
+                assert!(text.contains(&format!("\n{name}{{")), "{name} in /metrics");
             }
         }
         assert!(
-            unnamed > 0 && unnamed < hw.len(),
-            "{unnamed} of {}",
-            hw.len()
+            !text.contains(&format!("\n{UNNAMED_PORT_COUNTER}{{")),
+            "{text}"
         );
+        assert!(
+            !text.contains(&format!("\n{UNNAMED_STATISTIC}{{")),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_file_no_driver_documents_is_still_exported_raw() {
+        let copy = tempfile::tempdir().unwrap();
+        lab_tests::probe::copy_tree(&fixture().join("sysfs"), copy.path()).unwrap();
+        let hw = copy
+            .path()
+            .join("class/infiniband/mlx5_0/ports/1/hw_counters");
+        fs::write(hw.join("from_a_future_driver"), "7\n").unwrap();
+        let trees = Trees::open(copy.path(), &fixture().join("debugfs")).unwrap();
+        let latest = Latest {
+            inventory: Arc::new(trees.inventory()),
+            reading: Arc::new({ trees }.reading(0)),
+        };
+        let text = exposition(catalogue().unwrap(), &latest, "recorded", "node01");
+        let sample = format!("\n{UNNAMED_PORT_COUNTER}{{device=\"mlx5_0\",port=\"1\",group=\"hw\",file=\"from_a_future_driver\"}} 7\n");
+        assert!(text.contains(&sample), "{text}");
     }
 
     #[test]

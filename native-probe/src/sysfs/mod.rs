@@ -4,7 +4,9 @@
 //! Layout (paths relative to the sysfs root, mirroring `/sys`):
 //! - `class/infiniband/<dev>/{node_guid,sys_image_guid,fw_ver,hca_type,board_id,node_type,node_desc}`
 //!   and `…/ports/<n>/{state,phys_state,rate,link_layer,lid,sm_lid,gids/,gid_attrs/,counters/,hw_counters/}`
-//!   (kernel `Documentation/ABI/stable/sysfs-class-infiniband`);
+//!   (kernel `Documentation/ABI/stable/sysfs-class-infiniband`), and on mlx4 `counters_ext/`
+//!   beside `counters/` (64-bit counters, where kernels before v4.5 put them, as
+//!   prometheus/procfs notes);
 //! - `class/infiniband/<dev>/device` → the PCI device, with its `numa_node`;
 //! - `class/net/<if>/{address,mtu,speed,operstate,statistics/}` (kernel
 //!   `Documentation/ABI/testing/sysfs-class-net`, `…/sysfs-class-net-statistics`).
@@ -22,8 +24,8 @@ use std::{
 };
 
 use engine::probe::{
-    attribute, CcParams, Component, GidEntry, Inventory, NetDevice, NetdevReading, PortReading,
-    RdmaDevice, RdmaPort, Reading,
+    attribute, wider, CcParams, Component, GidEntry, Inventory, NetDevice, NetdevReading,
+    PortReading, RdmaDevice, RdmaPort, Reading,
 };
 
 use held::{Held, Opened, Values, REOPEN_EVERY};
@@ -108,10 +110,12 @@ impl Trees {
         self.devices.retain(|device, _| devices.contains(device));
         for device in devices {
             for (port, values) in self.read_device(&device) {
-                let [counters, hw_counters] = <[_; 2]>::try_from(values.groups).unwrap_or_default();
+                let [counters, counters_ext, hw_counters] =
+                    <[_; 3]>::try_from(values.groups).unwrap_or_default();
+                // The 64-bit words counter where the port has one (mlx4's counters_ext).
                 let octets = |name: &str| {
-                    counters
-                        .get(name)
+                    let wide = wider(name).and_then(|wide| counters_ext.get(wide));
+                    wide.or_else(|| counters.get(name))
                         .copied()
                         .flatten()
                         .and_then(|words: u64| words.checked_mul(4))
@@ -123,6 +127,7 @@ impl Trees {
                     tx_bytes: octets("port_xmit_data"),
                     rx_bytes: octets("port_rcv_data"),
                     counters,
+                    counters_ext,
                     hw_counters,
                 });
                 found.insert(Component::RdmaPort {
@@ -160,7 +165,7 @@ impl Trees {
     /// listed and their files opened first when there are none, or they are stale). When a
     /// file fails, the device's handles are dropped, so the next reading opens it afresh.
     fn read_device(&mut self, device: &str) -> Vec<(u32, Values)> {
-        const GROUPS: &[&str] = &["counters", "hw_counters"];
+        const GROUPS: &[&str] = &["counters", "counters_ext", "hw_counters"];
         if self
             .devices
             .get(device)

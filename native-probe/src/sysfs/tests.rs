@@ -291,3 +291,83 @@ fn nothing_is_read_through_a_link_or_outside_the_root() {
     assert!(reading.ports.iter().all(|p| p.device != "mlx5_2"));
     assert!(trees.inventory().rdma_devices[2].ports.is_empty());
 }
+
+/// Fixture values hang together as a NIC's would: an error completion flushes the rest of its
+/// queue pair's work requests, so CQE errors come with flush errors; a port that resends also
+/// sees gaps; a port sends no more CNPs than it received ECN-marked packets.
+#[test]
+fn counter_values_are_mutually_consistent_in_every_fixture() {
+    let drivers = tempfile::tempdir().unwrap();
+    lab_tests::sysfs_tree::every_driver_counter(drivers.path()).unwrap();
+    let recorded = fixture().join("sysfs");
+    let mut checked = 0;
+    for root in [recorded.as_path(), drivers.path()] {
+        let reading = Trees::open(root, Path::new("/nonexistent"))
+            .unwrap()
+            .reading(0);
+        for port in &reading.ports {
+            let hw = |name: &str| port.hw_counters.get(name).copied().flatten().unwrap_or(0);
+            let at = format!("{} {}:{}", root.display(), port.device, port.port);
+            for side in ["req", "resp"] {
+                let (errors, flushed) = (
+                    hw(&format!("{side}_cqe_error")),
+                    hw(&format!("{side}_cqe_flush_error")),
+                );
+                assert!(
+                    errors == 0 || flushed > 0,
+                    "{at}: {errors} {side} CQE errors, no flush"
+                );
+            }
+            let resends = hw("packet_seq_err") + hw("duplicate_request");
+            assert!(
+                resends == 0 || hw("out_of_sequence") > 0,
+                "{at}: resends with no gap"
+            );
+            assert!(
+                hw("np_cnp_sent") <= hw("np_ecn_marked_roce_packets"),
+                "{at}: CNPs"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 3 + 4);
+}
+
+/// A port whose counters read "N/A (no PMA)" has no values, and costs nothing else: its
+/// device's other port, and the other devices, read in full.
+#[test]
+fn a_port_without_pma_reads_as_unavailable_and_the_rest_still_read() {
+    let drivers = tempfile::tempdir().unwrap();
+    lab_tests::sysfs_tree::every_driver_counter(drivers.path()).unwrap();
+    let reading = Trees::open(drivers.path(), Path::new("/nonexistent"))
+        .unwrap()
+        .reading(0);
+    let port = |device: &str, n: u32| {
+        reading
+            .ports
+            .iter()
+            .find(|p| p.device == device && p.port == n)
+            .unwrap()
+    };
+    let no_pma = port("mlx4_0", 2);
+    assert_eq!(
+        no_pma.counters.len(),
+        lab_tests::sysfs_tree::PORT_COUNTERS.len()
+    );
+    assert!(no_pma.counters.values().all(Option::is_none));
+    assert_eq!(no_pma.tx_bytes, None);
+    let busy = port("mlx4_0", 1);
+    assert!(busy.counters.values().all(Option::is_some));
+    assert_eq!(busy.counters_ext.len(), 8);
+    // The 32-bit words counter is stuck; the bytes come from the 64-bit one.
+    assert_eq!(busy.counters["port_xmit_data"], Some(u64::from(u32::MAX)));
+    assert_eq!(
+        busy.tx_bytes,
+        Some(busy.counters_ext["port_xmit_data_64"].unwrap() * 4)
+    );
+    // lifespan is a setting, read with the inventory, never a counter.
+    assert!(!port("mlx5_0", 1).hw_counters.contains_key("lifespan"));
+    assert!(port("mlx5_1", 1)
+        .hw_counters
+        .contains_key("vport_req_cqe_error"));
+}

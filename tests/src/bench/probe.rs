@@ -22,9 +22,8 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    io::BufRead,
     path::PathBuf,
-    process::{Child, Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
 
@@ -41,7 +40,10 @@ use tokio_tungstenite::{
 };
 
 use super::{median, verdict};
-use crate::probe::{release_binary, FixtureSite, Probe};
+use crate::{
+    node_exporter::NodeExporter,
+    probe::{release_binary, FixtureSite, Probe},
+};
 
 pub const INTERVAL_MS: u64 = 100;
 pub const CLIENTS: usize = 10;
@@ -63,7 +65,6 @@ const PORT: u32 = 1;
 const COUNTER: &str = "port_xmit_data";
 /// The fixture's interface and device, which node_exporter must report to show it read the copy.
 const FIXTURE_INTERFACE: &str = "ens1f0np0";
-const NODE_EXPORTER: &str = "/usr/bin/prometheus-node-exporter";
 
 /// One run's measured window.
 pub struct Run {
@@ -173,25 +174,6 @@ fn set_counter(scratch: &FixtureSite, value: u64) {
     crate::probe::set_counter(&counter_file(scratch), value);
 }
 
-/// node_exporter, killed when dropped.
-struct Daemon {
-    child: Child,
-    addr: String,
-}
-
-impl Daemon {
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn start_probe(scratch: &FixtureSite) -> Probe {
     let interval = INTERVAL_MS.to_string();
     Probe::spawn(scratch.serve(
@@ -201,77 +183,19 @@ fn start_probe(scratch: &FixtureSite) -> Probe {
     ))
 }
 
-fn node_exporter_binary() -> PathBuf {
-    std::env::var_os("LAB_NODE_EXPORTER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(NODE_EXPORTER))
-}
-
-/// node_exporter's version, from the first line of `--version` ("node_exporter, version 1.5.0 …").
-fn node_exporter_version() -> String {
-    let binary = node_exporter_binary();
-    let out = Command::new(&binary)
-        .arg("--version")
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run {} ({e}); `./lab bench probe` installs it",
-                binary.display()
-            )
-        });
-    // Kingpin prints the version on stderr in older releases, on stdout in newer ones.
-    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-    text.split_whitespace()
-        .skip_while(|word| *word != "version")
-        .nth(1)
-        .unwrap_or("(unknown version)")
-        .to_string()
-}
-
-/// Starts the bench's own node_exporter on a free loopback port (never a system instance),
-/// reading the copy; its address comes from its "Listening on" log line.
-fn start_node_exporter(scratch: &FixtureSite) -> Daemon {
-    let binary = node_exporter_binary();
-    let mut child = Command::new(&binary)
-        .arg(format!("--path.sysfs={}", scratch.sysfs().display()))
-        .args([
-            "--collector.disable-defaults",
+/// The bench's own node_exporter on a free loopback port (never a system instance), reading
+/// the copy with its `infiniband` and `netclass` collectors.
+fn start_node_exporter(scratch: &FixtureSite) -> NodeExporter {
+    NodeExporter::start(
+        &scratch.sysfs(),
+        &[
             "--collector.infiniband",
             "--collector.netclass",
             // netclass reads sysfs unless told to use netlink, which would see this host's
             // interfaces instead of the copy's; said explicitly, since the default may change.
             "--no-collector.netclass.netlink",
-            "--web.listen-address=127.0.0.1:0",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-    let log = child.stderr.take().expect("stderr is piped");
-    let (address, listening) = std::sync::mpsc::channel();
-    // Reads the log to its end, so node_exporter never blocks on a full pipe; errors are
-    // passed on.
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(log).lines() {
-            let Ok(line) = line else { return };
-            if line.contains("msg=\"Listening on\"") {
-                let addr = line
-                    .split_whitespace()
-                    .find_map(|field| field.strip_prefix("address="))
-                    .map(str::to_string);
-                let _ = address.send(addr);
-            } else if line.contains("level=error") {
-                eprintln!("node_exporter: {line}");
-            }
-        }
-    });
-    let addr = match listening.recv_timeout(Duration::from_secs(10)) {
-        Ok(Some(addr)) => addr,
-        Ok(None) => panic!("node_exporter logged no address to listen on"),
-        Err(_) => panic!("node_exporter did not listen within 10 s"),
-    };
-    Daemon { child, addr }
+        ],
+    )
 }
 
 /// The CPU time of a process over a window, two ways:
@@ -754,12 +678,12 @@ async fn scraper(addr: String, scrapes: mpsc::UnboundedSender<Scrape>) {
 async fn exporter_run(scratch: &FixtureSite) -> ExporterRun {
     let exporter = start_node_exporter(scratch);
     let pid = exporter.pid();
-    let stream = TcpStream::connect(&exporter.addr)
+    let stream = TcpStream::connect(exporter.addr())
         .await
         .expect("node_exporter listens");
     let first = get_metrics(
         &mut BufReader::new(stream),
-        &exporter.addr,
+        exporter.addr(),
         Asking::PlainText,
     )
     .await
@@ -769,7 +693,7 @@ async fn exporter_run(scratch: &FixtureSite) -> ExporterRun {
     }
 
     let (sender, mut scrapes) = mpsc::unbounded_channel();
-    let scraping = tokio::spawn(scraper(exporter.addr.clone(), sender));
+    let scraping = tokio::spawn(scraper(exporter.addr().to_string(), sender));
     tokio::time::sleep(WARM_UP).await;
     let (cpu, wall, scraped) = measure_window(pid, &mut scrapes, |s: &Scrape| s.at).await;
     let (rss_kb, peak_kb) = memory_kb(pid);
@@ -789,7 +713,7 @@ async fn exporter_run(scratch: &FixtureSite) -> ExporterRun {
 
 /// Runs the probe bench and returns its figures.
 pub async fn measure() -> Figures {
-    let exporter_version = node_exporter_version();
+    let exporter_version = NodeExporter::version();
     let scratch = FixtureSite::copied("probe-bench");
     let mut figures = Figures {
         exporter_version,

@@ -105,6 +105,7 @@ mod tests {
                 port: 1,
                 state: None,
                 counters: [("port_xmit_data".to_string(), data)].into(),
+                counters_ext: BTreeMap::new(),
                 hw_counters: BTreeMap::new(),
                 tx_bytes_per_second: per_second.map(|r| r * 4.0),
                 rx_bytes_per_second: None,

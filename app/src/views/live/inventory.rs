@@ -167,7 +167,7 @@ pub fn NetdevTable(props: &InventoryProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct CounterTableProps {
-    /// `port`, `hw` or `netdev`, as in `content/data/counters.toml`.
+    /// `port`, `port_ext`, `hw` or `netdev`, as in `content/data/counters.toml`.
     pub group: AttrValue,
     /// The port (`mlx5_0:1`) or interface the counters belong to, which tells this table's
     /// title from the next panel's.
@@ -196,6 +196,7 @@ pub fn CounterTable(props: &CounterTableProps) -> Html {
     }
     let title = match props.group.as_str() {
         "port" => "Port counters (ports/<n>/counters)",
+        "port_ext" => "64-bit port counters (ports/<n>/counters_ext)",
         "hw" => "Driver counters (ports/<n>/hw_counters)",
         _ => "Interface statistics (statistics/)",
     };

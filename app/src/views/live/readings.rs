@@ -26,6 +26,11 @@ const ERRORS: &[&str] = &[
     "local_ack_timeout_err",
     "rnr_nak_retry_err",
     "out_of_buffer",
+    "req_remote_access_errors",
+    "resp_remote_access_errors",
+    "req_cqe_error",
+    "resp_cqe_error",
+    "rx_icrc_encapsulated",
 ];
 
 /// The id of the note that says the readings are not live, which every panel points to.
@@ -107,6 +112,7 @@ pub fn ReadingsView(props: &ReadingsProps) -> Html {
                                 series={counter_series(history, &key, ERRORS)} />
                         }
                         <CounterTable group="port" owner={key.clone()} counters={port.counters.clone()} {live} />
+                        <CounterTable group="port_ext" owner={key.clone()} counters={port.counters_ext.clone()} {live} />
                         <CounterTable group="hw" owner={key.clone()} counters={port.hw_counters.clone()} {live} />
                     </article>
                 }

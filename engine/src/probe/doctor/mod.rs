@@ -1346,9 +1346,168 @@ pub fn dma_buf(osrelease: &FileRead) -> Check {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// 11. Transport errors a port has counted (mlx5 hw_counters)
+
+/// The `hw_counters/` files that count an RDMA operation failed or refused, each with what to
+/// check and the lab page that explains it (names from the kernel's
+/// `drivers/infiniband/hw/mlx5/counters.c`). Counted since the driver loaded, so a non-zero
+/// value is history to explain, not proof of a fault now.
+pub const TRANSPORT_ERRORS: &[(&str, &str, &str)] = &[
+    (
+        "req_remote_access_errors",
+        "the peer refused this host's RDMA READ or WRITE: check the rkey, the address range and          the access flags the peer registered its memory with",
+        "/verbs#memory-registration-lkey-rkey-and-pinning",
+    ),
+    (
+        "resp_remote_access_errors",
+        "this host refused a peer's RDMA READ or WRITE: check the rkey and range the peer was          given and the access flags of the local registration",
+        "/verbs#memory-registration-lkey-rkey-and-pinning",
+    ),
+    (
+        "rnr_nak_retry_err",
+        "receiver-not-ready NAKs: the peer had no receive posted when a SEND arrived; post          receives ahead of the traffic or raise rnr_retry",
+        "/troubleshooting#ib-completion-error",
+    ),
+    (
+        "req_rnr_retries_exceeded",
+        "a send gave up after its RNR retries: the peer stopped posting receives (often it exited)",
+        "/troubleshooting#ib-completion-error",
+    ),
+    (
+        "req_cqe_error",
+        "send-side work requests completed in error: the application's first error completion          names the status",
+        "/troubleshooting#ib-completion-error",
+    ),
+    (
+        "resp_cqe_error",
+        "receive-side work requests completed in error: the application's first error          completion names the status",
+        "/troubleshooting#ib-completion-error",
+    ),
+    (
+        "req_transport_retries_exceeded",
+        "a send gave up after its transport retries: the path lost packets or the peer is gone",
+        "/troubleshooting#retry-exceeded",
+    ),
+    (
+        "rx_icrc_encapsulated",
+        "packets arrived with a bad ICRC, corrupted on the way: check cables, transceivers and          the switch ports on the path",
+        "/roce#roce-v2-header-by-header",
+    ),
+];
+
+/// A port's `hw_counters/` files among [`TRANSPORT_ERRORS`] (those it has).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorCounterFiles {
+    pub device: String,
+    pub port: u32,
+    /// (file name, what reading it gave), in [`TRANSPORT_ERRORS`]' order.
+    pub files: Vec<(&'static str, FileRead)>,
+}
+
+/// Whether a port has counted failed or refused operations, with what to check for each
+/// counter that has: skipped where the driver keeps no such counters (not mlx5).
+pub fn transport_errors(port: &ErrorCounterFiles) -> Check {
+    let id = format!("transport-errors/{}/{}", port.device, port.port);
+    let read: Vec<&(&str, FileRead)> = port
+        .files
+        .iter()
+        .filter(|(_, f)| f.content != Content::Missing)
+        .collect();
+    let files = evidence(read.iter().map(|(_, f)| f));
+    if read.is_empty() {
+        let title = format!(
+            "{} port {}: no transport error counters (hw_counters is mlx5's)",
+            port.device, port.port
+        );
+        return check(id, Status::Skip, title, files, None);
+    }
+    let mut counted = Vec::new();
+    for (name, file) in &read {
+        let Some(text) = file.value() else { continue };
+        match attribute::counter(text) {
+            Ok(0) => {}
+            Ok(n) => counted.push((*name, n)),
+            Err(error) => return malformed(id, file, error),
+        }
+    }
+    if counted.is_empty() {
+        let title = format!(
+            "{} port {}: no failed or refused RDMA operations counted ({} counters read)",
+            port.device,
+            port.port,
+            read.len()
+        );
+        return check(id, Status::Pass, title, files, None);
+    }
+    let listed: Vec<String> = counted.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    let title = format!(
+        "{} port {}: failed or refused RDMA operations counted since the driver loaded: {}",
+        port.device,
+        port.port,
+        listed.join(", ")
+    );
+    let advice: Vec<String> = counted
+        .iter()
+        .filter_map(|(name, _)| TRANSPORT_ERRORS.iter().find(|(n, _, _)| n == name))
+        .map(|(name, what, page)| format!("{name}: {what} (see {page})."))
+        .collect();
+    check(id, Status::Warn, title, files, Some(advice.join(" ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn errors(values: &[(&'static str, &str)]) -> Check {
+        transport_errors(&ErrorCounterFiles {
+            device: "mlx5_0".into(),
+            port: 1,
+            files: TRANSPORT_ERRORS
+                .iter()
+                .map(|(name, _, _)| {
+                    let path = format!("hw_counters/{name}");
+                    let file = match values.iter().find(|(n, _)| n == name) {
+                        Some((_, text)) => FileRead::text(path, *text),
+                        None => FileRead::missing(path),
+                    };
+                    (*name, file)
+                })
+                .collect(),
+        })
+    }
+
+    #[test]
+    fn counted_transport_errors_warn_with_what_to_check_and_where_it_is_explained() {
+        let quiet: Vec<_> = TRANSPORT_ERRORS.iter().map(|(n, _, _)| (*n, "0")).collect();
+        assert_eq!(errors(&quiet).status, Status::Pass);
+        assert_eq!(errors(&quiet).evidence.len(), TRANSPORT_ERRORS.len());
+        let mut bad = quiet.clone();
+        bad[0].1 = "3";
+        bad[4].1 = "1";
+        bad[7].1 = "2";
+        let warned = errors(&bad);
+        assert_eq!(warned.status, Status::Warn);
+        assert!(
+            warned
+                .title
+                .contains("req_remote_access_errors 3, req_cqe_error 1, rx_icrc_encapsulated 2"),
+            "{}",
+            warned.title
+        );
+        let fix = warned.fix.unwrap();
+        for page in [
+            "/verbs#memory-registration-lkey-rkey-and-pinning",
+            "/troubleshooting#ib-completion-error",
+            "/roce#roce-v2-header-by-header",
+        ] {
+            assert!(fix.contains(page), "{fix}");
+        }
+        assert!(!fix.contains("rnr_nak_retry_err"), "{fix}");
+        // No such counters (an mlx4 or IB port without hw_counters): not decided here.
+        assert_eq!(errors(&[]).status, Status::Skip);
+        assert_eq!(errors(&[("req_cqe_error", "lots")]).status, Status::Fail);
+    }
 
     fn port(state: &str, phys: &str, link_layer: &str) -> PortFiles {
         PortFiles {

@@ -10,10 +10,12 @@ use std::collections::VecDeque;
 use super::{CounterSample, Enumerated, PortSample, Sample};
 
 /// The counters whose rates add up to a port's error rate: packets received in error or
-/// dropped, link faults, and the RoCE transport's retransmission triggers. The recording rule
+/// dropped, link faults, the RoCE transport's retransmission triggers, and operations that
+/// failed or were refused (remote access errors, RNR NAKs, error completions, corrupted
+/// packets). The recording rule
 /// `instance_device_port:rdma_lab_infiniband_errors:rate1m` sums exactly these (a test in the
 /// deploy files checks so). Names as the probe reads them under `counters/` and `hw_counters/`.
-pub const ERROR_COUNTERS: [&str; 7] = [
+pub const ERROR_COUNTERS: [&str; 13] = [
     "port_rcv_errors",
     "port_xmit_discards",
     "symbol_error",
@@ -21,6 +23,12 @@ pub const ERROR_COUNTERS: [&str; 7] = [
     "out_of_sequence",
     "local_ack_timeout_err",
     "packet_seq_err",
+    "req_remote_access_errors",
+    "resp_remote_access_errors",
+    "rnr_nak_retry_err",
+    "req_cqe_error",
+    "resp_cqe_error",
+    "rx_icrc_encapsulated",
 ];
 
 /// The mlx5 hardware counter of CNPs this port sent as a notification point.
@@ -284,6 +292,7 @@ mod tests {
                 ("port_rcv_errors".to_string(), counter(Some(2.0))),
                 ("port_xmit_data".to_string(), counter(tx.map(|t| t / 4.0))),
             ]),
+            counters_ext: BTreeMap::new(),
             hw_counters: hw
                 .iter()
                 .map(|(name, rate)| (name.to_string(), counter(*rate)))
@@ -314,7 +323,7 @@ mod tests {
                 ("out_of_sequence", Some(1.5)),
                 ("packet_seq_err", None),
                 // Not in the error set: left out of the sum.
-                ("rnr_nak_retry_err", Some(100.0)),
+                ("rx_write_requests", Some(100.0)),
             ],
         );
         let figures: Vec<_> = Figure::ALL.iter().map(|f| f.of_sample(&p)).collect();
