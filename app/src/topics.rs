@@ -119,6 +119,24 @@ mod tests {
         }
     }
 
+    /// Issue 39, part 2: the new reference sections are found by the words a learner types.
+    #[test]
+    fn new_reference_sections_are_found_by_their_words() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let rnr = ("/verbs", "rnr-and-retry-how-long-a-queue-pair-waits-before-it-fails");
+        for (query, want) in [
+            ("RNR", rnr),
+            ("receiver not ready", rnr),
+            ("rnr_retry", rnr),
+            ("min_rnr_timer", rnr),
+            ("RNR retry counter exceeded", rnr),
+        ] {
+            let hits = index.search(query, 8);
+            let first = hits.first().map(|h| (h.section.path, h.section.anchor));
+            assert_eq!(first, Some(want), "{query:?}");
+        }
+    }
+
     /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
     /// packet, then an RDMA WRITE travelling, then why the network must not drop it.
     #[test]
