@@ -123,17 +123,36 @@ mod tests {
     #[test]
     fn new_reference_sections_are_found_by_their_words() {
         let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
-        let rnr = ("/verbs", "rnr-and-retry-how-long-a-queue-pair-waits-before-it-fails");
-        for (query, want) in [
-            ("RNR", rnr),
-            ("receiver not ready", rnr),
-            ("rnr_retry", rnr),
-            ("min_rnr_timer", rnr),
-            ("RNR retry counter exceeded", rnr),
+        let first = |query: &str| {
+            index
+                .search(query, 8)
+                .first()
+                .map(|h| (h.section.path, h.section.anchor))
+        };
+        let rnr = "rnr-and-retry-how-long-a-queue-pair-waits-before-it-fails";
+        for query in [
+            "RNR",
+            "receiver not ready",
+            "rnr_retry",
+            "min_rnr_timer",
+            "RNR retry counter exceeded",
         ] {
-            let hits = index.search(query, 8);
-            let first = hits.first().map(|h| (h.section.path, h.section.anchor));
-            assert_eq!(first, Some(want), "{query:?}");
+            assert_eq!(first(query), Some(("/verbs", rnr)), "{query:?}");
+        }
+        for query in [
+            "ib_write_bw",
+            "perftest",
+            "show_gids",
+            "validate on hardware",
+            "mlnx_qos",
+            "rx_prio3_pause",
+            "all_reduce_perf",
+        ] {
+            assert_eq!(
+                first(query).map(|hit| hit.0),
+                Some("/validating"),
+                "{query:?}"
+            );
         }
     }
 
