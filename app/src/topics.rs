@@ -154,6 +154,21 @@ mod tests {
                 "{query:?}"
             );
         }
+        for query in [
+            "TIMELY",
+            "Swift congestion control",
+            "HPCC",
+            "FECN",
+            "BECN",
+            "InfiniBand congestion control",
+            "alternatives to DCQCN",
+        ] {
+            assert_eq!(
+                first(query).map(|hit| hit.0),
+                Some("/beyond-dcqcn"),
+                "{query:?}"
+            );
+        }
     }
 
     /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
