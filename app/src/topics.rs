@@ -119,6 +119,58 @@ mod tests {
         }
     }
 
+    /// Issue 39, part 2: the new reference sections are found by the words a learner types.
+    #[test]
+    fn new_reference_sections_are_found_by_their_words() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let first = |query: &str| {
+            index
+                .search(query, 8)
+                .first()
+                .map(|h| (h.section.path, h.section.anchor))
+        };
+        let rnr = "rnr-and-retry-how-long-a-queue-pair-waits-before-it-fails";
+        for query in [
+            "RNR",
+            "receiver not ready",
+            "rnr_retry",
+            "min_rnr_timer",
+            "RNR retry counter exceeded",
+        ] {
+            assert_eq!(first(query), Some(("/verbs", rnr)), "{query:?}");
+        }
+        for query in [
+            "ib_write_bw",
+            "perftest",
+            "show_gids",
+            "validate on hardware",
+            "mlnx_qos",
+            "rx_prio3_pause",
+            "all_reduce_perf",
+        ] {
+            assert_eq!(
+                first(query).map(|hit| hit.0),
+                Some("/validating"),
+                "{query:?}"
+            );
+        }
+        for query in [
+            "TIMELY",
+            "Swift congestion control",
+            "HPCC",
+            "FECN",
+            "BECN",
+            "InfiniBand congestion control",
+            "alternatives to DCQCN",
+        ] {
+            assert_eq!(
+                first(query).map(|hit| hit.0),
+                Some("/beyond-dcqcn"),
+                "{query:?}"
+            );
+        }
+    }
+
     /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
     /// packet, then an RDMA WRITE travelling, then why the network must not drop it.
     #[test]
