@@ -22,6 +22,7 @@ pub mod figures;
 pub mod file;
 pub mod form;
 pub mod page_query;
+pub mod redraw;
 mod slot;
 pub mod timing;
 pub mod try_this;

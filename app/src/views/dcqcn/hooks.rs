@@ -6,10 +6,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use engine::dcqcn::{Model, Series};
-use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
-use gloo::utils::{document, window};
-use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -79,43 +77,12 @@ pub fn use_packet_worker(dispatch: UseReducerDispatcher<DcqcnState>) -> WorkerSl
     worker
 }
 
-/// Redraws on theme changes (data-theme on <html>, or the system's scheme) and resizes.
+/// Redraws on theme changes and resizes (see [`crate::views::redraw`]).
 #[hook]
 pub fn use_redraw_on_theme_and_resize(dispatch: UseReducerDispatcher<DcqcnState>) {
-    use_effect_with((), move |_| {
-        let on_change = {
-            let dispatch = dispatch.clone();
-            Closure::<dyn FnMut()>::new(move || dispatch.dispatch(Action::Redraw))
-        };
-        let observer = web_sys::MutationObserver::new(on_change.as_ref().unchecked_ref()).ok();
-        if let (Some(observer), Some(root)) = (&observer, document().document_element()) {
-            let options = web_sys::MutationObserverInit::new();
-            options.set_attributes(true);
-            options.set_attribute_filter(&js_sys::Array::of1(&JsValue::from_str("data-theme")));
-            let _ = observer.observe_with_options(&root, &options);
-        }
-        let resize = {
-            let dispatch = dispatch.clone();
-            EventListener::new(&window(), "resize", move |_| {
-                dispatch.dispatch(Action::Redraw)
-            })
-        };
-        let scheme = window()
-            .match_media("(prefers-color-scheme: dark)")
-            .ok()
-            .flatten()
-            .map(|mq| {
-                EventListener::new(&mq, "change", move |_| dispatch.dispatch(Action::Redraw))
-            });
-        move || {
-            if let Some(observer) = observer {
-                observer.disconnect();
-            }
-            drop(on_change);
-            drop(resize);
-            drop(scheme);
-        }
-    });
+    crate::views::redraw::use_redraw_on_theme_and_resize(Callback::from(move |()| {
+        dispatch.dispatch(Action::Redraw)
+    }));
 }
 
 /// One run per change of scenario or model: the fluid model has run in the reducer
