@@ -159,5 +159,7 @@ mod tests {
             })
             .sum();
         assert!(held > 0.0, "a deadlocked ring holds its senders");
+        let series: f64 = crate::netsim::paused_series(&report).iter().sum();
+        assert!((series - held).abs() < 1e-3, "{series} vs {held}");
     }
 }

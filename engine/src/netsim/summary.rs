@@ -106,6 +106,23 @@ pub fn delivered_series(r: &Report) -> Vec<f64> {
         .collect()
 }
 
+/// How many senders PFC held in each sample interval: each port counts the share of the
+/// interval it was paused (empty in a run without PFC).
+pub fn paused_series(r: &Report) -> Vec<f64> {
+    if r.links.iter().all(|l| l.paused_share.is_empty()) {
+        return Vec::new();
+    }
+    (0..r.time_us.len())
+        .map(|i| {
+            r.links
+                .iter()
+                .filter_map(|l| l.paused_share.get(i))
+                .map(|x| f64::from(*x))
+                .sum()
+        })
+        .collect()
+}
+
 /// The link whose queue got deepest (the first of equals), if any queued at all.
 pub fn hottest_queue(r: &Report) -> Option<usize> {
     r.links

@@ -2,7 +2,7 @@
 //! together delivered, and the hottest queue of each side. Drawn with plotters on
 //! `<canvas>`, coloured from the page's CSS (the DCQCN view's palette) so both themes work.
 
-use engine::netsim::{delivered_series, hottest_queue, Report};
+use engine::netsim::{delivered_series, hottest_queue, paused_series, Report};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -17,15 +17,17 @@ pub const HEIGHT: u32 = 220;
 pub enum ChartKind {
     Delivered,
     Queue,
+    Paused,
 }
 
 impl ChartKind {
-    pub const ALL: [ChartKind; 2] = [ChartKind::Delivered, ChartKind::Queue];
+    pub const ALL: [ChartKind; 3] = [ChartKind::Delivered, ChartKind::Queue, ChartKind::Paused];
 
     pub fn id(self) -> &'static str {
         match self {
             ChartKind::Delivered => "delivered",
             ChartKind::Queue => "queue",
+            ChartKind::Paused => "paused",
         }
     }
 
@@ -33,6 +35,9 @@ impl ChartKind {
         match self {
             ChartKind::Delivered => "Rate every flow together delivered, Gb/s, each side",
             ChartKind::Queue => "The deepest egress queue of each side, KiB",
+            ChartKind::Paused => {
+                "Senders held by PFC (ports paused, summed over each sample), each side"
+            }
         }
     }
 
@@ -40,6 +45,7 @@ impl ChartKind {
         match self {
             ChartKind::Delivered => "Gb/s",
             ChartKind::Queue => "KiB",
+            ChartKind::Paused => "ports held",
         }
     }
 
@@ -47,6 +53,7 @@ impl ChartKind {
     fn points(self, r: &Report) -> Vec<(f64, f64)> {
         let values: Vec<f64> = match self {
             ChartKind::Delivered => delivered_series(r),
+            ChartKind::Paused => paused_series(r),
             ChartKind::Queue => hottest_queue(r)
                 .map(|l| {
                     r.links[l]

@@ -74,8 +74,13 @@ pub struct LabPage {
     /// Where the timeline stands: a sample of the longer run (`None`: its end).
     pub cursor: Option<usize>,
     pub playing: bool,
+    /// Samples the player moves on per tick (one of [`SPEEDS`]).
+    pub speed: usize,
     pub tried: Tried,
 }
+
+/// The player's speeds, in samples per tick.
+pub const SPEEDS: [usize; 4] = [1, 4, 16, 64];
 
 pub enum Action {
     Pick(String),
@@ -105,8 +110,10 @@ pub enum Action {
     /// One sample back (-1) or on (+1).
     Step(i64),
     TogglePlay,
-    /// The player's clock: one sample on, stopping at the end.
+    /// The player's clock: `speed` samples on, stopping at the end.
     Tick,
+    /// Samples per tick.
+    Speed(usize),
 }
 
 impl LabPage {
@@ -131,6 +138,7 @@ impl LabPage {
             redraw: 0,
             cursor: None,
             playing: false,
+            speed: 1,
             tried: Tried::default(),
         };
         page.start();
@@ -311,10 +319,64 @@ impl Reducible for LabPage {
                 let Some((at, last)) = page.position().filter(|_| page.playing) else {
                     return self;
                 };
-                page.cursor = Some((at + 1).min(last));
-                page.playing = at + 1 < last;
+                let next = at.saturating_add(page.speed).min(last);
+                page.cursor = Some(next);
+                page.playing = next < last;
+            }
+            Action::Speed(speed) => {
+                if !SPEEDS.contains(&speed) {
+                    return self;
+                }
+                page.speed = speed;
             }
         }
         Rc::new(page)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::netsim::{simulate, Limits};
+
+    /// The deadlock case with both sides run here, as the worker would.
+    fn finished_page() -> Rc<LabPage> {
+        let mut page = Rc::new(LabPage::from_query(&[(
+            "case".to_string(),
+            "deadlock".to_string(),
+        )]));
+        let sides = page.sides.clone().expect("the case is accepted");
+        for (side, scenario) in sides.iter().enumerate() {
+            let report = simulate(scenario, &Limits::default()).expect("runs");
+            let run = 2 * page.run + side as u64;
+            page = page.reduce(Action::Finished {
+                run,
+                solve_ms: Some(1.0),
+                result: Ok(Box::new(report)),
+            });
+        }
+        assert_eq!(page.phase, Phase::Done);
+        page
+    }
+
+    #[test]
+    fn the_player_moves_on_by_its_speed_and_stops_at_the_end() {
+        let page = finished_page();
+        let last = page.timeline().expect("a timeline").len() - 1;
+        assert!(last > 8, "{last} samples are too few to tell speeds apart");
+        let page = page.reduce(Action::TogglePlay);
+        assert_eq!((page.cursor, page.playing), (Some(0), true));
+        let page = page.reduce(Action::Tick);
+        assert_eq!(page.cursor, Some(1));
+        let page = page.reduce(Action::Speed(4)).reduce(Action::Tick);
+        assert_eq!(page.cursor, Some(5));
+        // A speed the list does not offer is ignored.
+        let page = page.reduce(Action::Speed(3)).reduce(Action::Tick);
+        assert_eq!(page.cursor, Some(9));
+        let mut page = page.reduce(Action::Speed(64));
+        while page.playing {
+            page = page.reduce(Action::Tick);
+        }
+        assert_eq!(page.cursor, Some(last));
     }
 }

@@ -5,7 +5,7 @@
 use engine::netsim::{delivered_series, hottest_links, sample_at, side_letter, Report};
 use yew::prelude::*;
 
-use super::state::{Action, LabPage};
+use super::state::{Action, LabPage, SPEEDS};
 use crate::views::figures::{bytes, duration};
 
 /// Links listed per side at the cursor.
@@ -39,16 +39,31 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             }
         })
     };
+    let on_speed = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(n) = select.value().parse::<usize>() {
+                dispatch.dispatch(Action::Speed(n));
+            }
+        })
+    };
     let when = duration(t_us * 1e-6);
     html! {
         <div class="fabric-timeline-box">
-            <div class="fabric-timeline" data-cursor={at.to_string()} data-playing={page.playing.to_string()}>
+            <div class="fabric-timeline" data-cursor={at.to_string()} data-playing={page.playing.to_string()} data-speed={page.speed.to_string()}>
                 <button type="button" class="fabric-play" aria-pressed={page.playing.to_string()}
                     onclick={send(|| Action::TogglePlay)}>{ if page.playing { "Pause" } else { "Play" } }</button>
                 <button type="button" class="fabric-step-back" aria-label="Step back one sample"
                     onclick={send(|| Action::Step(-1))}>{ "◀" }</button>
                 <button type="button" class="fabric-step" aria-label="Step on one sample"
                     onclick={send(|| Action::Step(1))}>{ "▶" }</button>
+                <label for="fabric-speed">{ "Speed" }</label>
+                <select id="fabric-speed" class="fabric-speed" onchange={on_speed}>
+                    { for SPEEDS.iter().map(|&n| html! {
+                        <option value={n.to_string()} selected={page.speed == n}>{ speed_name(n) }</option>
+                    }) }
+                </select>
                 <label for="fabric-time">{ "Time" }</label>
                 <input type="range" id="fabric-time" min="0" max={last.to_string()} value={at.to_string()}
                     aria-valuetext={when.clone()} oninput={on_seek} />
@@ -58,6 +73,14 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 { for reports.iter().enumerate().map(|(i, r)| at_moment(r, i, t_us)) }
             </div>
         </div>
+    }
+}
+
+/// A speed as the list shows it.
+fn speed_name(samples_per_tick: usize) -> String {
+    match samples_per_tick {
+        1 => "1 sample a step".to_string(),
+        n => format!("{n} samples a step"),
     }
 }
 
