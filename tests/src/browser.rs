@@ -349,7 +349,9 @@ impl Browser {
     pub async fn wait_until_for(&self, script: &str, what: &str, limit: Duration) -> Value {
         let deadline = Instant::now() + limit;
         loop {
-            let value = self.eval(script).await;
+            // Until the page has rendered what the script reads, the script may throw: that
+            // is "not yet", like a falsy value.
+            let value = self.try_eval(script).await.unwrap_or(Value::Null);
             let truthy = match &value {
                 Value::Null => false,
                 Value::Bool(b) => *b,
@@ -374,7 +376,11 @@ impl Browser {
     pub async fn wait_for_value(&self, script: &str, want: Value) {
         let deadline = Instant::now() + WAIT;
         loop {
-            let got = self.eval(script).await;
+            // A script that throws (what it reads is not rendered yet) has not got there yet.
+            let got = match self.try_eval(script).await {
+                Ok(got) => got,
+                Err(e) => Value::String(format!("(the script threw: {e})")),
+            };
             if got == want {
                 return;
             }
@@ -509,10 +515,17 @@ impl Browser {
     }
 
     pub async fn eval(&self, script: &str) -> Value {
+        self.try_eval(script)
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {script}: {e}"))
+    }
+
+    /// [`Browser::eval`], with the script's error as a value.
+    pub async fn try_eval(&self, script: &str) -> Result<Value, String> {
         self.client
             .execute(script, vec![])
             .await
-            .unwrap_or_else(|e| panic!("script failed: {script}: {e}"))
+            .map_err(|e| e.to_string())
     }
 
     /// Runs `script`, a function body that calls `done(value)` (WebDriver's async script:

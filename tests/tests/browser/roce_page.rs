@@ -45,7 +45,7 @@ async fn builder_dissector_hex_edit_and_sample_capture() {
     browser.type_over("#roce-psn", "0x1000000").await;
     browser
         .wait_for_value(
-            "return document.getElementById('roce-psn-error').textContent.includes('at most')",
+            "return document.getElementById('roce-psn-error')?.textContent.includes('at most') ?? false",
             Value::Bool(true),
         )
         .await;
