@@ -169,6 +169,21 @@ mod tests {
                 "{query:?}"
             );
         }
+        for query in [
+            "incast",
+            "all-to-all",
+            "clear to send",
+            "CTS",
+            "mixture of experts",
+            "receiver-driven traffic admission",
+            "PFC only",
+        ] {
+            assert_eq!(
+                first(query).map(|hit| hit.0),
+                Some("/collective-congestion"),
+                "{query:?}"
+            );
+        }
     }
 
     /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
