@@ -184,6 +184,17 @@ mod tests {
                 "{query:?}"
             );
         }
+        let bring_up = "bringing-roce-up-mtu-neighbours-vlans-and-trust";
+        for query in [
+            "RoCE MTU",
+            "ARP",
+            "neighbor resolution",
+            "VLAN",
+            "VLAN GID",
+            "RoCE bring-up",
+        ] {
+            assert_eq!(first(query), Some(("/roce", bring_up)), "{query:?}");
+        }
     }
 
     /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
