@@ -169,6 +169,47 @@ mod tests {
                 "{query:?}"
             );
         }
+        for query in [
+            "incast",
+            "all-to-all",
+            "clear to send",
+            "CTS",
+            "mixture of experts",
+            "receiver-driven traffic admission",
+            "PFC only",
+        ] {
+            assert_eq!(
+                first(query).map(|hit| hit.0),
+                Some("/collective-congestion"),
+                "{query:?}"
+            );
+        }
+        let bring_up = "bringing-roce-up-mtu-neighbours-vlans-and-trust";
+        for query in [
+            "RoCE MTU",
+            "ARP",
+            "neighbor resolution",
+            "VLAN",
+            "VLAN GID",
+            "RoCE bring-up",
+        ] {
+            assert_eq!(first(query), Some(("/roce", bring_up)), "{query:?}");
+        }
+        for (query, anchor) in [
+            ("ODP", "on-demand-paging-registering-without-pinning"),
+            ("on-demand paging", "on-demand-paging-registering-without-pinning"),
+            ("implicit ODP", "on-demand-paging-registering-without-pinning"),
+            ("MR cache", "registration-cost-and-registration-caches"),
+            ("relaxed ordering", "relaxed-ordering"),
+            ("ncclCommRegister", "nccls-user-buffers-ncclcommregister-and-ncclmemalloc"),
+            ("ncclMemAlloc", "nccls-user-buffers-ncclcommregister-and-ncclmemalloc"),
+        ] {
+            assert_eq!(first(query), Some(("/verbs", anchor)), "{query:?}");
+        }
+        assert_eq!(
+            first("memlock"),
+            Some(("/troubleshooting", "memory-registration-fails-memlock-too-small"))
+        );
     }
 
     /// Issue 32, item 10: the "Next:" links follow the overview's path for a newcomer: the
