@@ -197,18 +197,33 @@ mod tests {
         }
         for (query, anchor) in [
             ("ODP", "on-demand-paging-registering-without-pinning"),
-            ("on-demand paging", "on-demand-paging-registering-without-pinning"),
-            ("implicit ODP", "on-demand-paging-registering-without-pinning"),
+            (
+                "on-demand paging",
+                "on-demand-paging-registering-without-pinning",
+            ),
+            (
+                "implicit ODP",
+                "on-demand-paging-registering-without-pinning",
+            ),
             ("MR cache", "registration-cost-and-registration-caches"),
             ("relaxed ordering", "relaxed-ordering"),
-            ("ncclCommRegister", "nccls-user-buffers-ncclcommregister-and-ncclmemalloc"),
-            ("ncclMemAlloc", "nccls-user-buffers-ncclcommregister-and-ncclmemalloc"),
+            (
+                "ncclCommRegister",
+                "nccls-user-buffers-ncclcommregister-and-ncclmemalloc",
+            ),
+            (
+                "ncclMemAlloc",
+                "nccls-user-buffers-ncclcommregister-and-ncclmemalloc",
+            ),
         ] {
             assert_eq!(first(query), Some(("/verbs", anchor)), "{query:?}");
         }
         assert_eq!(
             first("memlock"),
-            Some(("/troubleshooting", "memory-registration-fails-memlock-too-small"))
+            Some((
+                "/troubleshooting",
+                "memory-registration-fails-memlock-too-small"
+            ))
         );
     }
 
