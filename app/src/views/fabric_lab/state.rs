@@ -235,6 +235,50 @@ impl LabPage {
         self.tried = self.tried.observe(&EXERCISES, &seen);
     }
 
+    /// The timeline's actions; false when one changes nothing.
+    fn play(&mut self, action: Action) -> bool {
+        match action {
+            Action::Seek(i) => {
+                let Some((_, last)) = self.position() else {
+                    return false;
+                };
+                self.cursor = Some(i.min(last));
+            }
+            Action::Step(delta) => {
+                let Some((at, last)) = self.position() else {
+                    return false;
+                };
+                self.cursor = Some(at.saturating_add_signed(delta as isize).min(last));
+                self.playing = false;
+            }
+            Action::TogglePlay => {
+                let Some((at, last)) = self.position() else {
+                    return false;
+                };
+                self.playing = !self.playing;
+                if self.playing && at == last {
+                    self.cursor = Some(0);
+                }
+            }
+            Action::Tick => {
+                let Some((at, last)) = self.position().filter(|_| self.playing) else {
+                    return false;
+                };
+                let next = at.saturating_add(self.speed).min(last);
+                self.cursor = Some(next);
+                self.playing = next < last;
+            }
+            Action::Speed(speed) => {
+                if !SPEEDS.contains(&speed) {
+                    return false;
+                }
+                self.speed = speed;
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Which side of the current run a worker message is about, if it is about this run.
     fn side_of(&self, message_run: u64) -> Option<usize> {
         (self.phase == Phase::Running && message_run / 2 == self.run)
@@ -293,41 +337,14 @@ impl Reducible for LabPage {
                 page.worker += 1;
             }
             Action::Redraw => page.redraw += 1,
-            Action::Seek(i) => {
-                let Some((_, last)) = page.position() else {
-                    return self;
-                };
-                page.cursor = Some(i.min(last));
-            }
-            Action::Step(delta) => {
-                let Some((at, last)) = page.position() else {
-                    return self;
-                };
-                page.cursor = Some(at.saturating_add_signed(delta as isize).min(last));
-                page.playing = false;
-            }
-            Action::TogglePlay => {
-                let Some((at, last)) = page.position() else {
-                    return self;
-                };
-                page.playing = !page.playing;
-                if page.playing && at == last {
-                    page.cursor = Some(0);
-                }
-            }
-            Action::Tick => {
-                let Some((at, last)) = page.position().filter(|_| page.playing) else {
-                    return self;
-                };
-                let next = at.saturating_add(page.speed).min(last);
-                page.cursor = Some(next);
-                page.playing = next < last;
-            }
-            Action::Speed(speed) => {
-                if !SPEEDS.contains(&speed) {
+            Action::Seek(_)
+            | Action::Step(_)
+            | Action::TogglePlay
+            | Action::Tick
+            | Action::Speed(_) => {
+                if !page.play(action) {
                     return self;
                 }
-                page.speed = speed;
             }
         }
         Rc::new(page)
