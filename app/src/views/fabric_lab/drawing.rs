@@ -64,8 +64,13 @@ fn layout(map: &FabricMap) -> Layout {
 
 /// A node's name inside its box: short, the full label is its tooltip.
 fn short(n: &MapNode) -> String {
-    let number = n.label.rsplit(' ').next().unwrap_or("");
+    // Labels are "gpu 3 (server 0, rail 3)", "leaf 1", "switch 2" or "switch".
+    let number = n.label.split(' ').nth(1).unwrap_or("");
     match n.kind {
+        // A dumbbell's "receiver".
+        NodeKind::Host if number.is_empty() => {
+            n.label.chars().take(1).collect::<String>().to_uppercase()
+        }
         NodeKind::Host => number.to_string(),
         NodeKind::Leaf => format!("L{number}"),
         NodeKind::Spine => format!("S{number}"),
@@ -345,5 +350,30 @@ fn SideDrawing(props: &SideProps) -> Html {
             </div>
             <p class="fabric-key">{ "Cables: grey idle, then blue, green, amber and red as they carry more of their rate in the sample; a bar from a port is its queue; a dashed cable and a dot mark a sender held by PFC." }</p>
         </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_node_of_every_named_scenario_has_a_short_name_of_its_own() {
+        for name in engine::netsim::scenario_names() {
+            let s = engine::netsim::named_scenario(name).unwrap();
+            let map = FabricMap::of(&s).unwrap();
+            let mut names: Vec<String> = map.nodes.iter().map(short).collect();
+            assert!(
+                names.iter().all(|n| !n.is_empty() && n.len() <= 5),
+                "{name}: {names:?}"
+            );
+            names.sort();
+            names.dedup();
+            assert_eq!(
+                names.len(),
+                map.nodes.len(),
+                "{name}: two nodes share a name"
+            );
+        }
     }
 }
