@@ -1,11 +1,44 @@
-//! Canvas charts draw with the theme's colours at the canvas's size, so they are drawn again
-//! when either changes: the site's theme switch (`data-theme` on `<html>`), the system's
-//! colour scheme, or the window's size.
+//! A view's canvas charts: the box and canvases they draw in, and the redraw they need when
+//! the theme's colours or the canvas's size change (the site's theme switch, `data-theme` on
+//! `<html>`; the system's colour scheme; the window's size).
+
+use std::rc::Rc;
 
 use gloo::events::EventListener;
 use gloo::utils::{document, window};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
+
+/// The chart box and its canvases, for drawing and the PNG.
+#[derive(Clone, PartialEq)]
+pub struct ChartRefs {
+    pub charts_box: NodeRef,
+    pub canvases: Rc<Vec<NodeRef>>,
+}
+
+impl ChartRefs {
+    pub fn canvases(&self) -> Vec<HtmlCanvasElement> {
+        self.canvases
+            .iter()
+            .filter_map(|n| n.cast::<HtmlCanvasElement>())
+            .collect()
+    }
+}
+
+/// A chart box and `count` canvases.
+#[hook]
+pub fn use_chart_refs(count: usize) -> ChartRefs {
+    let charts_box = use_node_ref();
+    // One NodeRef each: a cloned NodeRef is the same ref.
+    let canvases = use_memo(count, |&count| {
+        (0..count).map(|_| NodeRef::default()).collect::<Vec<_>>()
+    });
+    ChartRefs {
+        charts_box,
+        canvases,
+    }
+}
 
 /// Redraws on theme changes (data-theme on <html>, or the system's scheme) and resizes.
 #[hook]

@@ -11,6 +11,8 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
+pub use crate::views::redraw::ChartRefs;
+
 use super::charts::{self, ChartKind, Frame, Palette};
 use super::query;
 use super::state::{Action, DcqcnState};
@@ -25,35 +27,10 @@ pub type WorkerSlot = Rc<RefCell<Option<Result<PacketWorker, String>>>>;
 /// The timing to close once the next run is drawn (fluid or packet).
 pub type PendingMeasure = Rc<RefCell<Option<&'static str>>>;
 
-/// The chart box and its canvases, one per `ChartKind::ALL`, for drawing and the PNG.
-#[derive(Clone, PartialEq)]
-pub struct ChartRefs {
-    pub charts_box: NodeRef,
-    pub canvases: Rc<Vec<NodeRef>>,
-}
-
-impl ChartRefs {
-    pub fn canvases(&self) -> Vec<HtmlCanvasElement> {
-        self.canvases
-            .iter()
-            .filter_map(|n| n.cast::<HtmlCanvasElement>())
-            .collect()
-    }
-}
-
+/// The chart box and one canvas per `ChartKind::ALL`, for drawing and the PNG.
 #[hook]
 pub fn use_chart_refs() -> ChartRefs {
-    let charts_box = use_node_ref();
-    let canvases = use_memo((), |_| {
-        ChartKind::ALL
-            .iter()
-            .map(|_| NodeRef::default())
-            .collect::<Vec<_>>()
-    });
-    ChartRefs {
-        charts_box,
-        canvases,
-    }
+    crate::views::redraw::use_chart_refs(ChartKind::ALL.len())
 }
 
 #[hook]

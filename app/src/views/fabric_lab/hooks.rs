@@ -6,8 +6,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::timers::callback::Interval;
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
+
+pub use crate::views::redraw::ChartRefs;
 
 use super::chart::{self, ChartKind};
 use super::state::{Action, LabPage, Phase};
@@ -84,35 +85,10 @@ pub fn use_redraw_on_theme_and_resize(dispatch: UseReducerDispatcher<LabPage>) {
     }));
 }
 
-/// The chart box and its canvases, one per [`ChartKind::ALL`].
-#[derive(Clone, PartialEq)]
-pub struct ChartRefs {
-    pub charts_box: NodeRef,
-    pub canvases: Rc<Vec<NodeRef>>,
-}
-
-impl ChartRefs {
-    pub fn canvases(&self) -> Vec<HtmlCanvasElement> {
-        self.canvases
-            .iter()
-            .filter_map(|n| n.cast::<HtmlCanvasElement>())
-            .collect()
-    }
-}
-
+/// The chart box and one canvas per [`ChartKind::ALL`].
 #[hook]
 pub fn use_chart_refs() -> ChartRefs {
-    let charts_box = use_node_ref();
-    let canvases = use_memo((), |_| {
-        ChartKind::ALL
-            .iter()
-            .map(|_| NodeRef::default())
-            .collect::<Vec<_>>()
-    });
-    ChartRefs {
-        charts_box,
-        canvases,
-    }
+    crate::views::redraw::use_chart_refs(ChartKind::ALL.len())
 }
 
 /// Draws both charts whenever a run finishes, the theme changes or the page is resized,
