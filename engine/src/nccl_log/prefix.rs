@@ -10,7 +10,8 @@
 //! prints `NCCL CALL msg` with no device. The VERSION level prints the bare message (line 390).
 //!
 //! Whatever came before the prefix — an `srun -l` task number (`0: `), a Kubernetes
-//! timestamp, an issue's indentation — is skipped: the prefix is read from the marker
+//! timestamp, an issue's indentation, Open MPI's `--tag-output` tag (`[1,26]<stdout>:`, with
+//! or without a space after it) — is skipped: the prefix is read from the marker
 //! (`NCCL INFO` ...) leftwards, so anything further left is decoration.
 
 /// The level NCCL printed, from the marker word.
@@ -117,7 +118,12 @@ fn origin(head: &str, level: Level) -> Origin {
         let mut parts = t.rsplitn(3, ':');
         let tid = parts.next().and_then(|s| s.parse::<u64>().ok());
         let pid = parts.next().and_then(|s| s.parse::<u64>().ok());
-        let host = parts.next().filter(|h| !h.is_empty());
+        // The host name is what stands after the last character no host name has: Open
+        // MPI's `--tag-output` glues `[1,26]<stdout>:` to the prefix without a space.
+        let host = parts
+            .next()
+            .and_then(|h| h.rsplit(|c: char| !is_host_char(c)).next())
+            .filter(|h| !h.is_empty());
         if let (Some(tid), Some(pid), Some(host)) = (tid, pid, host) {
             o.host = Some(host.to_string());
             o.pid = Some(pid);
@@ -125,6 +131,12 @@ fn origin(head: &str, level: Level) -> Origin {
         }
     }
     o
+}
+
+/// A character of a host name (RFC 1123 letters, digits, hyphens and dots; `_` as some
+/// clusters' names have it).
+fn is_host_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')
 }
 
 /// `init.cc:1234` or `transport/net_ib.cc:99`: a path, a colon, a line number.

@@ -113,6 +113,24 @@ fn decorations_in_front_are_skipped() {
 }
 
 #[test]
+fn open_mpi_output_tags_are_not_host_names() {
+    // mpirun --tag-output puts "[jobid,rank]<stdout>:" in front of every line (Open MPI's
+    // mpirun(1)); with no space after it the tag is glued to NCCL's host:pid:tid.
+    let text = "[1,26]<stdout>:node-7.cluster:4242:4300 [2] NCCL INFO Using network IB\n\
+                [1,3]<stdout>:node-7.cluster:4243:4301 [3] NCCL INFO Using network IB\n\
+                [1,40]<stdout>: node-8:99:100 [0] NCCL INFO Using network IB\n";
+    let log = parse(text);
+    let hosts: Vec<_> = log
+        .records
+        .iter()
+        .map(|r| r.origin.host.as_deref().unwrap_or("-"))
+        .collect();
+    assert_eq!(hosts, ["node-7.cluster", "node-7.cluster", "node-8"]);
+    assert_eq!(log.records[0].origin.pid, Some(4242));
+    assert_eq!(log.records[0].origin.cuda_dev, Some(2));
+}
+
+#[test]
 fn version_banner_bare_and_prefixed() {
     // v2.4.8-1 src/init.cc:299, 303 (printf of VERSION_STRING) and 306 (INFO of it).
     assert_eq!(
