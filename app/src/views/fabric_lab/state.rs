@@ -309,7 +309,10 @@ impl Reducible for LabPage {
                 if page.phase != Phase::Running {
                     return self;
                 }
+                // A side that finished before the cancel is half a comparison: drop it.
                 page.phase = Phase::Cancelled;
+                page.progress = [0.0; 2];
+                page.done = [None, None];
                 page.worker += 1;
             }
             Action::Progress { run, progress } => {
@@ -374,6 +377,29 @@ mod tests {
         }
         assert_eq!(page.phase, Phase::Done);
         page
+    }
+
+    #[test]
+    fn a_cancel_after_one_side_finished_shows_nothing_of_the_run() {
+        let page = Rc::new(LabPage::from_query(&[(
+            "case".to_string(),
+            "deadlock".to_string(),
+        )]));
+        let sides = page.sides.clone().expect("the case is accepted");
+        let report = simulate(&sides[0], &Limits::default()).expect("runs");
+        let run = 2 * page.run;
+        let page = page.reduce(Action::Finished {
+            run,
+            solve_ms: Some(1.0),
+            result: Ok(Box::new(report)),
+        });
+        assert!(page.done[0].is_some());
+        let worker = page.worker;
+        let page = page.reduce(Action::Cancel);
+        assert_eq!(page.phase, Phase::Cancelled);
+        assert!(page.done.iter().all(Option::is_none));
+        assert_eq!(page.progress, [0.0; 2]);
+        assert_eq!(page.worker, worker + 1, "a fresh worker runs the next run");
     }
 
     #[test]
