@@ -141,6 +141,9 @@ pub struct CollectiveReport {
     pub algbw_gbs: Option<f64>,
     /// algbw × 2(n−1)/n, as nccl-tests reports for all-reduce, GB/s.
     pub busbw_gbs: Option<f64>,
+    /// At each of the report's sample times, the share of the collective's bytes its
+    /// receivers had (0 to 1): how far it had got.
+    pub delivered: Vec<f32>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -195,6 +198,8 @@ pub(super) struct Outputs {
     queue: Vec<Vec<f32>>,
     paused: Vec<Vec<f32>>,
     rates: Vec<Vec<f32>>,
+    /// Per collective: its traffic entry, its bytes, and its share delivered per sample.
+    collectives: Vec<(u32, u64, Vec<f32>)>,
     /// Per port, the headroom its link needs at the far switch, if that switch is lossless.
     headroom: Vec<Option<u64>>,
     pub events: u64,
@@ -210,7 +215,12 @@ pub(super) struct Outputs {
 }
 
 impl Outputs {
-    pub fn new(s: &Scenario, topo: &Topology, qps: &[Qp]) -> Result<Outputs, SimError> {
+    pub fn new(
+        s: &Scenario,
+        topo: &Topology,
+        qps: &[Qp],
+        collectives: &[CollectivePlan],
+    ) -> Result<Outputs, SimError> {
         let samples = (s.duration_us / s.sample_interval_us).floor() as u64 + 1;
         let link_cells = samples * topo.ports.len() as u64;
         let flow_cells = samples * qps.len() as u64;
@@ -244,6 +254,13 @@ impl Outputs {
             queue: vec![Vec::new(); ports],
             paused: vec![Vec::new(); if s.switch.pfc.is_some() { ports } else { 0 }],
             rates: vec![Vec::new(); flows],
+            collectives: collectives
+                .iter()
+                .map(|c| {
+                    let mine = qps.iter().filter(|q| q.traffic == c.traffic);
+                    (c.traffic, mine.map(Qp::total_bytes).sum(), Vec::new())
+                })
+                .collect(),
             headroom: (0..topo.ports.len() as u32)
                 .map(|p| {
                     let port = &topo.ports[p as usize];
@@ -301,6 +318,11 @@ impl Outputs {
                 self.rates[i].push(gbps as f32);
             }
             q.delivered_since_sample = 0;
+        }
+        for (traffic, total, series) in &mut self.collectives {
+            let mine = qps.iter().filter(|q| q.traffic == *traffic);
+            let delivered: u64 = mine.map(|q| q.received_bytes).sum();
+            series.push((delivered as f64 / (*total).max(1) as f64) as f32);
         }
     }
 
@@ -380,7 +402,8 @@ impl Outputs {
             .collect();
         let collective_reports = collectives
             .iter()
-            .map(|c| {
+            .zip(std::mem::take(&mut self.collectives))
+            .map(|(c, (_, _, delivered))| {
                 let mine = qps.iter().filter(|q| q.traffic == c.traffic);
                 let finish = mine
                     .clone()
@@ -397,6 +420,7 @@ impl Outputs {
                     time_us,
                     algbw_gbs: algbw,
                     busbw_gbs: algbw.map(|a| a * 2.0 * (n - 1.0) / n),
+                    delivered,
                 }
             })
             .collect();

@@ -280,7 +280,7 @@ impl Sim {
         let unfinished = qps.iter().filter(|q| !q.endless).count();
         let endless = qps.iter().any(|q| q.endless);
         let sample_ps = us_to_ps(s.sample_interval_us).max(1);
-        let out = Outputs::new(s, &topo, &qps)?;
+        let out = Outputs::new(s, &topo, &qps, &collectives)?;
         let mut sim = Sim {
             heap: EventQueue::with_capacity(4096 + 4 * ports),
             seq: 0,

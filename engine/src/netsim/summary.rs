@@ -6,7 +6,13 @@
 use std::fmt::Write as _;
 
 use super::lab::LabCase;
-use super::outputs::{LinkReport, Report, Stop};
+use super::topology::TopologySpec;
+use super::traffic::TrafficSpec;
+use crate::collective::{
+    estimate, Algorithm, Cluster, Collective, CollectiveRequest, GpuModel, Machines, NicModel,
+    Protocol,
+};
+use super::outputs::{CollectiveReport, LinkReport, Report, Stop};
 use super::scenario::Scenario;
 use super::SimError;
 
@@ -104,6 +110,101 @@ pub fn delivered_series(r: &Report) -> Vec<f64> {
                 .sum()
         })
         .collect()
+}
+
+/// Collective `c`'s progress as (µs, share of its bytes delivered) points: one per sample,
+/// then its finish, which falls between samples.
+pub fn collective_progress(r: &Report, c: &CollectiveReport) -> Vec<(f64, f64)> {
+    let mut points: Vec<(f64, f64)> = r
+        .time_us
+        .iter()
+        .zip(&c.delivered)
+        .map(|(t, d)| (*t, f64::from(*d)))
+        .take_while(|(t, _)| c.time_us.is_none_or(|end| *t < end))
+        .collect();
+    if let Some(end) = c.time_us {
+        points.push((end, 1.0));
+    }
+    points
+}
+
+/// What NCCL's cost model ([`crate::collective::estimate`]) says of a run's collective:
+/// its time, split into NCCL's per-step latency and the bytes at its bandwidth. The chart
+/// draws the bandwidth term as a line from nothing at 0 to everything at `bandwidth_us`:
+/// the simulator has the wire's and the switches' delays but none of NCCL's software
+/// start-up per step, so that term is what a run on an idle fabric should match.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NcclLine {
+    pub algorithm: Algorithm,
+    /// NCCL's whole estimate, µs.
+    pub time_us: f64,
+    /// Its latency term, µs.
+    pub latency_us: f64,
+    /// Its bandwidth term (`time_us` − `latency_us`), µs.
+    pub bandwidth_us: f64,
+}
+
+/// NCCL's estimate for collective `c` of a GPU fabric's run of `s`, with the Simple
+/// protocol and the traffic's own channels; `None` for other topologies and for the
+/// hierarchical all-reduce, which NCCL does not run as one algorithm. The servers are taken
+/// as DGX H100 (what the lab's fabrics model: 18 NVLinks per GPU, compute capability 9.0),
+/// with the scenario's NVLink and NIC speeds.
+pub fn nccl_line(s: &Scenario, c: &CollectiveReport) -> Option<NcclLine> {
+    let TopologySpec::Fabric {
+        fabric,
+        nvlink_gbps,
+        ..
+    } = &s.topology
+    else {
+        return None;
+    };
+    let collective = s.traffic.get(c.traffic as usize)?;
+    let (algorithm, bytes, channels) = match *collective {
+        TrafficSpec::RingAllReduce {
+            bytes_per_gpu,
+            channels,
+            ..
+        } => (Algorithm::Ring, bytes_per_gpu, channels),
+        TrafficSpec::TreeAllReduce {
+            bytes_per_gpu,
+            channels,
+            ..
+        } => (Algorithm::Tree, bytes_per_gpu, channels),
+        _ => return None,
+    };
+    let machines = Machines {
+        gpu: GpuModel::H100,
+        gpus_per_node: fabric.gpus_per_node,
+        nodes: fabric.gpus / fabric.gpus_per_node.max(1),
+        nic: NicModel::Roce400,
+        nics_per_node: fabric.nics_per_node,
+        gdr: true,
+        sharp: false,
+    };
+    let cluster = Cluster {
+        intra_gbs: nvlink_gbps / 8.0,
+        nic_gbps: fabric.nic_port_gbps * f64::from(fabric.nic_ports),
+        channels: Some(channels),
+        ..machines.cluster().ok()?
+    };
+    let report = estimate(&CollectiveRequest {
+        op: Collective::AllReduce,
+        bytes: bytes as f64,
+        cluster,
+        algorithms: Some(vec![algorithm]),
+        protocols: Some(vec![Protocol::Simple]),
+    })
+    .ok()?;
+    let e = report
+        .estimates
+        .iter()
+        .find(|e| e.algorithm == algorithm && e.protocol == Protocol::Simple)?;
+    Some(NcclLine {
+        algorithm,
+        time_us: e.time_us,
+        latency_us: e.latency_us,
+        bandwidth_us: e.time_us - e.latency_us,
+    })
 }
 
 /// How many senders PFC held in each sample interval: each port counts the share of the
@@ -230,6 +331,47 @@ mod tests {
         let sides = case.scenarios_with(&params).unwrap();
         let runs = [&sides[0], &sides[1]].map(|s| simulate(s, &Limits::default()).unwrap());
         (sides, runs)
+    }
+
+    /// The rail-alignment case's collective climbs to all of its bytes on both sides, and
+    /// NCCL's line, the same on both (the model does not see the fabric's wiring), ends
+    /// near the rail-optimized run and before the top-of-rack one.
+    #[test]
+    fn a_collectives_progress_climbs_to_one_beside_nccls_line() {
+        let case = lab_case("rail-alignment").unwrap();
+        let sides = case.scenarios().unwrap();
+        let runs = [&sides[0], &sides[1]].map(|s| simulate(s, &Limits::default()).unwrap());
+        let mut lines = Vec::new();
+        for (s, r) in sides.iter().zip(&runs) {
+            let c = &r.collectives[0];
+            assert_eq!(c.delivered.len(), r.time_us.len());
+            assert!(c.delivered.windows(2).all(|w| w[0] <= w[1]), "{:?}", c.delivered);
+            let progress = collective_progress(r, c);
+            assert_eq!(progress.last(), Some(&(c.time_us.unwrap(), 1.0)), "{}", s.name);
+            assert!(progress.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+            let line = nccl_line(s, c).expect("a ring all-reduce on a GPU fabric");
+            assert_eq!(line.algorithm, Algorithm::Ring);
+            assert!(line.latency_us > 0.0 && line.latency_us < line.time_us);
+            eprintln!(
+                "{}: {:.0} µs here, NCCL {:.0} µs ({:.0} µs latency)",
+                s.name,
+                c.time_us.unwrap(),
+                line.time_us,
+                line.latency_us
+            );
+            lines.push((line, c.time_us.unwrap()));
+        }
+        assert_eq!(lines[0].0, lines[1].0);
+        let (line, rail) = lines[0];
+        let tor = lines[1].1;
+        // Bound by NVLink (18 × 20.6 GB/s per GPU), which both the simulator and NCCL's
+        // model read from the scenario; the spines' collisions cost the top-of-rack run.
+        let near = rail / line.bandwidth_us;
+        assert!((near - 1.0).abs() < 0.15, "{rail} µs vs {line:?}");
+        assert!(tor > 2.0 * line.bandwidth_us, "{tor} µs vs {line:?}");
+        // A dumbbell has no servers for NCCL's model to read.
+        let dumbbell = super::super::named_scenario("two-flow").unwrap();
+        assert_eq!(nccl_line(&dumbbell, &runs[0].collectives[0]), None);
     }
 
     #[test]
