@@ -45,8 +45,9 @@ pub use outputs::{
 pub use run::{roce_udp_sport, simulate, simulate_with_progress, Control, Progress};
 pub use scenario::{named_scenario, scenario_names, Scenario};
 pub use summary::{
-    delivered_series, headline, hottest_links, hottest_queue, lab_csv, mean_utilisation,
-    paused_series, sample_at, side_letter, stop_words, Headline, LabParams,
+    collective_progress, delivered_series, headline, hottest_links, hottest_queue, lab_csv,
+    mean_utilisation, nccl_line, paused_series, sample_at, side_letter, stop_words, Headline,
+    LabParams, NcclLine,
 };
 pub use switch::{EcnSpec, MarkAt, Routing, SwitchSpec};
 pub use topology::{NodeKind, Topology, TopologySpec};

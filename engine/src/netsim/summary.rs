@@ -6,15 +6,15 @@
 use std::fmt::Write as _;
 
 use super::lab::LabCase;
+use super::outputs::{CollectiveReport, LinkReport, Report, Stop};
+use super::scenario::Scenario;
 use super::topology::TopologySpec;
 use super::traffic::TrafficSpec;
+use super::SimError;
 use crate::collective::{
     estimate, Algorithm, Cluster, Collective, CollectiveRequest, GpuModel, Machines, NicModel,
     Protocol,
 };
-use super::outputs::{CollectiveReport, LinkReport, Report, Stop};
-use super::scenario::Scenario;
-use super::SimError;
 
 /// What a learner may change on both sides of a case: `None` keeps the case's own value.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -292,17 +292,30 @@ pub fn lab_csv(case: &LabCase, scenarios: &[Scenario; 2], runs: [&Report; 2]) ->
             s.mtu_bytes,
             stop_words(&r.stop)
         );
+        if let Some(line) = r.collectives.first().and_then(|c| nccl_line(s, c)) {
+            let _ = writeln!(
+                out,
+                "# side {side}: NCCL's model ({:?}, Simple) {:.1} us = {:.1} us latency + \
+                 {:.1} us at its bandwidth",
+                line.algorithm, line.time_us, line.latency_us, line.bandwidth_us
+            );
+        }
     }
-    out.push_str("side,time_us,delivered_gbps,hottest_queue_bytes\n");
+    out.push_str(
+        "side,time_us,delivered_gbps,hottest_queue_bytes,senders_paused,collective_delivered_share\n",
+    );
+    let cell = |v: Option<String>| v.unwrap_or_default();
     for (i, r) in runs.iter().enumerate() {
         let rates = delivered_series(r);
+        let paused = paused_series(r);
         let queue = hottest_queue(r).map(|l| &r.links[l].queue_bytes);
+        let progress = r.collectives.first().map(|c| &c.delivered);
         for (k, t) in r.time_us.iter().enumerate() {
-            let rate = rates.get(k).map_or(String::new(), |g| format!("{g:.3}"));
-            let q = queue
-                .and_then(|q| q.get(k))
-                .map_or(String::new(), |b| format!("{b:.0}"));
-            let _ = writeln!(out, "{},{t},{rate},{q}", side_letter(i));
+            let rate = cell(rates.get(k).map(|g| format!("{g:.3}")));
+            let q = cell(queue.and_then(|q| q.get(k)).map(|b| format!("{b:.0}")));
+            let held = cell(paused.get(k).map(|p| format!("{p:.3}")));
+            let share = cell(progress.and_then(|d| d.get(k)).map(|d| format!("{d:.4}")));
+            let _ = writeln!(out, "{},{t},{rate},{q},{held},{share}", side_letter(i));
         }
     }
     out
@@ -345,10 +358,21 @@ mod tests {
         for (s, r) in sides.iter().zip(&runs) {
             let c = &r.collectives[0];
             assert_eq!(c.delivered.len(), r.time_us.len());
-            assert!(c.delivered.windows(2).all(|w| w[0] <= w[1]), "{:?}", c.delivered);
+            assert!(
+                c.delivered.windows(2).all(|w| w[0] <= w[1]),
+                "{:?}",
+                c.delivered
+            );
             let progress = collective_progress(r, c);
-            assert_eq!(progress.last(), Some(&(c.time_us.unwrap(), 1.0)), "{}", s.name);
-            assert!(progress.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+            assert_eq!(
+                progress.last(),
+                Some(&(c.time_us.unwrap(), 1.0)),
+                "{}",
+                s.name
+            );
+            assert!(progress
+                .windows(2)
+                .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
             let line = nccl_line(s, c).expect("a ring all-reduce on a GPU fabric");
             assert_eq!(line.algorithm, Algorithm::Ring);
             assert!(line.latency_us > 0.0 && line.latency_us < line.time_us);
@@ -369,6 +393,14 @@ mod tests {
         let near = rail / line.bandwidth_us;
         assert!((near - 1.0).abs() < 0.15, "{rail} µs vs {line:?}");
         assert!(tor > 2.0 * line.bandwidth_us, "{tor} µs vs {line:?}");
+        let csv = lab_csv(case, &sides, [&runs[0], &runs[1]]);
+        assert!(
+            csv.contains("# side A: NCCL's model (Ring, Simple) "),
+            "{csv:.600}"
+        );
+        let last_of_a = csv.lines().filter(|l| l.starts_with("A,")).last().unwrap();
+        let share: f64 = last_of_a.rsplit(',').next().unwrap().parse().unwrap();
+        assert!(share > 0.5 && share <= 1.0, "{last_of_a}");
         // A dumbbell has no servers for NCCL's model to read.
         let dumbbell = super::super::named_scenario("two-flow").unwrap();
         assert_eq!(nccl_line(&dumbbell, &runs[0].collectives[0]), None);

@@ -3,7 +3,8 @@
 //! fresh worker runs the next; a run over the browser's budget is refused with the command
 //! that runs it natively; a bad seed is refused under its box; the URL restores a run; the
 //! CSV and PNG downloads; a phone-width screen has nothing past its edge. Screenshots of
-//! the ECMP collision and the deadlock at 1280 and 375 px, and of the deadlock's drawing.
+//! the ECMP collision and the deadlock at 1280 and 375 px, of the deadlock's drawing, and of
+//! the rail-alignment all-reduce's progress beside NCCL's model.
 
 use std::time::{Duration, Instant};
 
@@ -114,6 +115,19 @@ async fn fabric_lab_every_claim_holds_in_the_worker() {
             &format!("document.querySelector('.fabric-charts').dataset.drawn === {run}"),
         )
         .await;
+        // Only the all-reduce has a progress chart beside NCCL's model.
+        let progress = browser
+            .eval(
+                "return !document.getElementById('fabric-chart-progress').closest('figure').hidden",
+            )
+            .await;
+        assert_eq!(progress, Value::Bool(case == "rail-alignment"), "{case}");
+        if case == "rail-alignment" {
+            browser.eval("document.getElementById('fabric-chart-progress').scrollIntoView({block: 'center'}); return null").await;
+            browser
+                .screenshot("fabric-lab-rail-alignment-progress-1280")
+                .await;
+        }
         browser.wait_for_exercise(case).await;
         if case == "ecmp-collision" || case == "deadlock" {
             let to_results = "document.querySelector('.fabric-claim-box').scrollIntoView({block: 'start'}); return null";
@@ -168,7 +182,10 @@ async fn fabric_lab_cancels_refuses_and_restores() {
         if state == "cancelled" {
             break;
         }
-        assert!(tries < 4, "the run ended before Cancel landed {tries} times");
+        assert!(
+            tries < 4,
+            "the run ended before Cancel landed {tries} times"
+        );
         browser.click_in_view(".fabric-run").await;
     }
     assert_eq!(

@@ -1,8 +1,12 @@
-//! The two charts under the comparison, both sides on one time axis: the rate every flow
-//! together delivered, and the hottest queue of each side. Drawn with plotters on
+//! The charts under the comparison, both sides on one time axis: the rate every flow
+//! together delivered, the hottest queue of each side, the senders PFC held, and a
+//! collective's progress beside NCCL's model of it. Drawn with plotters on
 //! `<canvas>`, coloured from the page's CSS (the DCQCN view's palette) so both themes work.
 
-use engine::netsim::{delivered_series, hottest_queue, paused_series, Report};
+use engine::netsim::{
+    collective_progress, delivered_series, hottest_queue, nccl_line, paused_series, Report,
+    Scenario,
+};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
@@ -18,16 +22,24 @@ pub enum ChartKind {
     Delivered,
     Queue,
     Paused,
+    /// Only for runs with a collective.
+    Progress,
 }
 
 impl ChartKind {
-    pub const ALL: [ChartKind; 3] = [ChartKind::Delivered, ChartKind::Queue, ChartKind::Paused];
+    pub const ALL: [ChartKind; 4] = [
+        ChartKind::Delivered,
+        ChartKind::Queue,
+        ChartKind::Paused,
+        ChartKind::Progress,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
             ChartKind::Delivered => "delivered",
             ChartKind::Queue => "queue",
             ChartKind::Paused => "paused",
+            ChartKind::Progress => "progress",
         }
     }
 
@@ -38,6 +50,10 @@ impl ChartKind {
             ChartKind::Paused => {
                 "Senders held by PFC (ports paused, summed over each sample), each side"
             }
+            ChartKind::Progress => {
+                "The all-reduce's progress, % of its bytes delivered, each side; dashed: \
+                 NCCL's model of it (its bandwidth term)"
+            }
         }
     }
 
@@ -46,12 +62,28 @@ impl ChartKind {
             ChartKind::Delivered => "Gb/s",
             ChartKind::Queue => "KiB",
             ChartKind::Paused => "ports held",
+            ChartKind::Progress => "% delivered",
         }
+    }
+
+    /// The chart has something to draw for these runs.
+    pub fn shows(self, runs: &[&Report; 2]) -> bool {
+        self != ChartKind::Progress || runs.iter().any(|r| !r.collectives.is_empty())
     }
 
     /// The points of one side: (time in ms, value).
     fn points(self, r: &Report) -> Vec<(f64, f64)> {
         let values: Vec<f64> = match self {
+            ChartKind::Progress => {
+                return r
+                    .collectives
+                    .first()
+                    .map(|c| collective_progress(r, c))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(t, share)| (t / 1000.0, 100.0 * share))
+                    .collect();
+            }
             ChartKind::Delivered => delivered_series(r),
             ChartKind::Paused => paused_series(r),
             ChartKind::Queue => hottest_queue(r)
@@ -77,9 +109,13 @@ pub fn draw(
     canvas: &HtmlCanvasElement,
     kind: ChartKind,
     runs: &[&Report; 2],
+    scenarios: &[Scenario; 2],
     cursor_ms: Option<f64>,
     palette: &Palette,
 ) -> Result<(), String> {
+    if !kind.shows(runs) {
+        return Ok(());
+    }
     let width = canvas
         .parent_element()
         .and_then(|p| p.dyn_into::<web_sys::HtmlElement>().ok())
@@ -89,7 +125,13 @@ pub fn draw(
     canvas.set_width(width);
     canvas.set_height(HEIGHT);
     let sides = runs.map(|r| kind.points(r));
-    let x_max = sides.iter().flatten().map(|p| p.0).fold(1e-3, f64::max);
+    let models = model_lines(kind, runs, scenarios);
+    let x_max = sides
+        .iter()
+        .chain(&models)
+        .flatten()
+        .map(|p| p.0)
+        .fold(1e-3, f64::max);
     let y_max = sides.iter().flatten().map(|p| p.1).fold(0.0, f64::max) * 1.08;
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| "this browser gave no 2D canvas".to_string())?;
@@ -98,12 +140,30 @@ pub fn draw(
         &root,
         kind,
         &sides,
+        &models,
         (x_max, y_max.max(1.0)),
         cursor_ms,
         palette,
     )
     .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
+}
+
+/// Each side's NCCL line on the progress chart: nothing at 0 to all at its bandwidth term
+/// (ms, %); empty for other charts and for runs NCCL's model does not cover.
+fn model_lines(
+    kind: ChartKind,
+    runs: &[&Report; 2],
+    scenarios: &[Scenario; 2],
+) -> [Vec<(f64, f64)>; 2] {
+    [0, 1].map(|i| {
+        let line = (kind == ChartKind::Progress)
+            .then(|| runs[i].collectives.first())
+            .flatten()
+            .and_then(|c| nccl_line(&scenarios[i], c));
+        line.map(|l| vec![(0.0, 0.0), (l.bandwidth_us / 1000.0, 100.0)])
+            .unwrap_or_default()
+    })
 }
 
 type Area = DrawingArea<CanvasBackend, plotters::coord::Shift>;
@@ -113,6 +173,7 @@ fn plot(
     root: &Area,
     kind: ChartKind,
     sides: &[Vec<(f64, f64)>; 2],
+    models: &[Vec<(f64, f64)>; 2],
     (x_max, y_max): (f64, f64),
     cursor_ms: Option<f64>,
     p: &Palette,
@@ -139,6 +200,10 @@ fn plot(
     for (i, points) in sides.iter().enumerate() {
         let style = p.flow(i).stroke_width(2);
         chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
+    }
+    for (i, points) in models.iter().enumerate() {
+        let style = p.flow(i).stroke_width(1);
+        chart.draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, style))?;
     }
     if let Some(t) = cursor_ms {
         let line = [(t, 0.0), (t, y_max)];

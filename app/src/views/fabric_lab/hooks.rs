@@ -26,21 +26,7 @@ pub fn use_fabric_worker(page: &UseReducerHandle<LabPage>) -> WorkerSlot {
     let dispatch = page.dispatcher();
     let held = slot.clone();
     use_effect_with(page.worker, move |_| {
-        let on_heard = Callback::from(move |heard: Heard| {
-            dispatch.dispatch(match heard {
-                Heard::Progress { run, progress } => Action::Progress { run, progress },
-                Heard::Finished {
-                    run,
-                    solve_ms,
-                    result,
-                } => Action::Finished {
-                    run,
-                    solve_ms,
-                    result,
-                },
-                Heard::Failed(why) => Action::WorkerFailed(why),
-            })
-        });
+        let on_heard = Callback::from(move |heard: Heard| dispatch.dispatch(Action::Heard(heard)));
         *held.borrow_mut() = Some(FabricWorker::start(on_heard));
         move || {
             held.borrow_mut().take();
@@ -66,7 +52,7 @@ pub fn use_runs(page: &UseReducerHandle<LabPage>, worker: WorkerSlot) {
             None => Err("the simulation worker is not running".to_string()),
         };
         if let Err(why) = posted {
-            page.dispatch(Action::WorkerFailed(why));
+            page.dispatch(Action::Heard(Heard::Failed(why)));
         }
     });
 }
@@ -91,12 +77,13 @@ pub fn use_chart_refs() -> ChartRefs {
     crate::views::redraw::use_chart_refs(ChartKind::ALL.len())
 }
 
-/// Draws both charts whenever a run finishes, the theme changes or the page is resized,
+/// Draws the charts whenever a run finishes, the theme changes or the page is resized,
 /// and marks the box `data-drawn` with the run drawn.
 #[hook]
 pub fn use_chart_drawing(page: &LabPage, refs: &ChartRefs) {
     let refs = refs.clone();
     let reports = page.reports();
+    let sides = page.sides.clone();
     let run = page.run;
     let cursor_ms = page
         .timeline()
@@ -109,12 +96,14 @@ pub fn use_chart_drawing(page: &LabPage, refs: &ChartRefs) {
         cursor_ms.map(f64::to_bits),
     );
     use_effect_with(deps, move |_| {
-        let (Some([a, b]), Some(el)) = (reports, refs.charts_box.cast::<web_sys::Element>()) else {
+        let (Some([a, b]), Some(sides), Some(el)) =
+            (reports, sides, refs.charts_box.cast::<web_sys::Element>())
+        else {
             return;
         };
         let palette = Palette::from_css(&el);
         for (kind, canvas) in ChartKind::ALL.iter().zip(refs.canvases()) {
-            if let Err(e) = chart::draw(&canvas, *kind, &[&a, &b], cursor_ms, &palette) {
+            if let Err(e) = chart::draw(&canvas, *kind, &[&a, &b], &sides, cursor_ms, &palette) {
                 web_sys::console::warn_1(&format!("chart {}: {e}", kind.id()).into());
             }
         }

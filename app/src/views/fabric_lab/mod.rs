@@ -43,6 +43,12 @@ struct ChartsProps {
 fn LabCharts(props: &ChartsProps) -> Html {
     let page = &props.page;
     let ready = page.reports().is_some();
+    let reports = page.reports();
+    let shown = move |kind: ChartKind| {
+        reports
+            .as_ref()
+            .is_some_and(|[a, b]| kind.shows(&[&**a, &**b]))
+    };
     let on_csv = {
         let page = page.clone();
         Callback::from(move |_: MouseEvent| {
@@ -52,14 +58,20 @@ fn LabCharts(props: &ChartsProps) -> Html {
         })
     };
     let on_png = {
-        let (page, refs) = (page.clone(), props.refs.clone());
+        let (page, refs, shown) = (page.clone(), props.refs.clone(), shown.clone());
         Callback::from(move |_: MouseEvent| {
             let (Some(sides), Some(el)) = (&page.sides, refs.charts_box.cast::<web_sys::Element>())
             else {
                 return;
             };
             let palette = crate::views::dcqcn::charts::Palette::from_css(&el);
-            let _ = export::png(page.case, sides, &refs.canvases(), &palette);
+            let shown: Vec<_> = ChartKind::ALL
+                .iter()
+                .zip(refs.canvases())
+                .filter(|(kind, _)| shown(**kind))
+                .map(|(_, canvas)| canvas)
+                .collect();
+            let _ = export::png(page.case, sides, &shown, &palette);
         })
     };
     html! {
@@ -73,7 +85,7 @@ fn LabCharts(props: &ChartsProps) -> Html {
             </ul>
             <div class="fabric-charts" ref={props.refs.charts_box.clone()}>
                 { for ChartKind::ALL.iter().zip(props.refs.canvases.iter()).map(|(kind, node)| html! {
-                    <figure class="fabric-chart" key={kind.id()}>
+                    <figure class="fabric-chart" key={kind.id()} hidden={!shown(*kind)}>
                         <figcaption>{ kind.title() }</figcaption>
                         <canvas ref={node.clone()} id={format!("fabric-chart-{}", kind.id())}
                             height={chart::HEIGHT.to_string()} role="img"

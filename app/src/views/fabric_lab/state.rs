@@ -5,12 +5,13 @@ use std::rc::Rc;
 
 use engine::exercise::Progress as Tried;
 use engine::netsim::{
-    check_browser_budget, lab_case, LabCase, LabParams, LabRuns, Progress, Report, Scenario,
-    SimError, Verdict, CASES, EXERCISES,
+    check_browser_budget, lab_case, LabCase, LabParams, LabRuns, Report, Scenario, SimError,
+    Verdict, CASES, EXERCISES,
 };
 use yew::Reducible;
 
 use super::fields::{read_params, FIELDS};
+use super::worker::Heard;
 use crate::views::form::Form;
 
 /// Where the run stands; the page shows it as `data-run`.
@@ -94,16 +95,8 @@ pub enum Action {
     },
     Run,
     Cancel,
-    Progress {
-        run: u64,
-        progress: Progress,
-    },
-    Finished {
-        run: u64,
-        solve_ms: Option<f64>,
-        result: Result<Box<Report>, String>,
-    },
-    WorkerFailed(String),
+    /// What the worker said.
+    Heard(Heard),
     Redraw,
     /// The timeline moved to this sample of the longer run.
     Seek(usize),
@@ -315,18 +308,18 @@ impl Reducible for LabPage {
                 page.done = [None, None];
                 page.worker += 1;
             }
-            Action::Progress { run, progress } => {
+            Action::Heard(Heard::Progress { run, progress }) => {
                 let Some(side) = page.side_of(run) else {
                     return self;
                 };
                 page.progress[side] =
                     (progress.simulated_us / progress.duration_us.max(1e-9)).clamp(0.0, 1.0);
             }
-            Action::Finished {
+            Action::Heard(Heard::Finished {
                 run,
                 solve_ms,
                 result,
-            } => {
+            }) => {
                 let Some(side) = page.side_of(run) else {
                     return self;
                 };
@@ -335,7 +328,7 @@ impl Reducible for LabPage {
                     Err(e) => page.phase = Phase::Failed(e),
                 }
             }
-            Action::WorkerFailed(e) => {
+            Action::Heard(Heard::Failed(e)) => {
                 page.phase = Phase::Failed(e);
                 page.worker += 1;
             }
@@ -369,11 +362,11 @@ mod tests {
         for (side, scenario) in sides.iter().enumerate() {
             let report = simulate(scenario, &Limits::default()).expect("runs");
             let run = 2 * page.run + side as u64;
-            page = page.reduce(Action::Finished {
+            page = page.reduce(Action::Heard(Heard::Finished {
                 run,
                 solve_ms: Some(1.0),
                 result: Ok(Box::new(report)),
-            });
+            }));
         }
         assert_eq!(page.phase, Phase::Done);
         page
@@ -388,11 +381,11 @@ mod tests {
         let sides = page.sides.clone().expect("the case is accepted");
         let report = simulate(&sides[0], &Limits::default()).expect("runs");
         let run = 2 * page.run;
-        let page = page.reduce(Action::Finished {
+        let page = page.reduce(Action::Heard(Heard::Finished {
             run,
             solve_ms: Some(1.0),
             result: Ok(Box::new(report)),
-        });
+        }));
         assert!(page.done[0].is_some());
         let worker = page.worker;
         let page = page.reduce(Action::Cancel);
