@@ -201,8 +201,12 @@ fn plot(
         let style = p.flow(i).stroke_width(2);
         chart.draw_series(LineSeries::new(points.iter().copied(), style))?;
     }
-    for (i, points) in models.iter().enumerate() {
-        let style = p.flow(i).stroke_width(1);
+    // One line in the text's colour when both sides' models agree (NCCL's model does not
+    // see the wiring, so they do whenever the servers are the same); else each side's own.
+    let same = models[0] == models[1];
+    for (i, points) in models.iter().enumerate().take(if same { 1 } else { 2 }) {
+        let colour = if same { p.text } else { p.flow(i) };
+        let style = colour.stroke_width(2);
         chart.draw_series(DashedLineSeries::new(points.iter().copied(), 6, 4, style))?;
     }
     if let Some(t) = cursor_ms {
