@@ -262,4 +262,33 @@ mod tests {
         appearances.dedup();
         assert_eq!(order, appearances);
     }
+
+    /// The fabric-operations page: the subnet manager, the fabric tools and counters, and
+    /// what NCCL does when a link fails, each found by the words a learner types.
+    #[test]
+    fn fabric_operations_sections_are_found_by_their_words() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let first = |query: &str| {
+            index
+                .search(query, 8)
+                .first()
+                .map(|h| (h.section.path, h.section.anchor))
+        };
+        for (query, anchor) in [
+            (
+                "subnet manager",
+                "the-subnet-manager-addresses-routes-and-one-master",
+            ),
+            ("opensm routing engine", "routing-engines-and-credit-loops"),
+            ("ftree", "routing-engines-and-credit-loops"),
+            ("ibdiagnet", "checking-a-fabric-the-tools"),
+            ("link flap", "a-link-flap-step-by-step"),
+            ("NCCL RAS", "nccl-ras-asking-a-running-job-what-is-wrong"),
+            ("port recovery", "nccl-230-port-failover-and-port-recovery"),
+            ("SymbolErrorCounter", "the-counters-that-matter"),
+            ("LMC", "lmc-several-lids-per-port-several-paths"),
+        ] {
+            assert_eq!(first(query), Some(("/fabric-ops", anchor)), "{query:?}");
+        }
+    }
 }
