@@ -1,4 +1,4 @@
-//! The fabric lab's comparisons: six claims the reference makes, each as two scenarios run
+//! The fabric lab's comparisons: seven claims the reference makes, each as two scenarios run
 //! side by side and a check that says, in the runs' own numbers, whether the claim held.
 //!
 //! Each side is small enough for a browser worker (a few million events at most; the
@@ -77,7 +77,7 @@ impl LabCase {
 ///   scalable unit to that unit's leaf r.
 ///
 /// Every number a verdict states is the simulator's.
-pub static CASES: [LabCase; 6] = [
+pub static CASES: [LabCase; 7] = [
     LabCase {
         id: "ecmp-collision",
         title: "ECMP collision",
@@ -92,6 +92,25 @@ pub static CASES: [LabCase; 6] = [
             Side {
                 label: "adaptive routing",
                 scenario: ecmp_adaptive,
+            },
+        ],
+        check: check_ecmp,
+    },
+    LabCase {
+        id: "ecmp-qps",
+        title: "QPs per connection",
+        claim: "Each QP of a connection has its own UDP source port, so ECMP hashes each one \
+                on its own: with four QPs per connection a collision holds back a quarter of \
+                a flow instead of all of it, and the uplinks share the load more evenly than \
+                with one.",
+        sides: [
+            Side {
+                label: "ECMP, 1 QP per connection",
+                scenario: ecmp_one_qp,
+            },
+            Side {
+                label: "ECMP, 4 QPs per connection",
+                scenario: ecmp_four_qps,
             },
         ],
         check: check_ecmp,
@@ -214,15 +233,25 @@ impl LabRuns {
 
 /// The lab page's "Try this", one per case: each is done when the learner's two runs of
 /// that case show what its claim predicts, whatever parameters they changed to get there.
-pub static EXERCISES: [Exercise<LabRuns>; 6] = [
+pub static EXERCISES: [Exercise<LabRuns>; 7] = [
     Exercise {
         id: "ecmp-collision",
-        task: "Run the ECMP collision both ways, or change the second side to 4 QPs per \
-               connection, until the flows' aggregate rate rises by more than a quarter.",
+        task: "Run the ECMP collision with a seed of your own and see adaptive routing \
+               raise the flows' aggregate rate by more than a quarter, wherever the hash \
+               put the flows.",
         lesson: "ECMP places a QP, not a packet: the flows that hash onto one uplink share \
-                 it for their whole life. More QPs per connection or per-packet adaptive \
-                 routing give the hash more, smaller things to place.",
+                 it for their whole life. Per-packet adaptive routing never commits a flow \
+                 to one uplink.",
         done: |r| r.shows("ecmp-collision"),
+    },
+    Exercise {
+        id: "ecmp-qps",
+        task: "Try seeds until one QP per connection collides badly, and see four QPs per \
+               connection win back more than a quarter of the aggregate rate.",
+        lesson: "More QPs per connection give the hash more, smaller things to place: the \
+                 worst uplink carries a smaller share of any one flow. It evens the load \
+                 out, but less than adaptive routing, which places every packet.",
+        done: |r| r.shows("ecmp-qps"),
     },
     Exercise {
         id: "incast-victim",
@@ -270,6 +299,20 @@ pub static EXERCISES: [Exercise<LabRuns>; 6] = [
 
 fn ecmp_one_qp() -> Result<Scenario, SimError> {
     named_scenario("ecmp-collision")
+}
+
+/// The same eight flows, each over four QPs (NCCL_IB_QPS_PER_CONNECTION=4), so each
+/// connection offers ECMP four UDP source ports to hash.
+fn ecmp_four_qps() -> Result<Scenario, SimError> {
+    let mut s = named_scenario("ecmp-collision")?;
+    s.name = "ecmp-collision, 4 QPs per connection".into();
+    s.description = "The same eight flows, each split over four QPs that ECMP hashes apart.".into();
+    for t in &mut s.traffic {
+        if let TrafficSpec::Flow { qps, .. } = t {
+            *qps = 4;
+        }
+    }
+    Ok(s)
 }
 
 fn ecmp_adaptive() -> Result<Scenario, SimError> {
@@ -820,6 +863,7 @@ mod tests {
             ids,
             [
                 "ecmp-collision",
+                "ecmp-qps",
                 "incast-victim",
                 "ecn-vs-pfc",
                 "deadlock",
@@ -842,6 +886,23 @@ mod tests {
         };
         assert!(nowhere.verdict().is_none());
         assert_eq!(Progress::default().observe(&EXERCISES, &nowhere).count(), 0);
+    }
+
+    /// The exercise asks for a seed where one QP collides badly; four QPs must win whatever
+    /// seed the learner tries, not only the case's own.
+    #[test]
+    fn four_qps_per_connection_win_on_every_seed_tried() {
+        let case = lab_case("ecmp-qps").unwrap();
+        for seed in [1, 2, 3, 5, 11, 42] {
+            let params = super::super::LabParams {
+                seed: Some(seed),
+                duration_us: None,
+            };
+            let [a, b] = case.scenarios_with(&params).unwrap();
+            let runs = [&a, &b].map(|s| simulate(s, &Limits::default()).unwrap());
+            let verdict = (case.check)(&runs[0], &runs[1]);
+            assert!(verdict.holds, "seed {seed}: {}", verdict.shown);
+        }
     }
 
     fn empty_report() -> Report {

@@ -1,4 +1,4 @@
-//! The fabric lab in real Chromium: each of the six claims runs both sides in the netsim
+//! The fabric lab in real Chromium: each of the seven claims runs both sides in the netsim
 //! worker and its check holds (the time each took is printed); Cancel stops a run and a
 //! fresh worker runs the next; a run over the browser's budget is refused with the command
 //! that runs it natively; a bad seed is refused under its box; the URL restores a run; the
@@ -17,8 +17,9 @@ use serde_json::Value;
 /// A case's two runs, in the worker, can take a while on a loaded machine.
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 
-const CASES: [&str; 6] = [
+const CASES: [&str; 7] = [
     "ecmp-collision",
+    "ecmp-qps",
     "incast-victim",
     "ecn-vs-pfc",
     "deadlock",

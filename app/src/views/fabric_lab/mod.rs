@@ -1,4 +1,4 @@
-//! The /fabric-lab page: six claims the reference makes about GPU fabrics, each tested by
+//! The /fabric-lab page: seven claims the reference makes about GPU fabrics, each tested by
 //! running two scenarios of `engine::netsim` packet by packet in a Web Worker
 //! (`src/bin/netsim_worker.rs`) and reading the engine's check on the two reports. The page
 //! shows the claim, the verdict, both sides' figures and hottest links, and charts of both;
