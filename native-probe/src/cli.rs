@@ -43,9 +43,10 @@ pub enum Command {
     /// ingress port, and ECMP on the 5-tuple, adaptive routing or packet spraying. Topologies:
     /// a dumbbell, a ring of switches, or a leaf–spine GPU fabric (rail-optimized or not,
     /// NVLink inside a server). Traffic: incast, permutation, all-to-all, single flows and
-    /// NCCL's ring all-reduce. A PFC deadlock is reported with its cycle of switches instead
-    /// of a run that never ends; the same scenario and seed give the same report. Left out:
-    /// three tiers, a second plane, NCCL's tree algorithm and protocols, per-port buffer limits.
+    /// NCCL's ring and tree all-reduce (and a hierarchical one). A PFC deadlock is reported
+    /// with its cycle of switches instead of a run that never ends; the same scenario and seed
+    /// give the same report. Left out: three tiers, a second plane, NCCL's LL and LL128
+    /// protocols and its software time per step, per-port buffer limits.
     /// The scenario file is documented in native-probe/NETSIM.md. Example, the ring of
     /// switches that deadlocks, then a variant of your own:
     ///
