@@ -291,4 +291,29 @@ mod tests {
             assert_eq!(first(query), Some(("/fabric-ops", anchor)), "{query:?}");
         }
     }
+
+    /// Issue 39, part 2: Ultra Ethernet is found by the words a learner types.
+    #[test]
+    fn ultra_ethernet_is_found_by_its_words() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let first = |query: &str| {
+            index
+                .search(query, 8)
+                .first()
+                .map(|h| (h.section.path, h.section.anchor))
+        };
+        for (query, anchor) in [
+            ("UEC", ""),
+            ("Ultra Ethernet", ""),
+            ("packet trimming", "packet-trimming"),
+            ("RUD", "delivery-modes-rud-rod-rudi-and-uud"),
+            ("UET header", "the-headers-on-the-wire"),
+            ("Ultra Ethernet vs RoCE", "next-to-roce-v2-and-dcqcn"),
+            ("NSCC", "congestion-control"),
+        ] {
+            assert_eq!(first(query), Some(("/ultra-ethernet", anchor)), "{query:?}");
+        }
+        // Every section names the transport; any of them answers.
+        assert_eq!(first("UET").map(|hit| hit.0), Some("/ultra-ethernet"));
+    }
 }
