@@ -316,4 +316,35 @@ mod tests {
         // Every section names the transport; any of them answers.
         assert_eq!(first("UET").map(|hit| hit.0), Some("/ultra-ethernet"));
     }
+
+    /// Issue 39, part 2: atomics and SRD on /verbs are found by the words a learner types.
+    #[test]
+    fn atomics_and_srd_are_found_by_their_words() {
+        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
+        let first = |query: &str| {
+            index
+                .search(query, 8)
+                .first()
+                .map(|h| (h.section.path, h.section.anchor))
+        };
+        for query in [
+            "RDMA atomics",
+            "compare and swap",
+            "fetch and add",
+            "atomic_cap",
+        ] {
+            assert_eq!(
+                first(query),
+                Some(("/verbs", "atomics-compare-and-swap-and-fetch-and-add")),
+                "{query:?}"
+            );
+        }
+        for query in ["SRD", "scalable reliable datagram", "AWS EFA", "UD vs RC"] {
+            assert_eq!(
+                first(query),
+                Some(("/verbs", "srd-reliable-delivery-without-order")),
+                "{query:?}"
+            );
+        }
+    }
 }
