@@ -317,9 +317,10 @@ mod tests {
         assert_eq!(first("UET").map(|hit| hit.0), Some("/ultra-ethernet"));
     }
 
-    /// Issue 39, part 2: atomics and SRD on /verbs are found by the words a learner types.
+    /// Issue 39, part 2: atomics and SRD on /verbs, and multi-node NVLink on /sharp, are found
+    /// by the words a learner types.
     #[test]
-    fn atomics_and_srd_are_found_by_their_words() {
+    fn atomics_srd_and_mnnvl_are_found_by_their_words() {
         let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
         let first = |query: &str| {
             index
@@ -336,6 +337,13 @@ mod tests {
             assert_eq!(
                 first(query),
                 Some(("/verbs", "atomics-compare-and-swap-and-fetch-and-add")),
+                "{query:?}"
+            );
+        }
+        for query in ["MNNVL", "multi-node NVLink", "IMEX"] {
+            assert_eq!(
+                first(query),
+                Some(("/sharp", "multi-node-nvlink-mnnvl")),
                 "{query:?}"
             );
         }
