@@ -64,7 +64,20 @@ pub fn groups() -> Vec<(&'static str, Vec<&'static Topic>)> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::LazyLock;
+
     use super::*;
+
+    static INDEX: LazyLock<engine::search::SearchIndex<'static>> =
+        LazyLock::new(|| engine::search::SearchIndex::new(SEARCH_SECTIONS));
+
+    /// Where the first result for `query` leads: its page and heading anchor.
+    fn first(query: &str) -> Option<(&'static str, &'static str)> {
+        INDEX
+            .search(query, 8)
+            .first()
+            .map(|h| (h.section.path, h.section.anchor))
+    }
 
     #[test]
     fn search_lands_on_the_heading_about_the_term() {
@@ -122,13 +135,6 @@ mod tests {
     /// Issue 39, part 2: the new reference sections are found by the words a learner types.
     #[test]
     fn new_reference_sections_are_found_by_their_words() {
-        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
-        let first = |query: &str| {
-            index
-                .search(query, 8)
-                .first()
-                .map(|h| (h.section.path, h.section.anchor))
-        };
         let rnr = "rnr-and-retry-how-long-a-queue-pair-waits-before-it-fails";
         for query in [
             "RNR",
@@ -267,13 +273,6 @@ mod tests {
     /// what NCCL does when a link fails, each found by the words a learner types.
     #[test]
     fn fabric_operations_sections_are_found_by_their_words() {
-        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
-        let first = |query: &str| {
-            index
-                .search(query, 8)
-                .first()
-                .map(|h| (h.section.path, h.section.anchor))
-        };
         for (query, anchor) in [
             (
                 "subnet manager",
@@ -295,13 +294,6 @@ mod tests {
     /// Issue 39, part 2: Ultra Ethernet is found by the words a learner types.
     #[test]
     fn ultra_ethernet_is_found_by_its_words() {
-        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
-        let first = |query: &str| {
-            index
-                .search(query, 8)
-                .first()
-                .map(|h| (h.section.path, h.section.anchor))
-        };
         for (query, anchor) in [
             ("UEC", ""),
             ("Ultra Ethernet", ""),
@@ -321,13 +313,6 @@ mod tests {
     /// by the words a learner types.
     #[test]
     fn atomics_srd_and_mnnvl_are_found_by_their_words() {
-        let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);
-        let first = |query: &str| {
-            index
-                .search(query, 8)
-                .first()
-                .map(|h| (h.section.path, h.section.anchor))
-        };
         for query in [
             "RDMA atomics",
             "compare and swap",
