@@ -325,7 +325,7 @@ mod tests {
                 "{query:?}"
             );
         }
-        for query in ["MNNVL", "multi-node NVLink", "IMEX"] {
+        for query in ["MNNVL", "IMEX"] {
             assert_eq!(
                 first(query),
                 Some(("/sharp", "multi-node-nvlink-mnnvl")),
@@ -338,6 +338,35 @@ mod tests {
                 Some(("/verbs", "srd-reliable-delivery-without-order")),
                 "{query:?}"
             );
+        }
+    }
+
+    /// SHARP versions, the Aggregation Manager and CollNet, and NVLink across a rack (NVL72,
+    /// multi-node NVLink, IMEX) on /sharp are found by the words a learner types.
+    #[test]
+    fn sharp_versions_and_rack_scale_nvlink_are_found_by_their_words() {
+        let versions = "sharp-versions-and-what-they-need";
+        let rack = "nvlink-across-a-rack-nvl72-and-multi-node-nvlink";
+        let mnnvl = "multi-node-nvlink-mnnvl";
+        for (query, anchor) in [
+            ("SHARPv3", versions),
+            ("SHARP versions", versions),
+            ("sharp_am", "the-aggregation-manager-sharp_am"),
+            ("CollNet", "nccls-collnet-path-and-the-sharp-plugin"),
+            (
+                "SAT vs LLT",
+                "low-latency-and-streaming-aggregation-llt-and-sat",
+            ),
+            ("NVL72", rack),
+            ("MNNVL", mnnvl),
+            ("multi-node NVLink", rack),
+            ("IMEX", mnnvl),
+            (
+                "scale-up vs scale-out",
+                "scale-up-and-scale-out-which-parallelism-goes-where",
+            ),
+        ] {
+            assert_eq!(first(query), Some(("/sharp", anchor)), "{query:?}");
         }
     }
 }
