@@ -332,12 +332,44 @@ mod tests {
                 "{query:?}"
             );
         }
-        for query in ["SRD", "scalable reliable datagram", "AWS EFA", "UD vs RC"] {
+        for query in ["SRD", "scalable reliable datagram", "AWS EFA"] {
             assert_eq!(
                 first(query),
                 Some(("/verbs", "srd-reliable-delivery-without-order")),
                 "{query:?}"
             );
+        }
+    }
+
+    /// Atomics in depth and the other transports (UD, DC, SRD) on /verbs are found by the
+    /// words a learner types.
+    #[test]
+    fn atomics_and_other_transports_are_found_by_their_words() {
+        for (query, anchor) in [
+            ("RDMA atomics", "atomics-compare-and-swap-and-fetch-and-add"),
+            (
+                "compare and swap",
+                "atomics-compare-and-swap-and-fetch-and-add",
+            ),
+            (
+                "fetch and add",
+                "atomics-compare-and-swap-and-fetch-and-add",
+            ),
+            (
+                "IBV_ATOMIC_GLOB",
+                "ibv_atomic_hca-and-ibv_atomic_glob-atomic-against-whom",
+            ),
+            ("SRD", "srd-reliable-delivery-without-order"),
+            ("EFA", "srd-reliable-delivery-without-order"),
+            (
+                "dynamically connected",
+                "dc-connections-the-adapter-makes-per-message",
+            ),
+            ("UD vs RC", "rc-ud-dc-and-srd-side-by-side"),
+            ("address handle", "ud-one-queue-pair-for-every-peer"),
+            ("DCI", "dc-connections-the-adapter-makes-per-message"),
+        ] {
+            assert_eq!(first(query), Some(("/verbs", anchor)), "{query:?}");
         }
     }
 }
