@@ -309,38 +309,6 @@ mod tests {
         assert_eq!(first("UET").map(|hit| hit.0), Some("/ultra-ethernet"));
     }
 
-    /// Issue 39, part 2: atomics and SRD on /verbs, and multi-node NVLink on /sharp, are found
-    /// by the words a learner types.
-    #[test]
-    fn atomics_srd_and_mnnvl_are_found_by_their_words() {
-        for query in [
-            "RDMA atomics",
-            "compare and swap",
-            "fetch and add",
-            "atomic_cap",
-        ] {
-            assert_eq!(
-                first(query),
-                Some(("/verbs", "atomics-compare-and-swap-and-fetch-and-add")),
-                "{query:?}"
-            );
-        }
-        for query in ["MNNVL", "IMEX"] {
-            assert_eq!(
-                first(query),
-                Some(("/sharp", "multi-node-nvlink-mnnvl")),
-                "{query:?}"
-            );
-        }
-        for query in ["SRD", "scalable reliable datagram", "AWS EFA", "UD vs RC"] {
-            assert_eq!(
-                first(query),
-                Some(("/verbs", "srd-reliable-delivery-without-order")),
-                "{query:?}"
-            );
-        }
-    }
-
     /// SHARP versions, the Aggregation Manager and CollNet, and NVLink across a rack (NVL72,
     /// multi-node NVLink, IMEX) on /sharp are found by the words a learner types.
     #[test]
@@ -367,6 +335,44 @@ mod tests {
             ),
         ] {
             assert_eq!(first(query), Some(("/sharp", anchor)), "{query:?}");
+        }
+    }
+
+    /// Atomics in depth and the other transports (UD, DC, SRD) on /verbs are found by the
+    /// words a learner types.
+    #[test]
+    fn atomics_and_other_transports_are_found_by_their_words() {
+        for (query, anchor) in [
+            ("RDMA atomics", "atomics-compare-and-swap-and-fetch-and-add"),
+            (
+                "compare and swap",
+                "atomics-compare-and-swap-and-fetch-and-add",
+            ),
+            (
+                "fetch and add",
+                "atomics-compare-and-swap-and-fetch-and-add",
+            ),
+            (
+                "IBV_ATOMIC_GLOB",
+                "ibv_atomic_hca-and-ibv_atomic_glob-atomic-against-whom",
+            ),
+            ("atomic_cap", "atomics-compare-and-swap-and-fetch-and-add"),
+            ("SRD", "srd-reliable-delivery-without-order"),
+            (
+                "scalable reliable datagram",
+                "srd-reliable-delivery-without-order",
+            ),
+            ("EFA", "srd-reliable-delivery-without-order"),
+            ("AWS EFA", "srd-reliable-delivery-without-order"),
+            (
+                "dynamically connected",
+                "dc-connections-the-adapter-makes-per-message",
+            ),
+            ("UD vs RC", "rc-ud-dc-and-srd-side-by-side"),
+            ("address handle", "ud-one-queue-pair-for-every-peer"),
+            ("DCI", "dc-connections-the-adapter-makes-per-message"),
+        ] {
+            assert_eq!(first(query), Some(("/verbs", anchor)), "{query:?}");
         }
     }
 }
