@@ -8,7 +8,10 @@ use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
     process::{Child, ChildStdout, Command, ExitStatus, Stdio},
-    sync::{mpsc, Arc, Mutex},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        mpsc, Arc, Mutex,
+    },
     thread::JoinHandle,
     time::{Duration, Instant},
 };
@@ -432,6 +435,45 @@ pub fn add_to_counter(file: &Path, by: u64) -> u64 {
         .unwrap_or_else(|_| panic!("{}: {text:?} is not a counter", file.display()));
     set_counter(file, now + by);
     now + by
+}
+
+/// Traffic on a recorded tree: the counters in `files` grow by a different amount every
+/// 100 ms, so every new sample has new rates, until this is dropped.
+pub struct Traffic {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Traffic {
+    pub fn start(files: Vec<PathBuf>) -> Traffic {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut step = 1u64;
+            while !stopping.load(Ordering::Relaxed) {
+                for file in &files {
+                    add_to_counter(file, step * 1_000);
+                }
+                step = step % 17 + 1;
+                // The pause is the scenario: counters that climb over time, as traffic
+                // makes them.
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        Traffic {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Traffic {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Copies a tree, keeping its symlinks as links (the fixture's are relative).

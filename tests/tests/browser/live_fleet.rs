@@ -4,22 +4,13 @@
 //! Then the same table read from Debian's Prometheus running the repository's configuration
 //! over three probes, and the located error of a Prometheus that does not let the page in.
 
-use std::{
-    path::PathBuf,
-    process::Command,
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc,
-    },
-    thread::JoinHandle,
-    time::Duration,
-};
+use std::{path::PathBuf, process::Command, time::Duration};
 
 use tempfile::TempDir;
 
 use lab_tests::{
     browser::{Browser, DESKTOP, PHONE},
-    probe::{add_to_counter, copy_tree},
+    probe::{copy_tree, Traffic},
     prometheus::{Prometheus, Scrape},
     site::Site,
 };
@@ -56,45 +47,6 @@ impl Tree {
         self.dir.path().join(format!(
             "sysfs/class/infiniband/mlx5_0/ports/1/{group}/{name}"
         ))
-    }
-}
-
-/// Traffic on mlx5_0 port 1 of each tree: its data and CNP counters grow by a different amount
-/// at every step, so every new sample has new rates.
-struct Traffic {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Traffic {
-    fn start(files: Vec<PathBuf>) -> Traffic {
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopping = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut step = 1u64;
-            while !stopping.load(Ordering::Relaxed) {
-                for file in &files {
-                    add_to_counter(file, step * 1_000);
-                }
-                step = step % 17 + 1;
-                // The pause is the scenario: counters that climb over time, as traffic
-                // makes them.
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        });
-        Traffic {
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Traffic {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

@@ -114,18 +114,17 @@ async fn live_page_explains_the_fixtures_rdma_counters_and_follows_changes() {
     assert_eq!(cnp[1], "/dcqcn/#three-roles");
     assert_every_netdev_counter_explained(&browser, "the fixture").await;
 
-    // Move a counter on disk and watch the rate appear: 250 000 words in 200 ms is 5 MB/s.
+    // Move a counter on disk and watch the rate appear. The traffic runs until the page has
+    // shown it: a rate is the climb between the last two samples, so it falls back to zero
+    // once the counter stops (stopping first left a window where the wait saw only zeros).
     let xmit = sysfs.join("class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
-    for _ in 0..10 {
-        lab_tests::probe::add_to_counter(&xmit, 250_000);
-        // The pause is the scenario: a counter that climbs over time, as traffic makes it.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let traffic = lab_tests::probe::Traffic::start(vec![xmit]);
     browser.wait_until("const r = document.querySelector('[aria-label=\"RDMA port mlx5_0:1\"] tr[data-counter=port_xmit_data] .rate'); return !!r && /[1-9]/.test(r.textContent) && r.textContent.endsWith('/s')",
         "a non-zero transmit rate on mlx5_0 port 1",
     )
     .await;
     browser.screenshot("live-fixture-light").await;
+    drop(traffic);
     browser
         .find(".theme-toggle")
         .await
