@@ -172,10 +172,13 @@ async fn narrow_screen_menu_and_keyboard_access() {
     );
     browser.screenshot("phone-bandwidth").await;
 
-    // The two pages with the widest content: the variables table and the long commands.
+    // The pages with the widest content: the variables table, the long commands, and the
+    // four-column comparison tables of /sharp (switch generations) and /verbs (transports).
     for (path, part) in [
         ("/nccl-env", "main table"),
         ("/troubleshooting", "main pre"),
+        ("/sharp", "#sharp-versions-and-what-they-need ~ table"),
+        ("/verbs", "#rc-ud-dc-and-srd-side-by-side ~ table"),
     ] {
         browser.goto(&site.url(path)).await;
         browser.find(part).await;
