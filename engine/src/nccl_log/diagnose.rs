@@ -172,12 +172,29 @@ fn sockets(log: &NcclLog, s: &Summary, out: &mut Vec<Finding>) {
     } else {
         format!("The log gives the reason: {}.", reasons.join("; "))
     };
+    // `Using network Socket` is printed by single-host jobs too, where it costs nothing:
+    // without a second host in sight, say so instead of warning.
+    let socket_between_hosts = s
+        .channels
+        .iter()
+        .any(|c| c.net.as_deref() == Some("Socket") && c.inter_node != Some(false));
+    let (severity, title, lead) = if s.multi_node == Some(true) || socket_between_hosts {
+        (
+            Severity::Warning,
+            "NCCL uses TCP sockets between hosts",
+            "Traffic between hosts goes over NET/Socket (kernel TCP through the CPU) instead of RDMA, typically an order of magnitude slower.",
+        )
+    } else {
+        (
+            Severity::Info,
+            "NCCL chose TCP sockets as its network",
+            "The log shows no second host. On one host this costs nothing: its GPUs talk over P2P or SHM, never the network. If the job spans hosts, traffic between them goes over NET/Socket (kernel TCP through the CPU) instead of RDMA, typically an order of magnitude slower.",
+        )
+    };
     out.push(Finding {
-        severity: Severity::Warning,
-        title: "NCCL uses TCP sockets between hosts".into(),
-        explanation: format!(
-            "Traffic between hosts goes over NET/Socket (kernel TCP through the CPU) instead of RDMA, typically an order of magnitude slower. {why}"
-        ),
+        severity,
+        title: title.into(),
+        explanation: format!("{lead} {why}"),
         lines: capped(lines),
         topic: SOCKETS,
     });

@@ -941,6 +941,21 @@ fn sockets_fallback_with_reason() {
                 n1:1:3 [1] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2 commId 0x5 - Init COMPLETE\n";
     let f = diagnose(&parse(text));
     assert_eq!(titles(&f), ["No problem found"]);
+    // Only `Using network Socket` from one host, no second host in sight (v2.19 formats, as
+    // single-host jobs print it): said, not warned.
+    let text = "h1:531:1762 [0] NCCL INFO Using network Socket\n\
+                h1:532:1764 [1] NCCL INFO Using network Socket\n";
+    let f = diagnose(&parse(text));
+    let sock = f
+        .iter()
+        .find(|f| f.topic == "/troubleshooting#nccl-falls-back-to-sockets")
+        .expect("socket finding");
+    assert_eq!(sock.severity, Severity::Info);
+    assert!(
+        sock.explanation.contains("no second host"),
+        "{}",
+        sock.explanation
+    );
 }
 
 #[test]
