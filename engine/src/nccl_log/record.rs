@@ -518,14 +518,31 @@ fn version(body: &str) -> Option<Event> {
 /// rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START` (v2.18.3-1
 /// line 1356), `comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE` (v2.12.12-1
 /// line 1047, v2.21.5-1 line 2154), and `comm %p rank %d nRanks %d nNodes %d localRanks %d
-/// localRank %d MNNVL %d` (v2.21.5-1 line 1160, v2.29.3-1 line 1220).
+/// localRank %d MNNVL %d` (v2.21.5-1 line 1160, v2.29.3-1 line 1220). Also the lines that
+/// name a rank and the size alone: `bootstrapSplit: comm %p parent %p rank %d nranks %d color
+/// %d key %d prev %d next %d - DONE` (an INFO line in v2.20.5-1 and v2.21.5-1
+/// `src/bootstrap.cc`, line 395 in the latter), `comm %p rank %d nranks %d` and its ending `-
+/// COMPLETE` (v2.3.7-1 `src/init.cu` lines 174 and 599), `comm %p rank %d nranks %d cudaDev
+/// %d nvmlDev %d` (v2.4.2-1 line 245) and `rank %d nranks %d` (v2.3.7-1 line 618).
 fn comm_size(body: &str) -> Option<Event> {
-    let ends = ["Init START", "Destroy COMPLETE", "Abort COMPLETE"];
-    let sized = ends.iter().any(|e| body.ends_with(e)) || body.contains(" nNodes ");
-    if !sized || !body.contains("comm ") {
+    let tokens: Vec<&str> = body.split_whitespace().collect();
+    let ends = [
+        "Init START",
+        "Destroy COMPLETE",
+        "Abort COMPLETE",
+        "- COMPLETE",
+    ];
+    let sized = ends.iter().any(|e| body.ends_with(e))
+        || body.contains(" nNodes ")
+        || body.starts_with("bootstrapSplit: comm ")
+        // The old INIT lines: nothing after the sizes but the devices.
+        || (body.starts_with("comm ")
+            && matches!(tokens.get(2..6), Some(["rank", _, "nranks", _]))
+            && matches!(tokens.len(), 6 | 10))
+        || matches!(tokens[..], ["rank", _, "nranks", _]);
+    if !sized || !(body.contains("comm ") || tokens.first() == Some(&"rank")) {
         return None;
     }
-    let tokens: Vec<&str> = body.split_whitespace().collect();
     let nranks = field(&tokens, "nranks")
         .or_else(|| field(&tokens, "nRanks"))?
         .parse()

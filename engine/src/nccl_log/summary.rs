@@ -145,6 +145,9 @@ impl NcclLog {
         let mut link_index: HashMap<(u32, Option<u32>, u32, u32, String), usize> = HashMap::new();
         // Ranks' hosts as channel lines show them, for logs without `Init COMPLETE`.
         let mut channel_hosts: BTreeMap<u32, String> = BTreeMap::new();
+        // Ranks' hosts as the lines that give a rank and its communicator's size show them
+        // (`Init START`, `bootstrapSplit`, the old INIT lines): (rank, nranks) → host.
+        let mut sized_hosts: BTreeMap<(u32, u32), String> = BTreeMap::new();
         let mut nvls_used = false;
 
         for r in &self.records {
@@ -161,6 +164,17 @@ impl NcclLog {
                     s.version_lines.push(r.line);
                 }
                 Event::InitComplete { .. } => inits.push(r),
+                Event::CommSize {
+                    rank: Some(rank),
+                    nranks,
+                    ..
+                } => {
+                    if let Some(h) = host {
+                        sized_hosts
+                            .entry((*rank, *nranks))
+                            .or_insert_with(|| h.to_string());
+                    }
+                }
                 Event::EnvSet { name, value } => env
                     .entry((name.clone(), value.clone()))
                     .or_default()
@@ -308,6 +322,15 @@ impl NcclLog {
             .collect();
         for (rank, h) in channel_hosts {
             rank_host.entry(rank).or_insert(h);
+        }
+        // Without `Init COMPLETE` lines, the largest communicator the sized lines name.
+        let world = s
+            .nranks
+            .or_else(|| sized_hosts.keys().map(|&(_, n)| n).max());
+        for ((rank, nranks), h) in sized_hosts {
+            if Some(nranks) == world {
+                rank_host.entry(rank).or_insert(h);
+            }
         }
         for (rank, h) in &rank_host {
             let e = hosts.entry(h.clone()).or_insert_with(|| HostSummary {

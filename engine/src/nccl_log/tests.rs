@@ -205,6 +205,58 @@ fn init_complete_v2_18_and_v2_29() {
     ));
 }
 
+#[test]
+fn lines_with_a_rank_and_its_size_place_ranks_on_hosts() {
+    // v2.21.5-1 src/bootstrap.cc:395: every rank of a split communicator on one host, and no
+    // `Init COMPLETE` in what was pasted: the host ran every rank, so the job is one host.
+    let split = |rank: u32| {
+        format!("h1:53{rank}:17{rank}0 [{rank}] NCCL INFO bootstrapSplit: comm 0x7f{rank} parent 0x56{rank} rank {rank} nranks 4 color 116666945 key {rank} prev 3 next 1 - DONE\n")
+    };
+    let text: String = (0..4).map(split).collect();
+    assert!(matches!(
+        event(&split(2)),
+        Event::CommSize {
+            rank: Some(2),
+            nranks: 4,
+            nnodes: None
+        }
+    ));
+    let s = parse(&text).summary();
+    assert_eq!(
+        (s.nranks, s.nnodes, s.multi_node),
+        (Some(4), Some(1), Some(false))
+    );
+    // v2.3.7-1 src/init.cu:618 and 174, v2.4.2-1 src/init.cu:245: the old INIT lines.
+    assert!(matches!(
+        event("ta1-0:2668:2780 [0] NCCL INFO rank 0 nranks 2"),
+        Event::CommSize {
+            rank: Some(0),
+            nranks: 2,
+            ..
+        }
+    ));
+    assert!(matches!(
+        event("h:1:2 [1] NCCL INFO comm 0x7f3c58001f00 rank 1 nranks 2 cudaDev 1 nvmlDev 1"),
+        Event::CommSize {
+            rank: Some(1),
+            nranks: 2,
+            ..
+        }
+    ));
+    let text = "ta1-0:2668:2780 [0] NCCL INFO comm 0x7f0a8834b870 rank 0 nranks 2\n\
+                ta1-1:2712:2824 [0] NCCL INFO comm 0x7fa94834c010 rank 1 nranks 2\n";
+    let s = parse(text).summary();
+    assert_eq!(
+        (s.nranks, s.nnodes, s.multi_node),
+        (Some(2), Some(2), Some(true))
+    );
+    // A line that only mentions ranks in passing is not one of them.
+    assert!(!matches!(
+        event("h:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1 fell over"),
+        Event::CommSize { .. }
+    ));
+}
+
 // ---- networks -------------------------------------------------------------------------
 
 #[test]
