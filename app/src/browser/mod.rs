@@ -10,6 +10,8 @@ mod terms;
 mod theme;
 mod views;
 
+pub(crate) use views::module_url;
+
 use gloo::utils::window;
 use wasm_bindgen::JsCast;
 

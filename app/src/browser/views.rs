@@ -28,7 +28,7 @@ thread_local! {
 
 /// The module's URL: each page lists every view's module in
 /// `<meta name="lab-view" data-view="qp" content="views/qp-…/qp.js">`, relative to the root.
-fn module_url(view: &str) -> Result<String, String> {
+pub(crate) fn module_url(view: &str) -> Result<String, String> {
     let document = gloo::utils::document();
     let meta = find::<Element>(&format!("meta[name=lab-view][data-view=\"{view}\"]"))
         .ok_or_else(|| format!("this build has no module for the {view} view"))?;

@@ -73,8 +73,19 @@ pub fn mark_ready() {
 
 /// The exports of a view's module: `mount(element)` draws `$view` into the element and
 /// returns the handle whose `unmount()` removes it (closing its connections and timers).
+/// With `worker: serve`, the module also runs in the view's Web Worker, where
+/// `app::views::worker` calls its `serve_worker` export, which calls `serve`.
 #[macro_export]
 macro_rules! view_module {
+    ($view:path, worker: $serve:path) => {
+        $crate::view_module!($view);
+
+        // The name is `app::views::worker::WORKER_ENTRY`.
+        #[wasm_bindgen::prelude::wasm_bindgen]
+        pub fn serve_worker() {
+            $serve()
+        }
+    };
     ($view:path) => {
         #[yew::function_component]
         fn Root() -> yew::Html {

@@ -1,13 +1,25 @@
-//! A page's link to one of the site's Web Workers (the DCQCN packet model, the fabric
-//! simulator): JSON text both ways, requests held until the worker says it is ready, and
-//! the worker stopped when the link is dropped, which is also how a run is cancelled.
+//! A view's Web Worker (the DCQCN packet model, the fabric simulator): the view's own module
+//! started a second time in a worker, so the simulator's code is downloaded once, with the
+//! view. JSON text both ways, requests held until the worker says it is ready, and the
+//! worker stopped when the link is dropped, which is also how a run is cancelled.
+//!
+//! The worker runs `view_worker.js` (copied from `assets/` to the site root): the page posts
+//! it the view's compiled `WebAssembly.Module` and the URL of the module's script, and the
+//! worker instantiates them and calls the module's [`WORKER_ENTRY`] export, which
+//! [`serve`]s (see `view_module!`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use js_sys::{Object, Reflect};
 use wasm_bindgen::{prelude::Closure, JsCast, JsValue};
-use web_sys::{MessageEvent, Worker};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, WorkerType};
 use yew::Callback;
+
+/// The worker's script, relative to the page's `<base>` (the site root).
+const WORKER_SCRIPT: &str = "view_worker.js";
+/// The export of a view's module that the worker calls once it has instantiated it.
+pub const WORKER_ENTRY: &str = "serve_worker";
 
 /// Whether the worker has installed its handler yet.
 enum Gate {
@@ -25,15 +37,27 @@ pub struct WorkerLink {
 }
 
 impl WorkerLink {
-    /// Starts the worker whose loader is at `loader_url` (relative to the site root); it
-    /// posts `ready` once listening. `on_text` gets every other message it posts, or why
-    /// the worker failed.
+    /// Starts `view`'s module (`content/topics.toml`'s route name, e.g. `fabric-lab`) in a
+    /// worker, which posts `ready` once listening. `on_text` gets every other message it
+    /// posts, or why the worker failed.
     pub fn start(
-        loader_url: &str,
+        view: &str,
         ready: &'static str,
         on_text: Callback<Result<String, String>>,
     ) -> Result<WorkerLink, String> {
-        let worker = Worker::new(loader_url).map_err(describe)?;
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
+        // The page's own compiled module: the worker instantiates it without a download.
+        let start = Object::new();
+        for (key, value) in [
+            ("script", JsValue::from(crate::browser::module_url(view)?)),
+            ("module", wasm_bindgen::module()),
+            ("entry", JsValue::from(WORKER_ENTRY)),
+        ] {
+            Reflect::set(&start, &key.into(), &value).map_err(describe)?;
+        }
+        worker.post_message(&start).map_err(describe)?;
         let on_failure = on_text.clone();
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
             // A script that fails to load or a trap inside the worker.
@@ -95,6 +119,31 @@ impl Drop for WorkerLink {
         self.worker.set_onmessage(None);
         self.worker.set_onerror(None);
     }
+}
+
+/// The worker's side: installs `answer` as the handler of every request (its text in, the
+/// reply's text out; `answer` may post progress itself) and posts `ready`. Called by a
+/// view's [`WORKER_ENTRY`] inside its worker; does nothing anywhere else.
+pub fn serve(
+    ready: &'static str,
+    answer: impl Fn(&DedicatedWorkerGlobalScope, &str) -> String + 'static,
+) {
+    let Ok(scope) = js_sys::global().dyn_into::<DedicatedWorkerGlobalScope>() else {
+        return;
+    };
+    console_error_panic_hook::set_once();
+    let reply_scope = scope.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        let reply = answer(&reply_scope, &text);
+        let _ = reply_scope.post_message(&JsValue::from_str(&reply));
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    let _ = scope.post_message(&JsValue::from_str(ready));
 }
 
 fn describe(error: JsValue) -> String {

@@ -65,7 +65,9 @@ async fn wasm_rates(site: &Site, runs: usize) -> Vec<f64> {
     browser.goto(&site.url("/")).await;
     let script = format!(
         "const scenarios = {json}; const total = scenarios.length * {runs}; const results = [];\
-         const w = new Worker('netsim_worker_loader.js'); let next = 0;\
+         const meta = document.querySelector('meta[name=lab-view][data-view=\"fabric-lab\"]');\
+         const w = new Worker('view_worker.js', {{ type: 'module' }}); let next = 0;\
+         w.postMessage({{ script: new URL(meta.content, document.baseURI).href, entry: 'serve_worker' }});\
          const send = () => {{ w.postMessage(JSON.stringify({{ run: next, scenario: scenarios[next % scenarios.length] }})); next++; }};\
          w.onerror = e => done({{ error: String(e.message || e) }});\
          w.onmessage = m => {{\

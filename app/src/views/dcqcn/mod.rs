@@ -3,7 +3,8 @@
 //!
 //! The fluid model runs on the main thread (a run plus redraw fits in a frame; the time is
 //! recorded as the performance measure `lab-dcqcn-fluid`). The packet model runs in a Web
-//! Worker (`src/bin/dcqcn_worker.rs`) so the page stays responsive; measure `lab-dcqcn-packet`.
+//! Worker (this view's own module started again, see `worker.rs`) so the page stays
+//! responsive; measure `lab-dcqcn-packet`.
 
 pub(crate) mod charts;
 mod controls;
@@ -17,7 +18,7 @@ mod query;
 mod readout;
 mod results;
 mod state;
-mod worker;
+pub mod worker;
 
 use engine::dcqcn::exercise::EXERCISES;
 use yew::prelude::*;

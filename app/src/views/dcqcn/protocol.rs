@@ -1,5 +1,5 @@
-//! The messages between the DCQCN page and its packet-simulation worker, as JSON strings.
-//! Shared by both sides (the worker bin includes this file), so they cannot drift apart.
+//! The messages between the DCQCN page and its packet-simulation worker, as JSON strings,
+//! one type each for both sides (see `worker.rs`), so they cannot drift apart.
 
 use engine::dcqcn::{Scenario, Series, SimError};
 use serde::{Deserialize, Serialize};

@@ -1,16 +1,18 @@
-//! The page's side of the packet-simulation worker (see `src/bin/dcqcn_worker.rs`), over
-//! the shared [`WorkerLink`].
+//! The packet-simulation worker, both sides: the page posts a [`Request`] as JSON, the
+//! worker (this view's own module, see `crate::views::worker`) runs the engine's packet
+//! model and posts the [`Reply`] (`{"Ok": Series}` or `{"Err": SimError}`), so a long run
+//! never freezes the page.
 
-use engine::dcqcn::{Scenario, Series};
+use engine::dcqcn::{simulate_packets, Limits, Scenario, Series, SimError};
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, WorkerGlobalScope};
 use yew::Callback;
 
 use super::protocol::{Reply, Request, READY};
 use crate::views::worker::WorkerLink;
 
-/// Where trunk puts the worker's loader (`data-loader-shim`: an unhashed name, since a
-/// worker is started by URL at run time). Relative, so it resolves against the page's
-/// `<base>`, the site root, wherever the site is served from (see `crate::base`).
-const LOADER_URL: &str = "dcqcn_worker_loader.js";
+/// This view's route name: the module the worker runs.
+const VIEW: &str = "dcqcn";
 
 /// A running worker; dropping it stops the worker.
 pub struct PacketWorker(WorkerLink);
@@ -28,7 +30,7 @@ impl PacketWorker {
                 Err(message) => (0, Err(message)),
             }
         });
-        WorkerLink::start(LOADER_URL, READY, on_text).map(PacketWorker)
+        WorkerLink::start(VIEW, READY, on_text).map(PacketWorker)
     }
 
     /// Asks for one run; only the newest request waits while the worker starts.
@@ -40,4 +42,38 @@ impl PacketWorker {
         let text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
         self.0.post(text, true)
     }
+}
+
+/// The worker's side: this module's `serve_worker` export (see `bin/view_dcqcn.rs`).
+pub fn serve() {
+    crate::views::worker::serve(READY, answer);
+}
+
+fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
+    let reply = match serde_json::from_str::<Request>(text) {
+        Ok(request) => {
+            let clock = scope
+                .dyn_ref::<WorkerGlobalScope>()
+                .and_then(|s| s.performance());
+            let started = clock.as_ref().map(|c| c.now());
+            let mut result = simulate_packets(&request.scenario, &Limits::default());
+            if let (Ok(series), Some(clock), Some(started)) = (&mut result, &clock, started) {
+                series.solve_ms = Some(clock.now() - started);
+            }
+            Reply {
+                run: request.run,
+                result,
+            }
+        }
+        Err(e) => Reply {
+            run: 0,
+            result: Err(SimError::InvalidParameter(engine::FieldError::new(
+                "scenario",
+                format!("the worker could not read it: {e}"),
+            ))),
+        },
+    };
+    serde_json::to_string(&reply).unwrap_or_else(|_| {
+        r#"{"run":0,"result":{"Err":{"InvalidParameter":{"field":"series","reason":"the result could not be encoded"}}}}"#.to_string()
+    })
 }

@@ -1,24 +1,31 @@
-//! The page's side of the fabric simulator's worker (`src/bin/netsim_worker.rs`): it posts
-//! `{"run": n, "scenario": …}` requests, in order, and hands back each progress report and
-//! each finished run. The worker answers one request at a time, so the two sides of a case
-//! are posted together and come back one after the other. There is no cancel message:
-//! dropping a [`FabricWorker`] terminates its worker.
+//! The fabric simulator's worker, both sides. The page posts `{"run": n, "scenario": …}`
+//! requests, in order; the worker (this view's own module, see `crate::views::worker`)
+//! runs `engine::netsim` on each and posts `{"run": n, "progress": …}` every 2²⁰ events,
+//! then `{"run": n, "solve_ms": t, "result": {"Ok": Report}}` (or `{"Err": SimError}`). It
+//! answers one request at a time, so the two sides of a case are posted together and come
+//! back one after the other. There is no cancel message: dropping a [`FabricWorker`]
+//! terminates its worker.
 
-use engine::netsim::{Progress, Report, Scenario, SimError};
+use engine::netsim::{
+    simulate_with_progress, Control, Limits, Progress, Report, Scenario, SimError,
+};
 use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, WorkerGlobalScope};
 use yew::Callback;
 
 use crate::views::worker::WorkerLink;
 
-/// Where trunk puts the worker's loader (an unhashed name, relative to the page's `<base>`).
-const LOADER_URL: &str = "netsim_worker_loader.js";
+/// This view's route name: the module the worker runs.
+const VIEW: &str = "fabric-lab";
 /// What the worker posts once its handler is installed.
 const READY: &str = "ready";
 
-#[derive(Serialize)]
-struct Request<'a> {
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
     run: u64,
-    scenario: &'a Scenario,
+    scenario: Scenario,
 }
 
 /// Every message's head: a progress report carries `progress`, a finished run does not.
@@ -28,7 +35,13 @@ struct Head {
     progress: Option<Progress>,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize)]
+struct Update<'a> {
+    run: u64,
+    progress: &'a Progress,
+}
+
+#[derive(Serialize, Deserialize)]
 struct Reply {
     run: u64,
     solve_ms: Option<f64>,
@@ -62,12 +75,16 @@ impl FabricWorker {
                 Err(why) => Heard::Failed(why),
             })
         });
-        WorkerLink::start(LOADER_URL, READY, on_text).map(FabricWorker)
+        WorkerLink::start(VIEW, READY, on_text).map(FabricWorker)
     }
 
     /// Asks for one run; requests made before the worker is ready wait, in order.
     pub fn post(&self, run: u64, scenario: &Scenario) -> Result<(), String> {
-        let text = serde_json::to_string(&Request { run, scenario }).map_err(|e| e.to_string())?;
+        let request = Request {
+            run,
+            scenario: scenario.clone(),
+        };
+        let text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
         self.0.post(text, false)
     }
 }
@@ -91,4 +108,44 @@ fn read(text: &str) -> Heard {
         },
         Err(e) => unreadable(e),
     }
+}
+
+/// The worker's side: this module's `serve_worker` export (see `bin/view_fabric-lab.rs`).
+pub fn serve() {
+    crate::views::worker::serve(READY, answer);
+}
+
+fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
+    let reply = match serde_json::from_str::<Request>(text) {
+        Ok(request) => {
+            let clock = scope
+                .dyn_ref::<WorkerGlobalScope>()
+                .and_then(|s| s.performance());
+            let started = clock.as_ref().map(|c| c.now());
+            let run = request.run;
+            let result =
+                simulate_with_progress(&request.scenario, &Limits::default(), |progress| {
+                    if let Ok(text) = serde_json::to_string(&Update { run, progress }) {
+                        let _ = scope.post_message(&text.into());
+                    }
+                    Control::Continue
+                });
+            Reply {
+                run,
+                solve_ms: clock.zip(started).map(|(c, s)| c.now() - s),
+                result,
+            }
+        }
+        Err(e) => Reply {
+            run: 0,
+            solve_ms: None,
+            result: Err(SimError::InvalidParameter(engine::FieldError::new(
+                "scenario",
+                format!("the worker could not read it: {e}"),
+            ))),
+        },
+    };
+    serde_json::to_string(&reply).unwrap_or_else(|_| {
+        r#"{"run":0,"solve_ms":null,"result":{"Err":{"InvalidParameter":{"field":"report","reason":"the result could not be encoded"}}}}"#.to_string()
+    })
 }
