@@ -1,7 +1,7 @@
 //! `prerender DIST`: writes every page of the site into `DIST`, rendered from the app's own
 //! components (Yew's server renderer), after trunk has built the shell and `./lab` the view
 //! modules. A page holds the header, sidebar and the topic's full text, so it reads with
-//! JavaScript off and shows at once; the shell then hydrates it.
+//! JavaScript off and shows at once; the shell then wires it (see `app::browser`).
 //!
 //! From trunk's `DIST/index.html` it writes:
 //! - `index.html` and `ROUTE/index.html` for every topic, each with a `<base href>` up to
@@ -108,7 +108,7 @@ mod site {
 
     /// `component`'s markup with these props.
     fn render<C: BaseComponent>(runtime: &tokio::runtime::Runtime, props: C::Properties) -> String {
-        let renderer = LocalServerRenderer::<C>::with_props(props).hydratable(false);
+        let renderer = LocalServerRenderer::<C>::with_props(props);
         tokio::task::LocalSet::new().block_on(runtime, renderer.render())
     }
 

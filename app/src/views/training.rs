@@ -509,7 +509,7 @@ pub fn TrainingWithoutRdma() -> Html {
                     <select id="train-grad" onchange={dispatch(Action::Gradients)}>
                         { for GradientFormat::ALL.iter().map(|g| html! {
                             <option value={g.id()} selected={inputs.gradients == *g}>
-                                { format!("{} ({} bytes)", g.id().to_uppercase(), g.bytes()) }
+                                { format!("{} ({} bytes)", g.id().to_ascii_uppercase(), g.bytes()) }
                             </option>
                         }) }
                     </select>

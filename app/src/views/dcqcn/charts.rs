@@ -357,8 +357,8 @@ fn draw_axes(layer: &HtmlCanvasElement, axes: &Axes) -> DrawResult {
         // Only the labelled grid lines: light lines cost draw time for little.
         .max_light_lines(0)
         .axis_style(p.muted)
-        .label_style(("sans-serif", 12).into_font().color(&p.text))
-        .axis_desc_style(("sans-serif", 12).into_font().color(&p.muted))
+        .label_style((FontFamily::SansSerif, 12).into_font().color(&p.text))
+        .axis_desc_style((FontFamily::SansSerif, 12).into_font().color(&p.muted))
         .x_labels(8)
         .y_labels(axes.y.labels)
         .x_label_formatter(&|v| format!("{v} ms"))
@@ -671,7 +671,7 @@ fn queue(
         chart.draw_series(std::iter::once(Text::new(
             label,
             (x_end * 0.995, y),
-            ("sans-serif", 11)
+            (FontFamily::SansSerif, 11)
                 .into_font()
                 .color(&p.muted)
                 .pos(Pos::new(HPos::Right, VPos::Bottom)),

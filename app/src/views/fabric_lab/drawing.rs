@@ -68,9 +68,12 @@ fn short(n: &MapNode) -> String {
     let number = n.label.split(' ').nth(1).unwrap_or("");
     match n.kind {
         // A dumbbell's "receiver".
-        NodeKind::Host if number.is_empty() => {
-            n.label.chars().take(1).collect::<String>().to_uppercase()
-        }
+        NodeKind::Host if number.is_empty() => n
+            .label
+            .chars()
+            .take(1)
+            .collect::<String>()
+            .to_ascii_uppercase(),
         NodeKind::Host => number.to_string(),
         NodeKind::Leaf => format!("L{number}"),
         NodeKind::Spine => format!("S{number}"),
@@ -268,7 +271,7 @@ impl Scene<'_> {
             SWITCH_W
         };
         html! {
-            <g class={classes!("fabric-node", format!("kind-{:?}", n.kind).to_lowercase())}>
+            <g class={classes!("fabric-node", format!("kind-{:?}", n.kind).to_ascii_lowercase())}>
                 <title>{ n.label.clone() }</title>
                 <rect x={format!("{:.1}", x - w / 2.0)} y={format!("{:.1}", y - NODE_H / 2.0)}
                     width={w.to_string()} height={NODE_H.to_string()} rx="3" />

@@ -75,7 +75,7 @@ fn draw(canvas: web_sys::HtmlCanvasElement, series: &[Series]) -> Option<()> {
         .min(newest - 10.0);
     let top = all().map(|p| p.1).fold(0.0_f64, f64::max).max(1.0) * 1.1;
 
-    let label_style = ("sans-serif", 12).into_font().color(&text);
+    let label_style = (FontFamily::SansSerif, 12).into_font().color(&text);
     let mut chart = ChartBuilder::on(&root)
         .margin(6)
         .x_label_area_size(22)
