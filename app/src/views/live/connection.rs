@@ -345,7 +345,7 @@ impl ProbeView {
     }
 
     fn receive(&mut self, text: &str, at_ms: f64) {
-        let envelope: Envelope = match serde_json::from_str(text) {
+        let envelope = match Envelope::from_json(text) {
             Ok(envelope) => envelope,
             Err(error) => {
                 self.error = Some(format!(
