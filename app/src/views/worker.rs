@@ -146,6 +146,17 @@ pub fn serve(
     let _ = scope.post_message(&JsValue::from_str(ready));
 }
 
+/// Runs `work` and says how long it took by the worker's clock, in milliseconds (`None`
+/// where the worker has none).
+pub fn timed<T>(scope: &DedicatedWorkerGlobalScope, work: impl FnOnce() -> T) -> (T, Option<f64>) {
+    let clock = scope
+        .dyn_ref::<web_sys::WorkerGlobalScope>()
+        .and_then(|s| s.performance());
+    let started = clock.as_ref().map(|c| c.now());
+    let done = work();
+    (done, clock.zip(started).map(|(c, s)| c.now() - s))
+}
+
 fn describe(error: JsValue) -> String {
     error
         .as_string()

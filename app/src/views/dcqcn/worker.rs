@@ -4,12 +4,11 @@
 //! never freezes the page.
 
 use engine::dcqcn::{simulate_packets, Limits, Scenario, Series, SimError};
-use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, WorkerGlobalScope};
+use web_sys::DedicatedWorkerGlobalScope;
 use yew::Callback;
 
 use super::protocol::{Reply, Request, READY};
-use crate::views::worker::WorkerLink;
+use crate::views::worker::{timed, WorkerLink};
 
 /// This view's route name: the module the worker runs.
 const VIEW: &str = "dcqcn";
@@ -52,13 +51,11 @@ pub fn serve() {
 fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
     let reply = match serde_json::from_str::<Request>(text) {
         Ok(request) => {
-            let clock = scope
-                .dyn_ref::<WorkerGlobalScope>()
-                .and_then(|s| s.performance());
-            let started = clock.as_ref().map(|c| c.now());
-            let mut result = simulate_packets(&request.scenario, &Limits::default());
-            if let (Ok(series), Some(clock), Some(started)) = (&mut result, &clock, started) {
-                series.solve_ms = Some(clock.now() - started);
+            let (mut result, took) = timed(scope, || {
+                simulate_packets(&request.scenario, &Limits::default())
+            });
+            if let Ok(series) = &mut result {
+                series.solve_ms = took;
             }
             Reply {
                 run: request.run,

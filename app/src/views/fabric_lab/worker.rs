@@ -10,11 +10,10 @@ use engine::netsim::{
     simulate_with_progress, Control, Limits, Progress, Report, Scenario, SimError,
 };
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, WorkerGlobalScope};
+use web_sys::DedicatedWorkerGlobalScope;
 use yew::Callback;
 
-use crate::views::worker::WorkerLink;
+use crate::views::worker::{timed, WorkerLink};
 
 /// This view's route name: the module the worker runs.
 const VIEW: &str = "fabric-lab";
@@ -118,21 +117,18 @@ pub fn serve() {
 fn answer(scope: &DedicatedWorkerGlobalScope, text: &str) -> String {
     let reply = match serde_json::from_str::<Request>(text) {
         Ok(request) => {
-            let clock = scope
-                .dyn_ref::<WorkerGlobalScope>()
-                .and_then(|s| s.performance());
-            let started = clock.as_ref().map(|c| c.now());
             let run = request.run;
-            let result =
+            let (result, solve_ms) = timed(scope, || {
                 simulate_with_progress(&request.scenario, &Limits::default(), |progress| {
                     if let Ok(text) = serde_json::to_string(&Update { run, progress }) {
                         let _ = scope.post_message(&text.into());
                     }
                     Control::Continue
-                });
+                })
+            });
             Reply {
                 run,
-                solve_ms: clock.zip(started).map(|(c, s)| c.now() - s),
+                solve_ms,
                 result,
             }
         }
