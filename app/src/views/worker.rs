@@ -45,9 +45,6 @@ impl WorkerLink {
         ready: &'static str,
         on_text: Callback<Result<String, String>>,
     ) -> Result<WorkerLink, String> {
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
         // The page's own compiled module: the worker instantiates it without a download.
         let start = Object::new();
         for (key, value) in [
@@ -57,7 +54,13 @@ impl WorkerLink {
         ] {
             Reflect::set(&start, &key.into(), &value).map_err(describe)?;
         }
-        worker.post_message(&start).map_err(describe)?;
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(WORKER_SCRIPT, &options).map_err(describe)?;
+        if let Err(e) = worker.post_message(&start) {
+            worker.terminate();
+            return Err(describe(e));
+        }
         let on_failure = on_text.clone();
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
             // A script that fails to load or a trap inside the worker.
