@@ -1,8 +1,8 @@
 //! The /fabric-lab page: seven claims the reference makes about GPU fabrics, each tested by
-//! running two scenarios of `engine::netsim` packet by packet in a Web Worker (this
-//! view's own module started again, see `worker.rs`) and reading the engine's check on the two reports. The page
-//! shows the claim, the verdict, both sides' figures and hottest links, and charts of both;
-//! every number comes from the runs.
+//! running two scenarios of `engine::netsim` packet by packet in a Web Worker (this view's
+//! own module started again, see `worker.rs`) and reading the engine's check on the two
+//! reports. The page shows the claim, the verdict, both sides' figures and hottest links,
+//! and charts of both; every number comes from the runs.
 
 mod chart;
 mod compare;
