@@ -6,8 +6,8 @@
 //!   ([`dissect`](mod@dissect)),
 //! * the packet list of a capture, with its allocation-free fast path ([`listing`]), and its
 //!   PSN conversations and retransmissions ([`conversation`]),
-//! * a serde packet description and builder for crafting ([`spec`]), segmentation and
-//!   per-packet overhead ([`segment`]),
+//! * a serde packet description and builder for crafting ([`spec`]), the verbs call that
+//!   sends such a packet ([`verbs`]), segmentation and per-packet overhead ([`segment`]),
 //! * editable hex ([`hex`]), the purpose of each layer ([`encap`]), the lab's sample
 //!   capture ([`sample`]) and the /roce view's "try this" tasks ([`exercise`]).
 
@@ -25,6 +25,7 @@ pub mod pcap;
 pub mod sample;
 pub mod segment;
 pub mod spec;
+pub mod verbs;
 
 pub use dissect::{dissect, DecodedFrame, Field, FieldValue, Layer};
 pub use pcap::{read_capture, CaptureFile, CapturedFrame, LinkType};

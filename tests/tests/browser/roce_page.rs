@@ -410,6 +410,39 @@ async fn flip_byte(browser: &Browser, at: usize, mask: u8) {
         .expect("applies");
 }
 
+/// The verbs call under the builder follows the form: a WRITE's work request carries the
+/// RETH's address, key and length, the PSN is the QP's; an ACK is the NIC's, posted by no one.
+#[tokio::test]
+async fn the_verbs_call_follows_the_form() {
+    let site = Site::start();
+    let browser = Browser::open(&site, "/roce?operation=write&payload=32&psn=7").await;
+    browser.click_in_view(".roce-verbs summary").await;
+    let source = browser.text(".roce-verbs pre").await;
+    for part in [
+        ".opcode = IBV_WR_RDMA_WRITE,",
+        ".length = 32,",
+        ".wr.rdma.remote_addr = 0x10000,",
+        "BTH PSN 7",
+        "ibv_post_send(qp, &wr, &bad_wr);",
+    ] {
+        assert!(source.contains(part), "{part} in {source}");
+    }
+    browser.screenshot("roce-verbs-write").await;
+    browser.resize(PHONE).await;
+    browser.screenshot("roce-verbs-write-phone").await;
+    browser.resize(DESKTOP).await;
+    browser
+        .find("#roce-operation")
+        .await
+        .select_by_value("ack")
+        .await
+        .expect("operation selects");
+    browser
+        .wait_for_text_containing(".roce-verbs p", "No verb posts an ACK")
+        .await;
+    browser.screenshot("roce-verbs-call").await;
+}
+
 #[tokio::test]
 async fn the_keyboard_reaches_every_byte_and_the_try_this_tasks_tick_off() {
     let site = Site::start();

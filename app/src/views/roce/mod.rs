@@ -14,6 +14,7 @@ use std::rc::Rc;
 use engine::capture::exercise::EXERCISES;
 use engine::capture::pcap::{write_pcap, CapturedFrame};
 use engine::capture::spec::{build, PacketSpec};
+use engine::capture::verbs::{origin, PacketOrigin};
 use engine::capture::LinkType;
 use yew::prelude::*;
 
@@ -160,6 +161,7 @@ pub fn RoceView() -> Html {
                     }
                 </div>
                 if let Some(e) = &page.download_error { <p class="field-error" role="alert">{ e }</p> }
+                <VerbsCall spec={page.spec.clone()} />
             </section>
             <section class="roce-section" aria-labelledby="roce-dissect">
                 <h2 id="roce-dissect">{ "The packet, layer by layer" }</h2>
@@ -179,6 +181,25 @@ pub fn RoceView() -> Html {
                 <CaptureView />
             </section>
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct VerbsCallProps {
+    spec: PacketSpec,
+}
+
+/// The `ibv_post_send()` call that sends the form's packet, or what sends it instead.
+#[function_component]
+fn VerbsCall(props: &VerbsCallProps) -> Html {
+    html! {
+        <details class="roce-verbs">
+            <summary>{ "The verbs call that sends this packet" }</summary>
+            { match origin(&props.spec) {
+                PacketOrigin::Posted(source) => html! { <pre><code>{ source }</code></pre> },
+                PacketOrigin::Nic(why) => html! { <p>{ why }</p> },
+            } }
+        </details>
     }
 }
 
