@@ -242,6 +242,17 @@ mod tests {
         assert_eq!(next("/flows"), Some("/lossless"));
     }
 
+    /// Leo's UX check (2026-12): each page leads back as well as on, along the same order.
+    #[test]
+    fn previous_links_retrace_the_next_links() {
+        for topic in TOPICS {
+            if let Some(next) = topic.next() {
+                assert_eq!(next.previous().map(|t| t.path), Some(topic.path));
+            }
+        }
+        assert!(TOPICS[0].previous().is_none());
+    }
+
     #[test]
     fn every_page_is_searchable_by_its_title() {
         let index = engine::search::SearchIndex::new(SEARCH_SECTIONS);

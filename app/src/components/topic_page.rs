@@ -17,6 +17,12 @@ impl Topic {
         let at = TOPICS.iter().position(|t| t.path == self.path)?;
         TOPICS.get(at + 1)
     }
+
+    /// The topic before this one in the sidebar's order, for the way back at the end of a page.
+    pub fn previous(&self) -> Option<&'static Topic> {
+        let at = TOPICS.iter().position(|t| t.path == self.path)?;
+        TOPICS.get(at.checked_sub(1)?)
+    }
 }
 
 /// A topic's page: heading, summary, its view's place if it has one, and the reference text.
@@ -33,12 +39,19 @@ pub fn TopicPage(props: &TopicPageProps) -> Html {
             <div class="prose">
                 { Html::from_html_unchecked(props.text.clone()) }
             </div>
-            if let Some(next) = topic.next() {
+            if topic.next().is_some() || topic.previous().is_some() {
                 <footer class="next-topic">
-                    <a href={base::href(next.path)} rel="next">
-                        <span class="next-topic-label">{ "Next: " }</span>{ next.title }
-                    </a>
-                    <p>{ next.summary }</p>
+                    if let Some(next) = topic.next() {
+                        <a href={base::href(next.path)} rel="next">
+                            <span class="next-topic-label">{ "Next: " }</span>{ next.title }
+                        </a>
+                        <p>{ next.summary }</p>
+                    }
+                    if let Some(previous) = topic.previous() {
+                        <p class="previous-topic">
+                            <a href={base::href(previous.path)} rel="prev">{ format!("Previous: {}", previous.title) }</a>
+                        </p>
+                    }
                 </footer>
             }
         </article>

@@ -305,12 +305,16 @@ async fn narrow_screen_menu_and_keyboard_access() {
     browser
         .wait_for_text("main h1", "NCCL environment variables")
         .await;
+    // ...and back to the one before, along the same order.
+    let previous = browser.text(".next-topic a[rel=prev]").await;
+    assert_eq!(previous, "Previous: SHARP and NVLink SHARP");
     browser
-        .find("main .prose a.term")
-        .await
-        .click()
-        .await
-        .expect("term link clicks");
+        .eval(
+            "document.querySelector('.next-topic').scrollIntoView({block: 'center'}); return null",
+        )
+        .await;
+    browser.screenshot("topic-footer").await;
+    browser.click_in_view("main .prose a.term").await;
     browser.wait_for_text("main h1", "Glossary").await;
     assert_eq!(
         browser
