@@ -501,13 +501,14 @@ impl Browser {
         .await;
     }
 
-    /// Sets an input's or select's value as a learner would and fires `event` (`input` or
+    /// Sets an input's, text area's or select's value as a learner would and fires `event` (`input` or
     /// `change`, whichever the page listens to). Going through the prototype's setter is
     /// what makes a framework see the change as a user's.
     pub async fn set_value(&self, css: &str, value: &str, event: &str) {
         let script = format!(
             "const el = document.querySelector({css:?});\
-             const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;\
+             const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype\
+               : el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;\
              Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, {value:?});\
              el.dispatchEvent(new Event({event:?}, {{ bubbles: true }}));"
         );

@@ -4,7 +4,8 @@
 //!
 //! - [`CollectiveRequest`] / [`Cluster`]: the question, a plain description of the machines.
 //! - [`estimate`]: every pair NCCL offers, with its bottleneck, and the automatic choice;
-//!   [`sweep`]: the same at `all_reduce_perf`'s sizes.
+//!   [`sweep`]: the same at `all_reduce_perf`'s sizes; [`read_perf_table`] and
+//!   [`against_model`]: a real run's nccl-tests table beside the model.
 //! - [`constants`]: NCCL's tables, each with file and line.
 //! - [`Machines`]: a [`Cluster`] from named parts ([`GpuModel`], [`NicModel`]).
 //! - [`training_step`]: a data-parallel training step on [`Machines`]: compute, the gradient
@@ -17,6 +18,7 @@ pub mod constants;
 mod error;
 mod input;
 mod model;
+mod perf_table;
 mod presets;
 #[cfg(test)]
 mod tests;
@@ -35,6 +37,10 @@ pub use input::{
 pub use model::{
     estimate, ring_allreduce_terms, staged_in_host_memory, sweep, sweep_sizes, Bottleneck,
     ChannelSource, Choice, CollectiveReport, Estimate, RingTerms,
+};
+pub use perf_table::{
+    against_model, read_perf_table, MeasuredError, MeasuredPoint, PerfRow, PerfTable,
+    PerfTableError,
 };
 pub use presets::{GpuModel, Machines, NicModel};
 pub use training::{

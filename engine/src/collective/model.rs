@@ -87,6 +87,18 @@ pub struct CollectiveReport {
     pub chosen: Option<Choice>,
 }
 
+impl CollectiveReport {
+    /// The estimate of the pair the automatic choice takes.
+    pub fn chosen_estimate(&self) -> Option<&Estimate> {
+        let Choice {
+            algorithm,
+            protocol,
+        } = self.chosen?;
+        let pair = |e: &&Estimate| e.algorithm == algorithm && e.protocol == protocol;
+        self.estimates.iter().find(pair)
+    }
+}
+
 /// A bandwidth and what sets it.
 #[derive(Debug, Clone, Copy)]
 struct Limit {

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 /// A DGX H100-like node: 8 GPUs, 18 NVLinks × NCCL's 20.6 GB/s (topo.h:20), NVSwitch,
 /// PCIe Gen5, 8 × 400G NICs with GDR.
-fn h100(nodes: u32) -> Cluster {
+pub(super) fn h100(nodes: u32) -> Cluster {
     Cluster {
         nodes,
         gpus_per_node: 8,

@@ -2,7 +2,8 @@
 //! the engine's own answer, the node count typed digit by digit updates it, a bad size is
 //! refused at its field with the last results kept, the sweep draws one line per algorithm
 //! and 31 rows, sockets against RoCE gives the engine's ratio, the link reloads to the same
-//! state (keeping another widget's keys), and the page fits a phone in both themes.
+//! state (keeping another widget's keys), the page fits a phone in both themes, and a pasted
+//! all_reduce_perf run stands beside the engine's answers.
 
 use engine::collective::{
     estimate, Collective, CollectiveReport, CollectiveRequest, Estimate, GpuModel, Machines,
@@ -41,10 +42,7 @@ fn report(m: Machines, bytes: u64) -> CollectiveReport {
 }
 
 fn chosen(r: &CollectiveReport) -> Estimate {
-    let c = r.chosen.expect("a chosen pair");
-    r.estimates
-        .iter()
-        .find(|e| e.algorithm == c.algorithm && e.protocol == c.protocol)
+    r.chosen_estimate()
         .cloned()
         .expect("the chosen pair has an estimate")
 }
@@ -76,6 +74,63 @@ async fn show(browser: &Browser, css: &str) {
             "document.querySelector({css:?}).scrollIntoView({{block: 'start'}}); window.scrollBy(0, -70); return null"
         ))
         .await;
+}
+
+/// The table `all_reduce_perf` prints (nccl-tests v2.19.6, src/util.cu), two sizes of it.
+const RUN: &str = "# Collective test starting: ./build/all_reduce_perf
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     1048576        262144     float     sum      -1    61.02   17.18   32.22      0    60.11   17.44   32.71      0
+  8589934592    2147483648     float     sum      -1    71002  120.98  226.84      0    70911  121.14  227.13      0
+# Avg bus bandwidth    : 129.53
+";
+
+/// Mina's wish (UX check 2026-12): her own all_reduce_perf run set against the model for
+/// her machines, each size beside the engine's answer; garbage refused with its line, and a
+/// run of another collective sent to that collective's setting.
+#[tokio::test]
+async fn a_pasted_run_stands_beside_the_model() {
+    let site = Site::start();
+    let browser = Browser::open(
+        &site,
+        "/nccl?gpu=h100&gpn=8&nodes=2&nic=ndr-400&nics=8&gdr=1&op=all_reduce&size=8G",
+    )
+    .await;
+    browser.set_value("#nccl-measured-text", RUN, "input").await;
+    browser
+        .wait_for_text_containing(".nccl-measured-verdict", "your run reaches")
+        .await;
+    let model = chosen(&report(machines(2, NicModel::Ndr400), 8_589_934_592));
+    let row = browser
+        .eval("return [...document.querySelectorAll('.nccl-measured-table tr[data-line=\"5\"] td')].map(c => c.textContent)")
+        .await;
+    assert_eq!(row[0], format!("{:.0} %", 226.84 / model.busbw_gbs * 100.0));
+    assert_eq!(row[1], "226.84", "the measured out-of-place busbw");
+    let engine = format!("{:.2}", model.busbw_gbs);
+    assert_eq!(row[2], engine, "the engine's busbw");
+    let violations = browser.serious_axe_violations().await;
+    assert!(violations.is_empty(), "axe-core found: {violations:?}");
+    show(&browser, ".nccl-measured").await;
+    browser.screenshot("nccl-measured").await;
+    browser.resize(PHONE).await;
+    show(&browser, ".nccl-measured-verdict").await;
+    browser.settle().await;
+    browser.screenshot("nccl-measured-phone").await;
+
+    let (garbage, bad_cell) = ("hello\nnot a table", RUN.replace("226.84", "fast"));
+    let other = RUN.replace("all_reduce_perf", "all_gather_perf");
+    for (text, said) in [
+        (garbage, "no nccl-tests result table"),
+        (bad_cell.as_str(), "line 5: busbw reads \"fast\""),
+        (other.as_str(), "pick AllGather above"),
+    ] {
+        browser
+            .set_value("#nccl-measured-text", text, "input")
+            .await;
+        browser
+            .wait_for_text_containing("#nccl-measured-error", said)
+            .await;
+    }
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use yew::prelude::*;
 use super::fields::{CMP_GDR, CMP_NIC, CMP_NODES, CMP_NVLS};
 use super::format;
 use super::inputs::{Picker, Switch};
-use super::results::{chosen_estimate, pair_name, Notes};
+use super::results::{pair_name, Notes};
 use super::state::{same_rate_nics, variant_nic, Action, Calc, Variant};
 
 #[derive(Properties, PartialEq)]
@@ -29,7 +29,9 @@ fn yes_no(on: bool) -> &'static str {
 
 /// One column of the comparison: (chosen pair, time, busbw) or nothing.
 fn outcome(report: &CollectiveReport) -> Option<(String, f64, f64)> {
-    chosen_estimate(report).map(|e| (pair_name(e.algorithm, e.protocol), e.time_us, e.busbw_gbs))
+    report
+        .chosen_estimate()
+        .map(|e| (pair_name(e.algorithm, e.protocol), e.time_us, e.busbw_gbs))
 }
 
 #[function_component]

@@ -1,12 +1,14 @@
 //! The collective calculator (/nccl): a cluster by preset or by parts, a collective and a
 //! size; every algorithm/protocol pair from NCCL's cost model (`engine::collective`), the
 //! pair NCCL's tuner would take and why, a sweep shaped like `all_reduce_perf`'s output, and
-//! a side-by-side comparison with a variant. The view only draws what the engine computes.
+//! a side-by-side comparison with a variant, and a pasted nccl-tests run beside the model.
+//! The view only draws what the engine computes.
 
 mod compare;
 mod fields;
 mod format;
 mod inputs;
+mod measured;
 mod query;
 mod results;
 mod state;
@@ -16,6 +18,7 @@ use yew::prelude::*;
 
 use compare::Compare;
 use inputs::CalculatorForm;
+use measured::Measured;
 use results::PairResults;
 use state::{Action, NcclState};
 use sweep::Sweep;
@@ -49,7 +52,8 @@ pub fn NcclView() -> Html {
             if let Some(calc) = state.calc.clone() {
                 <PairResults calc={calc.clone()} {stale} />
                 <Compare calc={calc.clone()} variant={state.inputs.variant.clone()} dispatch={dispatch.clone()} />
-                <Sweep {calc} shown={state.inputs.sweep} {dispatch} />
+                <Sweep calc={calc.clone()} shown={state.inputs.sweep} {dispatch} />
+                <Measured {calc} />
             } else {
                 <p class="nccl-empty" role="status">{ "No results yet: fix the marked fields above." }</p>
             }

@@ -24,17 +24,6 @@ pub fn pair_name(algorithm: Algorithm, protocol: engine::collective::Protocol) -
     )
 }
 
-pub fn chosen_estimate(report: &CollectiveReport) -> Option<&Estimate> {
-    let Choice {
-        algorithm,
-        protocol,
-    } = report.chosen?;
-    report
-        .estimates
-        .iter()
-        .find(|e| e.algorithm == algorithm && e.protocol == protocol)
-}
-
 /// The node's NICs together, GB/s per direction: what a ring's busbw runs into.
 pub fn node_network_gbs(m: &Machines) -> f64 {
     m.nic.gbps() * f64::from(m.nics_per_node) / 8.0
@@ -53,7 +42,7 @@ pub fn past_wire<'a>(report: &'a CollectiveReport, m: &Machines) -> Vec<&'a Esti
 /// Says why the chosen pair is the one: the fastest the automatic choice may take, and how
 /// far the next one is behind.
 fn choice_sentence(report: &CollectiveReport) -> String {
-    let Some(best) = chosen_estimate(report) else {
+    let Some(best) = report.chosen_estimate() else {
         return "No pair is left for the automatic choice: every one is excluded.".to_string();
     };
     let enabled = report.estimates.iter().filter(|e| e.enabled).count();

@@ -10,7 +10,7 @@ use yew::prelude::*;
 use crate::views::figures;
 
 use super::format::{self, op_id};
-use super::results::{chosen_estimate, pair_name};
+use super::results::pair_name;
 use super::state::{Action, Calc};
 
 // A small canvas, so that its 12-unit labels stay readable when a phone shrinks it.
@@ -215,7 +215,7 @@ pub fn Sweep(props: &SweepProps) -> Html {
                             </tr>
                         </thead>
                         <tbody>
-                            { for reports.iter().map(|r| match chosen_estimate(r) {
+                            { for reports.iter().map(|r| match r.chosen_estimate() {
                                 Some(e) => html! {
                                     <tr data-bytes={r.bytes.to_string()}>
                                         <th scope="row" class="num">{ format!("{:.0}", r.bytes) }</th>
