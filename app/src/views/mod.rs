@@ -21,6 +21,7 @@ pub mod download;
 pub mod figures;
 pub mod file;
 pub mod form;
+pub mod kept;
 pub mod page_query;
 pub mod redraw;
 mod slot;

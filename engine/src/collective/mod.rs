@@ -40,7 +40,7 @@ pub use model::{
 };
 pub use perf_table::{
     against_model, read_perf_table, MeasuredError, MeasuredPoint, PerfRow, PerfTable,
-    PerfTableError,
+    PerfTableError, MAX_PERF_ROWS,
 };
 pub use presets::{GpuModel, Machines, NicModel};
 pub use training::{

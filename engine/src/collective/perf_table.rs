@@ -67,6 +67,10 @@ fn named_collective(line: usize, binary: &str) -> Result<Collective, PerfTableEr
     })
 }
 
+/// The most rows a table may have: a sweep of 8 B to 8 GiB by `-f 2` has 31, and each row
+/// costs one model estimate, so a runaway paste is refused rather than read for seconds.
+pub const MAX_PERF_ROWS: usize = 1000;
+
 /// Reads the result table out of a run's output.
 pub fn read_perf_table(text: &str) -> Result<PerfTable, PerfTableError> {
     let mut collective = None;
@@ -118,6 +122,10 @@ pub fn read_perf_table(text: &str) -> Result<PerfTable, PerfTableError> {
                 format!("busbw reads {cell:?}, not a bandwidth in GB/s"),
             ));
         };
+        if rows.len() == MAX_PERF_ROWS {
+            let reason = format!("more than {MAX_PERF_ROWS} rows; paste one run's table");
+            return Err(refused(line, reason));
+        }
         rows.push(PerfRow {
             line,
             bytes,
@@ -250,6 +258,18 @@ node1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
             .unwrap_err()
             .to_string()
             .contains("sendrecv_perf"));
+        let long = format!(
+            "{}{}",
+            &RUN[..RUN.find("  8589934592").unwrap()],
+            "1 1 f s -1 1 1 1 0 1 1 1 0\n".repeat(1001)
+        );
+        let e = read_perf_table(&long).unwrap_err();
+        // One row before the cut, then the 1,001st row of the table on line 1008.
+        assert_eq!(
+            (e.line, e.reason.starts_with("more than 1000 rows")),
+            (1008, true),
+            "{e}"
+        );
         let empty = RUN
             .lines()
             .filter(|l| l.starts_with('#'))

@@ -117,6 +117,17 @@ async fn a_pasted_run_stands_beside_the_model() {
     browser.settle().await;
     browser.screenshot("nccl-measured-phone").await;
 
+    // Following the verdict's link and coming Back finds the run and its comparison again.
+    browser.resize((1280, 1000)).await;
+    browser.click_in_view(".nccl-measured-verdict a").await;
+    browser
+        .wait_for_text_containing("main h1", "Troubleshooting")
+        .await;
+    browser.client.back().await.expect("history goes back");
+    browser
+        .wait_for_text_containing(".nccl-measured-verdict", "your run reaches")
+        .await;
+
     let (garbage, bad_cell) = ("hello\nnot a table", RUN.replace("226.84", "fast"));
     let other = RUN.replace("all_reduce_perf", "all_gather_perf");
     for (text, said) in [

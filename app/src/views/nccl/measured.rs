@@ -13,6 +13,11 @@ use super::format::{self, op_id, op_name};
 use super::results::pair_name;
 use super::state::Calc;
 use crate::views::figures;
+use crate::views::kept::{keep, kept};
+
+/// Where the pasted run is kept for this tab ([`kept`]), so Back from the troubleshooting
+/// page finds it again.
+const KEPT_RUN_KEY: &str = "rdma-lab.nccl-run";
 
 /// A run this far below the model is worth the troubleshooting page's checks: the lab's
 /// rule of thumb, said as such on the page, not a figure from a source.
@@ -40,14 +45,13 @@ fn compare(text: &str, request: &CollectiveRequest) -> Result<Vec<MeasuredPoint>
 
 #[function_component]
 pub fn Measured(props: &MeasuredProps) -> Html {
-    let text = use_state(String::new);
+    let text = use_state(|| kept(KEPT_RUN_KEY).unwrap_or_default());
     let oninput = {
         let text = text.clone();
         Callback::from(move |e: InputEvent| {
-            text.set(
-                e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
-                    .value(),
-            )
+            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            keep(KEPT_RUN_KEY, &area.value());
+            text.set(area.value())
         })
     };
     let request = props.calc.request.clone();

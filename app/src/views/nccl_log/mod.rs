@@ -15,7 +15,7 @@ use yew::prelude::*;
 
 use crate::base;
 use crate::views::file::{FileDrop, FileInput};
-use crate::views::page_query;
+use crate::views::{kept, page_query};
 use report::Report;
 
 /// Lines read per slice: a few milliseconds of work, so typing and scrolling stay smooth.
@@ -103,33 +103,9 @@ fn calculator_link(pairs: &[(&'static str, String)]) -> Option<(String, String)>
     ))
 }
 
-/// Where the pasted log is kept for this tab, so following a finding and coming Back finds
-/// it again: session storage stays in the browser and ends with the tab, unlike the URL.
+/// Where the pasted log is kept for this tab ([`kept`]), so following a finding and coming
+/// Back finds it again.
 const KEPT_LOG_KEY: &str = "rdma-lab.nccl-log";
-
-fn session_storage() -> Option<web_sys::Storage> {
-    gloo::utils::window().session_storage().ok().flatten()
-}
-
-/// The log this tab kept, if any.
-fn kept_log() -> Option<String> {
-    session_storage()?
-        .get_item(KEPT_LOG_KEY)
-        .ok()
-        .flatten()
-        .filter(|t| !t.is_empty())
-}
-
-/// Keeps `text` for this tab. A log past the storage quota (several MB) is not kept, and an
-/// older one is dropped so that it cannot come back in place of this one.
-fn keep_log(text: &str) {
-    let Some(storage) = session_storage() else {
-        return;
-    };
-    if text.is_empty() || storage.set_item(KEPT_LOG_KEY, text).is_err() {
-        let _ = storage.remove_item(KEPT_LOG_KEY);
-    }
-}
 
 /// The page's state: the text, the reading in progress, the last answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,11 +214,11 @@ fn read_file(file: web_sys::File, page: UseReducerDispatcher<LogPage>) {
 
 #[function_component]
 pub fn NcclLogView() -> Html {
-    let page = use_reducer(|| (*LogPage::opened(kept_log())).clone());
+    let page = use_reducer(|| (*LogPage::opened(kept::kept(KEPT_LOG_KEY))).clone());
     // Every new text is kept for this tab (an empty one forgets it).
     {
         let text = page.text.clone();
-        use_effect_with(page.generation, move |_| keep_log(&text));
+        use_effect_with(page.generation, move |_| kept::keep(KEPT_LOG_KEY, &text));
     }
     // One slice per timer tick while a reading is in progress; a new text or unmount
     // drops the pending tick.
