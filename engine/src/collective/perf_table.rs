@@ -173,7 +173,10 @@ pub fn against_model(
             bytes: row.bytes as f64,
             ..request.clone()
         };
-        let report = estimate(&at_size).map_err(MeasuredError::Model)?;
+        let report = estimate(&at_size).map_err(|error| MeasuredError::Model {
+            line: row.line,
+            error,
+        })?;
         if let Some(model) = report.chosen_estimate() {
             let model = model.clone();
             points.push(MeasuredPoint { row: *row, model });
@@ -187,8 +190,8 @@ pub fn against_model(
 pub enum MeasuredError {
     /// The run is of another collective than the request's.
     OtherCollective(Collective),
-    /// The model refused a row's size.
-    Model(CollectiveError),
+    /// The model refused the size of the row on `line`.
+    Model { line: usize, error: CollectiveError },
 }
 
 #[cfg(test)]
@@ -306,6 +309,14 @@ node1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM
         let report = estimate(&alone).expect("estimates");
         assert_eq!(Some(&big.model), report.chosen_estimate());
         assert_eq!(big.ratio(), Some(226.84 / big.model.busbw_gbs));
+    }
+
+    #[test]
+    fn a_size_the_model_refuses_is_named_with_its_line() {
+        let huge = RUN.replace("  8589934592", "1125899906842625");
+        let t = read_perf_table(&huge).expect("a table");
+        let e = against_model(&t, &request(Collective::AllReduce)).unwrap_err();
+        assert!(matches!(e, MeasuredError::Model { line: 9, .. }), "{e:?}");
     }
 
     #[test]

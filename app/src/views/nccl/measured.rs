@@ -39,7 +39,7 @@ fn compare(text: &str, request: &CollectiveRequest) -> Result<Vec<MeasuredPoint>
             op_name(request.op),
             op_name(run)
         ),
-        MeasuredError::Model(e) => e.to_string(),
+        MeasuredError::Model { line, error } => format!("line {line}: {error}"),
     })
 }
 
